@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way: formats and models at the bottom (FilterLists, Storage),
+// engines above them (ContentBlocker, ...), the command-line tools on top.
+let package = Package(
+    name: "pepper",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "pepper", targets: ["pepper"]),
+        .executable(name: "pepper-bench", targets: ["pepper-bench"]),
+        .library(name: "FilterLists", targets: ["FilterLists"]),
+        .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
+        .library(name: "Storage", targets: ["Storage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Formats, models and persistence (portable)
+        .target(name: "FilterLists"),
+        .target(
+            name: "Storage",
+            dependencies: [
+                "FilterLists",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+
+        // MARK: Engines (portable)
+        .target(
+            name: "ContentBlocker",
+            dependencies: [
+                "FilterLists",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // MARK: Command-line tools
+        .target(
+            name: "PepperCLI",
+            dependencies: [
+                "FilterLists",
+                "ContentBlocker",
+                "Storage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
+        .executableTarget(
+            name: "pepper-bench",
+            dependencies: [
+                "FilterLists",
+                "ContentBlocker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"]),
+        .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(
+            name: "PepperCLITests",
+            dependencies: ["PepperCLI", "pepper", "ContentBlocker"],
+            resources: [.copy("WebKit")]
+        ),
+    ]
+)

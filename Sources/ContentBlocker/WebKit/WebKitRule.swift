@@ -1,0 +1,111 @@
+/// One rule of a WebKit content rule list, as Safari, WKWebView and WebKitGTK load it.
+///
+/// See `docs/conversion.md` for how filter rules become these and for the limits of WebKit's
+/// dialect.
+public struct WebKitRule: Hashable, Sendable {
+    /// When the rule applies.
+    public var trigger: Trigger
+    /// What it does.
+    public var action: Action
+
+    /// A rule with the given trigger and action.
+    public init(trigger: Trigger, action: Action) {
+        self.trigger = trigger
+        self.action = action
+    }
+
+    /// The `trigger` object of a rule.
+    public struct Trigger: Hashable, Sendable {
+        /// The `url-filter` regular expression, in WebKit's subset.
+        public var urlFilter: String
+        /// `url-filter-is-case-sensitive`.
+        public var isCaseSensitive: Bool
+        /// `resource-type`; empty means every type.
+        public var resourceTypes: [WebKitResourceType]
+        /// `load-type`: `first-party` or `third-party`; `nil` means both.
+        public var loadType: LoadType?
+        /// `load-context`: `top-frame` or `child-frame`; `nil` means both.
+        public var loadContext: LoadContext?
+        /// `if-domain` or `unless-domain` (WebKit allows only one), entries like `*example.com`.
+        public var domainCondition: DomainCondition?
+
+        /// A trigger with the given fields.
+        public init(
+            urlFilter: String, isCaseSensitive: Bool = false, resourceTypes: [WebKitResourceType] = [],
+            loadType: LoadType? = nil, loadContext: LoadContext? = nil, domainCondition: DomainCondition? = nil
+        ) {
+            self.urlFilter = urlFilter
+            self.isCaseSensitive = isCaseSensitive
+            self.resourceTypes = resourceTypes
+            self.loadType = loadType
+            self.loadContext = loadContext
+            self.domainCondition = domainCondition
+        }
+    }
+
+    /// The page conditions of a trigger.
+    public enum DomainCondition: Hashable, Sendable {
+        /// `if-domain`: only on these pages.
+        case ifDomain([String])
+        /// `unless-domain`: everywhere except these pages.
+        case unlessDomain([String])
+        /// `if-top-url`: only on pages whose URL matches one of these expressions.
+        case ifTopURL([String])
+    }
+
+    /// `load-type` values.
+    public enum LoadType: String, Hashable, Sendable {
+        /// Requests to the page's own site.
+        case firstParty = "first-party"
+        /// Requests to other sites.
+        case thirdParty = "third-party"
+    }
+
+    /// `load-context` values.
+    public enum LoadContext: String, Hashable, Sendable {
+        /// Loads by the top-level page.
+        case topFrame = "top-frame"
+        /// Loads by frames inside it.
+        case childFrame = "child-frame"
+    }
+
+    /// The `action` object of a rule.
+    public enum Action: Hashable, Sendable {
+        /// `block`: the request is not made.
+        case block
+        /// `ignore-previous-rules`: cancels every earlier rule of the same list whose trigger matched.
+        case ignorePreviousRules
+        /// `css-display-none` with its selector list.
+        case cssDisplayNone(selector: String)
+
+        /// The `type` string.
+        public var typeName: String {
+            switch self {
+            case .block: return "block"
+            case .ignorePreviousRules: return "ignore-previous-rules"
+            case .cssDisplayNone: return "css-display-none"
+            }
+        }
+    }
+}
+
+/// WebKit's `resource-type` values.
+public enum WebKitResourceType: String, Hashable, Sendable, CaseIterable, Comparable {
+    case document
+    case image
+    case styleSheet = "style-sheet"
+    case script
+    case font
+    case raw
+    case svgDocument = "svg-document"
+    case media
+    case popup
+    case ping
+    case fetch
+    case websocket
+    case other
+
+    public static func < (lhs: WebKitResourceType, rhs: WebKitResourceType) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}

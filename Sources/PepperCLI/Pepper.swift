@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// The `pepper` command: block what people don't want reaching them.
+public struct Pepper: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "pepper",
+        abstract: "Block ads, trackers, boycotted domains, spam calls and junk texts.",
+        discussion: """
+            State lives in $PEPPER_HOME (default ~/.local/share/pepper): pepper.sqlite, lists/ and out/.
+            Every command accepts --home DIR. Exit status: 0 success, 1 failure, 64 usage error.
+
+            Start with `pepper compile`: on a fresh home it compiles the embedded starter list into
+            WebKit content-blocker JSON under $PEPPER_HOME/out.
+            """,
+        version: PepperVersion.current,
+        subcommands: [CompileCommand.self, AllowlistCommand.self]
+    )
+
+    public init() {}
+}
+
+/// The version printed by `pepper --version`.
+public enum PepperVersion {
+    /// The current version.
+    public static let current = "0.1.0"
+}

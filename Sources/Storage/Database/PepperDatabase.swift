@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// The one SQLite database of a Pepper home (`pepper.sqlite`), in WAL mode so that the app,
+/// its extensions and the command-line tools can read while one of them writes.
+///
+/// Each capability adds its tables through ``PepperDatabase/migrator``; migrations run when the
+/// database is opened, so an old database is brought up to date transparently.
+public final class PepperDatabase: Sendable {
+    /// The GRDB connection pool.
+    public let writer: DatabasePool
+
+    /// Opens (creating if needed) the database at `url` and applies pending migrations.
+    public init(url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        writer = try DatabasePool(path: url.path, configuration: configuration)
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Opens the database of `home`.
+    public convenience init(home: PepperHome) throws {
+        try self.init(url: home.databaseURL)
+    }
+
+    /// All schema versions, oldest first. Never edit a shipped migration: add a new one.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-allowlist-and-list-sources") { db in
+            try db.create(table: "allowlist") { table in
+                table.primaryKey("domain", .text)
+                table.column("addedAt", .datetime).notNull()
+            }
+            try db.create(table: "listSource") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("name", .text).notNull().unique()
+                table.column("location", .text).notNull()
+                table.column("format", .text).notNull()
+                table.column("enabled", .boolean).notNull().defaults(to: true)
+                table.column("builtIn", .boolean).notNull().defaults(to: false)
+                table.column("settings", .text)
+                table.column("etag", .text)
+                table.column("lastModified", .text)
+                table.column("expiresAt", .datetime)
+                table.column("lastAttempt", .datetime)
+                table.column("lastSuccess", .datetime)
+                table.column("lastError", .text)
+                table.column("sha256", .text)
+                table.column("rulesIn", .integer)
+                table.column("rulesOut", .integer)
+                table.column("addedAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import ContentBlocker
+@testable import FilterLists
+
+@Suite("Rule list layout and output")
+struct LayoutAndOutputTests {
+    func generated(blocks: Int, exceptions: Int = 2) -> String {
+        (0..<blocks).map { "||host\($0).example^" }.joined(separator: "\n") + "\n"
+            + (0..<exceptions).map { "@@||host\($0).example/ok" }.joined(separator: "\n")
+            + "\n##.ad\n##.banner\n||imp.example^$important\n@@||safe.example^$document"
+    }
+
+    @Test func requestRulesAndHidingRulesGoToSeparateOrderedLists() throws {
+        let compiled = try compile([generated(blocks: 5)], allowlist: ["mine.org"])
+        let lists = try compiled.ruleLists(maximumRules: 150_000)
+        #expect(lists.count == 2)
+        let requests = lists[0].map(\.action)
+        // blocks, exceptions, important, document exceptions, allowlist
+        #expect(requests.prefix(5).allSatisfy { $0 == .block })
+        #expect(requests[5...6].allSatisfy { $0 == .ignorePreviousRules })
+        #expect(requests[7] == .block)
+        #expect(requests.count == 10)
+        // hiding, document exceptions, allowlist
+        #expect(lists[1].map(\.action) == [.cssDisplayNone(selector: ".ad, .banner"), .ignorePreviousRules, .ignorePreviousRules])
+        for list in lists {
+            #expect(list.last == ContentRuleCompiler.allowlistRules(for: ["mine.org"]).first)
+            #expect(list.contains(compiled.documentExceptions[0]))
+        }
+    }
+
+    @Test func overTheLimitIsSplitAndEveryListEndsWithExceptionsAndAllowlist() throws {
+        let compiled = try compile([generated(blocks: 1_000)], allowlist: ["mine.org"])
+        let lists = try compiled.ruleLists(maximumRules: 300)
+        #expect(lists.count == 5)
+        #expect(lists.allSatisfy { $0.count <= 300 })
+        for list in lists {
+            #expect(list.last == compiled.allowlist.first)
+            #expect(list.contains(compiled.documentExceptions[0]))
+        }
+        for list in lists.dropLast() {
+            #expect(list.contains(compiled.exceptions[0]))
+            #expect(list.contains(compiled.important[0]))
+        }
+        let blocks = lists.flatMap { $0.filter { $0.action == .block && $0.trigger.urlFilter.contains("host") } }
+        #expect(blocks.count == 1_000)
+        #expect(Set(blocks).count == 1_000)
+    }
+
+    @Test func mixedDomainPairsStayTogetherWhenSplit() throws {
+        let text = (0..<9).map { "||p\($0).example^$domain=a.com|~b.a.com" }.joined(separator: "\n")
+        let compiled = try compile([text])
+        #expect(compiled.pairedBlockingCount == 18)
+        let lists = try compiled.ruleLists(maximumRules: 5)
+        for list in lists {
+            #expect(list.first?.action == .block)
+            #expect(list.count % 2 == 0)
+        }
+    }
+
+    @Test func tooSmallLimitIsAnError() throws {
+        let compiled = try compile([generated(blocks: 10, exceptions: 20)])
+        #expect(throws: CompileError.self) { try compiled.ruleLists(maximumRules: 10) }
+    }
+
+    @Test func outputIsByteIdenticalAndIdentifierStable() throws {
+        let text = generated(blocks: 50)
+        let source = ContentBlockerOutput.SourceIdentity(name: "g", url: "file", contents: Data(text.utf8))
+        let first = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 40)
+        let second = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 40)
+        #expect(first.files.map(\.contents) == second.files.map(\.contents))
+        #expect(first.manifest.identifier == second.manifest.identifier)
+        var withETag = source
+        withETag.etag = "\"v2\""
+        let third = try ContentBlockerOutput(compiled: compile([text]), sources: [withETag], allowlist: [], maximumRules: 40)
+        #expect(third.manifest.identifier != first.manifest.identifier)
+    }
+
+    @Test func writtenFilesRoundTripAndUnchangedInputsKeepTheManifest() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-out-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = generated(blocks: 30)
+        let source = ContentBlockerOutput.SourceIdentity(name: "g", url: "file", contents: Data(text.utf8))
+        var output = try ContentBlockerOutput(
+            compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 20,
+            generatedAt: Date(timeIntervalSince1970: 0))
+        #expect(try output.write(to: directory))
+        #expect(output.files.count == 3)
+        let manifestBytes = try Data(contentsOf: directory.appendingPathComponent("manifest.json"))
+        let manifest = try Manifest.decode(manifestBytes)
+        #expect(manifest.files.count == output.files.count)
+        #expect(manifest.generatedAt == "1970-01-01T00:00:00Z")
+        for (file, entry) in zip(output.files, manifest.files) {
+            let decoded = try WebKitRuleJSON.decode(Data(contentsOf: directory.appendingPathComponent(entry.path)))
+            #expect(decoded == file.rules)
+            #expect(decoded.count == entry.rules)
+        }
+        var again = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 20)
+        #expect(try again.write(to: directory) == false)
+        #expect(try Data(contentsOf: directory.appendingPathComponent("manifest.json")) == manifestBytes)
+
+        // A smaller output removes the stale lists of the larger one.
+        var smaller = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 150_000)
+        try smaller.write(to: directory)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("blocker-3.json").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("blocker-2.json").path))
+    }
+
+    @Test func jsonEscapesQuotesAndBackslashes() throws {
+        let rule = WebKitRule(
+            trigger: .init(urlFilter: #"a\.b"c"#), action: .cssDisplayNone(selector: #"a[title="x\y"]"#))
+        let bytes = WebKitRuleJSON.encode([rule])
+        #expect(try WebKitRuleJSON.decode(Data(bytes)) == [rule])
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Runs the built `pepper` executable, as a user would.
+struct PepperProcess {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `pepper` binary next to the test bundle (SwiftPM builds it because the tests depend on it).
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("pepper")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let fallback = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../.build/debug/pepper").standardizedFileURL
+        return fallback
+    }()
+
+    /// Runs `pepper` with `arguments` and `PEPPER_HOME=home`.
+    static func run(_ arguments: [String], home: URL, stdin: Data? = nil, environment: [String: String] = [:]) throws -> Outcome {
+        try Subprocess.run(executable, arguments, environment: ["PEPPER_HOME": home.path].merging(environment) { $1 }, stdin: stdin)
+    }
+}
+
+/// Runs a program and collects its output.
+enum Subprocess {
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws
+        -> PepperProcess.Outcome
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Output goes to files, so a chatty child never blocks on a full pipe.
+        let directory = FileManager.default.temporaryDirectory
+        let outURL = directory.appendingPathComponent("pepper-out-\(UUID())")
+        let errURL = directory.appendingPathComponent("pepper-err-\(UUID())")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let stdoutData = try Data(contentsOf: outURL)
+        let stderrData = try Data(contentsOf: errURL)
+        return .init(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+/// Shared test locations.
+enum TestPaths {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let sharedData = repository.appendingPathComponent("../shared/data").standardizedFileURL
+    static let filters = sharedData.appendingPathComponent("filters")
+    static let hasFilters = FileManager.default.fileExists(atPath: filters.appendingPathComponent("easylist.txt").path)
+    static let artifacts = repository.appendingPathComponent("artifacts")
+
+    static func temporaryDirectory(_ label: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-\(label)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
