@@ -7,9 +7,20 @@ import Testing
 @Suite("Rule list layout and output")
 struct LayoutAndOutputTests {
     func generated(blocks: Int, exceptions: Int = 2) -> String {
-        (0..<blocks).map { "||host\($0).example^" }.joined(separator: "\n") + "\n"
+        (0..<blocks).map { "||host\($0).example/ad" }.joined(separator: "\n") + "\n"
             + (0..<exceptions).map { "@@||host\($0).example/ok" }.joined(separator: "\n")
             + "\n##.ad\n##.banner\n||imp.example^$important\n@@||safe.example^$document"
+    }
+
+    @Test func domainRulesComeAfterPairsAndBeforeOtherBlocks() throws {
+        let compiled = try compile(["||zz.example/x\n||b.example^\n||a.example^\n||m.example^$domain=s.com|~x.s.com\n##.ad"])
+        let lists = try compiled.ruleLists(maximumRules: 150_000)
+        #expect(lists.count == 2)
+        let filters = lists[0].map(\.trigger.urlFilter)
+        #expect(filters[0].contains("m\\.example") && filters[1].contains("m\\.example"))
+        #expect(filters[2] == URLFilterTranslator.domainRulePrefix + "a\\.example[/:]")
+        #expect(filters[3] == URLFilterTranslator.domainRulePrefix + "b\\.example[/:]")
+        #expect(filters[4].contains("zz"))
     }
 
     @Test func requestRulesAndHidingRulesGoToSeparateOrderedLists() throws {

@@ -11,21 +11,45 @@ func filterMatches(_ filter: String, _ url: String, caseSensitive: Bool = false)
     return regex.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil
 }
 
-func translate(_ line: String) throws -> [String] {
+func filterMatches(_ filter: URLFilter, _ url: String) -> Bool {
+    filterMatches(filter.pattern, url, caseSensitive: filter.isCaseSensitive)
+}
+
+func translate(_ line: String, style: URLFilterTranslator.Style = .general) throws -> [URLFilter] {
     let rule = try #require(try FilterListParser().parse(line, name: "t").networkRules.first)
-    return try URLFilterTranslator.urlFilter(for: rule).get()
+    return try URLFilterTranslator.urlFilters(for: rule, style: style).get()
 }
 
 @Suite("URL filter translation")
 struct URLFilterTranslatorTests {
-    @Test func domainAnchorMatchesHostAndSubdomainsOnly() throws {
-        let filter = try #require(try translate("||ads.example.com^").first)
+    @Test(arguments: [URLFilterTranslator.Style.domainRule, .general])
+    func domainAnchorMatchesHostAndSubdomainsOnly(style: URLFilterTranslator.Style) throws {
+        let filter = try #require(try translate("||ads.example.com^", style: style).first)
+        #expect(filter.isCaseSensitive, "hosts are lower case in WebKit's URLs")
         #expect(filterMatches(filter, "https://ads.example.com/x.js"))
         #expect(filterMatches(filter, "http://cdn.ads.example.com/"))
         #expect(filterMatches(filter, "wss://ads.example.com:8443/socket"))
         #expect(!filterMatches(filter, "https://badads.example.com/"))
         #expect(!filterMatches(filter, "https://ads.example.com.evil.org/"))
         #expect(!filterMatches(filter, "https://example.org/?u=https://ads.example.com/"))
+    }
+
+    @Test func domainRulesAndOtherRulesUseDifferentPrefixes() throws {
+        let domain = try #require(try translate("||a.com^", style: .domainRule).first)
+        let other = try #require(try translate("||a.com/x").first)
+        #expect(domain.pattern.hasPrefix(URLFilterTranslator.domainRulePrefix))
+        #expect(other.pattern.hasPrefix(URLFilterTranslator.hostAnchorPrefix))
+        #expect(URLFilterTranslator.domainRulePrefix != URLFilterTranslator.hostAnchorPrefix)
+    }
+
+    @Test func anchoredPathLettersArePairedAndStillCaseInsensitive() throws {
+        let filter = try #require(try translate("||cdn.example/Ads/Banner.js").first)
+        #expect(filter.pattern.hasSuffix("/[aA][dD][sS]/[bB][aA][nN][nN][eE][rR]\\.[jJ][sS]"))
+        #expect(filter.isCaseSensitive)
+        #expect(filterMatches(filter, "https://cdn.example/ADS/banner.JS"))
+        let exact = try #require(try translate("||cdn.example/Ads/$match-case").first)
+        #expect(filterMatches(exact, "https://cdn.example/Ads/1"))
+        #expect(!filterMatches(exact, "https://cdn.example/ads/1"))
     }
 
     @Test func separatorAndWildcards() throws {
@@ -38,8 +62,8 @@ struct URLFilterTranslatorTests {
 
     @Test func startAndEndAnchors() throws {
         let filter = try #require(try translate("|https://track.*/pixel.gif|").first)
-        #expect(filter.hasPrefix("^"))
-        #expect(filter.hasSuffix("$"))
+        #expect(filter.pattern.hasPrefix("^"))
+        #expect(filter.pattern.hasSuffix("$"))
         #expect(filterMatches(filter, "https://track.example/pixel.gif"))
         #expect(!filterMatches(filter, "https://track.example/pixel.gif?x"))
         #expect(!filterMatches(filter, "http://x/https://track.example/pixel.gif"))
@@ -53,7 +77,7 @@ struct URLFilterTranslatorTests {
     }
 
     @Test func matchAllForEmptyPatternWithOptions() throws {
-        #expect(try translate("$popup,domain=example.com") == [".*"])
+        #expect(try translate("$popup,domain=example.com") == [.matchAll])
     }
 }
 

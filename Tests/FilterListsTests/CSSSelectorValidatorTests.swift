@@ -17,6 +17,7 @@ struct CSSSelectorValidatorTests {
     @Test(arguments: [
         "", ".", "#", "#123", "div[", "a[href=]", "div >", "> div", "a,", ",a", "div:unknown-pseudo",
         "div:has-text(x)", "div:nth-child(foo)", "a {color:red}", "div:not(", "..a", "a!b", "::before(x)",
+        "article:has(header:has(.x))",
     ])
     func invalidSelectors(selector: String) {
         #expect(!CSSSelectorValidator.isValid(selector))

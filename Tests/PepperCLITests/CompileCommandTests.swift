@@ -36,7 +36,10 @@ struct CompileCommandTests {
     @Test func usageErrorsExitWith64() throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
-        for arguments in [["compile", "--allow", "https://x.com/"], ["compile", "--max-rules", "0"], ["compile", "--format", "yaml"], ["allowlist", "add", "*"]] {
+        for arguments in [
+            ["compile", "--allow", "https://x.com/"], ["compile", "--max-rules", "0"], ["compile", "--format", "yaml"],
+            ["allowlist", "add", "*"],
+        ] {
             let outcome = try PepperProcess.run(arguments, home: home)
             #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
             #expect(!outcome.stderr.isEmpty)

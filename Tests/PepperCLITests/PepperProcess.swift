@@ -30,7 +30,9 @@ struct PepperProcess {
 
 /// Runs a program and collects its output.
 enum Subprocess {
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+    ) throws
         -> PepperProcess.Outcome
     {
         let process = Process()

@@ -9,7 +9,8 @@ enum WebKitJudge {
     /// Whether WebKitGTK and its Python bindings are installed.
     static let isAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }
-        let probe = try? Subprocess.run(python, ["-c", "import gi; gi.require_version('WebKit2', '4.1'); from gi.repository import WebKit2"])
+        let probe = try? Subprocess.run(
+            python, ["-c", "import gi; gi.require_version('WebKit2', '4.1'); from gi.repository import WebKit2"])
         return probe?.status == 0
     }()
 
@@ -37,6 +38,18 @@ enum WebKitJudge {
         let outcome = try Subprocess.run(python, [script.path, "compile"] + files.map(\.path))
         guard outcome.status == 0 else { throw JudgeError(message: outcome.stderr) }
         return try JSONDecoder().decode([CompileResult].self, from: Data(outcome.stdout.utf8))
+    }
+
+    struct SelectorCheck: Decodable {
+        var checked: Int
+        var rejected: [String]
+    }
+
+    /// Runs every hiding selector of the lists through WebKit's CSS parser.
+    static func checkSelectors(_ files: [URL]) throws -> SelectorCheck {
+        let outcome = try Subprocess.run(python, [script.path, "selectors"] + files.map(\.path))
+        guard outcome.status == 0 else { throw JudgeError(message: outcome.stderr) }
+        return try JSONDecoder().decode(SelectorCheck.self, from: Data(outcome.stdout.utf8))
     }
 
     struct Site: Encodable {
@@ -79,7 +92,8 @@ enum WebKitJudge {
         let file = directory.appendingPathComponent("scenario.json")
         try JSONEncoder().encode(scenario).write(to: file)
         let outcome = try Subprocess.run(python, [script.path, "browse", file.path])
-        try? FileManager.default.createDirectory(at: TestPaths.artifacts.appendingPathComponent("webkit"), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: TestPaths.artifacts.appendingPathComponent("webkit"), withIntermediateDirectories: true)
         try? Data(outcome.stdout.utf8).write(to: TestPaths.artifacts.appendingPathComponent("webkit/\(artifactName).json"))
         guard outcome.status == 0 else { throw JudgeError(message: outcome.stderr) }
         return try JSONDecoder().decode(BrowseResult.self, from: Data(outcome.stdout.utf8))

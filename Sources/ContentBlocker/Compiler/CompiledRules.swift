@@ -8,7 +8,7 @@ import FilterLists
 /// DESIGN.md §4 says:
 ///
 /// - request lists: blocks (mixed-domain pairs first, each block followed by its own narrow
-///   exception), `@@` exceptions, `$important` blocks, `$document` and important exceptions,
+///   exception; then the plain `||domain^` blocks, sorted; then the others), `@@` exceptions, `$important` blocks, `$document` and important exceptions,
 ///   the user allowlist;
 /// - hiding lists: generic hiding, `$generichide` exceptions, site-specific hiding, `$elemhide`
 ///   exceptions, `$document` exceptions, the user allowlist.
@@ -16,7 +16,9 @@ import FilterLists
 /// When the blocks or the hiding rules do not fit in one list, they are distributed and every list
 /// repeats the exceptions that must follow them, so each list is correct on its own.
 public struct CompiledRules: Sendable {
-    /// Network blocks; mixed-domain pairs (block + narrow exception) come first.
+    /// Plain `||domain^` blocks, sorted.
+    public var domainBlocking: [WebKitRule] = []
+    /// Other network blocks; mixed-domain pairs (block + narrow exception) come first.
     public var blocking: [WebKitRule] = []
     /// Number of leading rules of ``blocking`` that are mixed-domain pairs and must stay together.
     public var pairedBlockingCount = 0
@@ -44,7 +46,8 @@ public struct CompiledRules: Sendable {
 
     /// Number of distinct rules (before any repetition across lists).
     public var distinctRuleCount: Int {
-        blocking.count + exceptions.count + genericHiding.count + genericHidingExceptions.count + specificHiding.count
+        domainBlocking.count + blocking.count + exceptions.count + genericHiding.count + genericHidingExceptions.count
+            + specificHiding.count
             + hidingExceptions.count + important.count + documentExceptions.count + allowlist.count
     }
 
@@ -57,20 +60,22 @@ public struct CompiledRules: Sendable {
         let tail = documentExceptions + allowlist
         var lists: [[WebKitRule]] = []
 
-        let hasRequestRules = !blocking.isEmpty || !important.isEmpty || !exceptions.isEmpty
-        if hasRequestRules {
+        // Exceptions alone cancel nothing: a request list exists only for blocks.
+        // Pairs first (their narrow exception must not cancel other blocks), then the rest.
+        let blocks = Array(blocking.prefix(pairedBlockingCount)) + domainBlocking + blocking.dropFirst(pairedBlockingCount)
+        if !blocks.isEmpty || !important.isEmpty {
             let fixed = exceptions.count + important.count + tail.count
-            guard maximumRules > fixed || (blocking.isEmpty && maximumRules >= fixed) else {
+            guard maximumRules > fixed || (blocks.isEmpty && maximumRules >= fixed) else {
                 throw .limitTooSmall(required: fixed + 1, limit: maximumRules)
             }
             var start = 0
             repeat {
-                var take = min(maximumRules - fixed, blocking.count - start)
+                var take = min(maximumRules - fixed, blocks.count - start)
                 // Keep each mixed-domain pair (block + its exception) in one list.
                 if start + take < pairedBlockingCount && (start + take) % 2 == 1 { take -= 1 }
-                lists.append(Array(blocking[start..<(start + take)]) + exceptions + important + tail)
+                lists.append(Array(blocks[start..<(start + take)]) + exceptions + important + tail)
                 start += take
-            } while start < blocking.count
+            } while start < blocks.count
         }
 
         let hiding = genericHiding.count + specificHiding.count

@@ -1,3 +1,4 @@
+import Dispatch
 import FilterLists
 
 /// Compiles parsed filter lists into WebKit content-blocker rules.
@@ -27,11 +28,26 @@ public struct ContentRuleCompiler: Sendable {
 
     /// Compiles `lists` (in order) with the user's `allowlist` (normalised domains).
     public func compile(_ lists: [ParsedFilterList], allowlist: [String] = []) -> CompiledRules {
-        var state = CompilationState(lists: lists)
-        var compiled = CompiledRules()
-
-        NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
-        CosmeticRuleConverter(selectorsPerRule: options.selectorsPerRule).convert(lists, into: &compiled, state: &state)
+        // Request rules and hiding rules are independent: convert them on two cores.
+        let network = Box<(CompiledRules, CompilationState)>()
+        let cosmetic = Box<(CompiledRules, CompilationState)>()
+        let selectorsPerRule = options.selectorsPerRule
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            var state = CompilationState(lists: lists, countingParserSkips: part == 0)
+            var compiled = CompiledRules()
+            if part == 0 {
+                NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
+                network.value = (compiled, state)
+            } else {
+                CosmeticRuleConverter(selectorsPerRule: selectorsPerRule).convert(lists, into: &compiled, state: &state)
+                cosmetic.value = (compiled, state)
+            }
+        }
+        var (compiled, state) = network.value!
+        let (hiding, hidingState) = cosmetic.value!
+        compiled.genericHiding = hiding.genericHiding
+        compiled.specificHiding = hiding.specificHiding
+        state.merge(hidingState)
         compiled.allowlist = Self.allowlistRules(for: allowlist)
         compiled.reports = state.reports
         return compiled
@@ -43,7 +59,7 @@ public struct ContentRuleCompiler: Sendable {
         guard !sorted.isEmpty else { return [] }
         return [
             WebKitRule(
-                trigger: .init(urlFilter: URLFilterTranslator.matchAll, domainCondition: .ifDomain(sorted.map { "*" + $0 })),
+                trigger: .init(urlFilter: URLFilter.matchAll.pattern, domainCondition: .ifDomain(sorted.map { "*" + $0 })),
                 action: .ignorePreviousRules)
         ]
     }
@@ -53,9 +69,17 @@ public struct ContentRuleCompiler: Sendable {
 struct CompilationState {
     var reports: [SourceReport]
 
-    init(lists: [ParsedFilterList]) {
+    init(lists: [ParsedFilterList], countingParserSkips: Bool = true) {
         reports = lists.map { list in
-            SourceReport(name: list.name, rulesIn: list.ruleCount + list.skippedCount, skipped: list.skipped)
+            SourceReport(name: list.name, rulesIn: list.ruleCount + list.skippedCount, skipped: countingParserSkips ? list.skipped : [:])
+        }
+    }
+
+    /// Adds the counts of a state built for the same lists.
+    mutating func merge(_ other: CompilationState) {
+        for (index, report) in other.reports.enumerated() {
+            reports[index].rulesOut += report.rulesOut
+            reports[index].skipped.merge(report.skipped, uniquingKeysWith: +)
         }
     }
 
@@ -74,4 +98,9 @@ struct CompilationState {
             reports[source].rulesOut += 1
         }
     }
+}
+
+/// A slot written by exactly one concurrent iteration and read after all of them finished.
+private final class Box<Value>: @unchecked Sendable {
+    var value: Value?
 }

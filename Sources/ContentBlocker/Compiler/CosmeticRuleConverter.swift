@@ -1,23 +1,43 @@
 import FilterLists
 
-/// Converts element-hiding rules into grouped `css-display-none` rules.
+/// Converts element-hiding rules into `css-display-none` rules.
 ///
-/// Generic selectors are joined into large groups (WebKit evaluates a `.*` hiding rule once per
-/// page, so fewer, bigger rules compile and run faster); site-specific selectors are merged per
-/// selector across rules and then grouped by identical site lists. `#@#` exceptions are applied
-/// here by narrowing the hiding rules, because WebKit's `ignore-previous-rules` cannot undo a
-/// single selector.
+/// Generic selectors are joined into large groups under `.*` (WebKit merges identical
+/// every-URL hiding rules, so few big rules are cheap). Site-specific selectors are collected per
+/// site, and sites with the same selectors share one rule triggered by page loads
+/// (`resource-type` `document`) under an `if-top-url` list of the sites: WebKit compiles that
+/// faster than `if-domain`, and unlike `if-frame-url` it is understood before Safari 26.
+/// `#@#` exceptions are applied here by narrowing the hiding rules, because WebKit's
+/// `ignore-previous-rules` cannot undo a single selector.
 struct CosmeticRuleConverter {
     let selectorsPerRule: Int
 
-    /// Hiding selectors collected under one page condition, with the lists they came from.
+    /// Hiding selectors collected under one trigger, with the lists they came from.
     private struct Group {
         var selectors: [String] = []
         var sources: [Int] = []
+        var seen = Set<String>()
+
+        mutating func add(_ selector: String, source: Int) -> Bool {
+            guard seen.insert(selector).inserted else { return false }
+            selectors.append(selector)
+            sources.append(source)
+            return true
+        }
+    }
+
+    /// A site-specific trigger: the site and the subdomains carved out of it.
+    private struct SiteKey: Hashable, Comparable {
+        var site: String
+        var carveOuts: [String]
+
+        static func < (lhs: SiteKey, rhs: SiteKey) -> Bool {
+            (lhs.site, lhs.carveOuts.joined(separator: ",")) < (rhs.site, rhs.carveOuts.joined(separator: ","))
+        }
     }
 
     func convert(_ lists: [ParsedFilterList], into compiled: inout CompiledRules, state: inout CompilationState) {
-        // Exceptions by selector: nil site list means "everywhere".
+        // Exceptions by selector: everywhere, or on some sites.
         var exceptedEverywhere = Set<String>()
         var exceptedSites: [String: [String]] = [:]
         for list in lists {
@@ -30,13 +50,9 @@ struct CosmeticRuleConverter {
             }
         }
 
-        var genericGroups: [String: Group] = [:]
-        var genericOrder: [String] = []
-        var specificSites: [String: [String]] = [:]  // selector → sites
-        var specificSources: [String: [Int]] = [:]
-        var specificOrder: [String] = []
-        var perSiteRules: [(site: String, excluded: [String], selector: String, source: Int)] = []
-        var seenGeneric = Set<String>()
+        var genericGroups: [[String]: Group] = [:]
+        var genericOrder: [[String]] = []
+        var siteGroups: [SiteKey: Group] = [:]
 
         for (source, list) in lists.enumerated() {
             for rule in list.cosmeticRules where !rule.isException {
@@ -47,83 +63,79 @@ struct CosmeticRuleConverter {
                 let exceptions = exceptedSites[rule.selector] ?? []
                 if rule.domains.included.isEmpty {
                     let unless = Array(Set(rule.domains.excluded + exceptions)).sorted()
-                    let key = unless.joined(separator: ",")
-                    guard seenGeneric.insert(key + "\u{0}" + rule.selector).inserted else {
+                    if genericGroups[unless] == nil { genericOrder.append(unless) }
+                    if !genericGroups[unless, default: Group()].add(rule.selector, source: source) {
                         state.skip(source, .duplicate)
-                        continue
                     }
-                    if genericGroups[key] == nil { genericOrder.append(key) }
-                    genericGroups[key, default: Group()].selectors.append(rule.selector)
-                    genericGroups[key, default: Group()].sources.append(source)
                     continue
                 }
-                // Site-specific: exact-site exceptions remove the site; exceptions or exclusions
-                // inside a site need a trigger of their own (url-filter for the site, unless-domain).
-                var sites = rule.domains.included.filter { !exceptions.contains($0) }
+                // Site-specific: an exception for the exact site removes it; exclusions and
+                // exceptions inside a site are carved out of that site's trigger.
+                let sites = rule.domains.included.filter { !exceptions.contains($0) }
                 if sites.isEmpty {
                     state.skip(source, .cancelledByException)
                     continue
                 }
-                let carveOuts = rule.domains.excluded + exceptions
-                var plainSites: [String] = []
+                let carveOutCandidates = rule.domains.excluded + exceptions
+                var added = false
                 for site in sites {
-                    let inside = carveOuts.filter { $0 != site && DomainConstraint.host($0, isWithin: site) }
-                    if inside.isEmpty {
-                        plainSites.append(site)
-                    } else {
-                        perSiteRules.append((site, Array(Set(inside)).sorted(), rule.selector, source))
+                    let carveOuts = Array(Set(carveOutCandidates.filter { $0 != site && DomainConstraint.host($0, isWithin: site) }))
+                        .sorted()
+                    if siteGroups[SiteKey(site: site, carveOuts: carveOuts), default: Group()].add(rule.selector, source: source) {
+                        added = true
                     }
                 }
-                sites = plainSites
-                guard !sites.isEmpty else { continue }
-                if specificSites[rule.selector] == nil { specificOrder.append(rule.selector) }
-                specificSites[rule.selector, default: []] += sites
-                specificSources[rule.selector, default: []].append(source)
+                if !added { state.skip(source, .duplicate) }
             }
         }
 
-        // Generic hiding: big groups under `.*`, exclusions as `unless-domain`.
         for key in genericOrder {
-            let group = genericGroups[key]!
             let condition: WebKitRule.DomainCondition? =
-                key.isEmpty ? nil : .unlessDomain(key.split(separator: ",").map { "*" + $0 })
-            emitGroups(group, condition: condition, urlFilter: URLFilterTranslator.matchAll, into: &compiled.genericHiding, state: &state)
+                key.isEmpty ? nil : .unlessTopURL(key.map(URLFilterTranslator.siteFilter))
+            let trigger = WebKitRule.Trigger(
+                urlFilter: URLFilter.matchAll.pattern, domainCondition: condition, isTopURLCaseSensitive: condition != nil)
+            emit(genericGroups[key]!, trigger: trigger, into: &compiled.genericHiding, state: &state)
         }
-
-        // Site-specific hiding: merge each selector's sites, then group selectors by site list.
-        var bySites: [String: Group] = [:]
-        var bySitesOrder: [String] = []
-        for selector in specificOrder {
-            let sites = Array(Set(specificSites[selector]!)).sorted()
-            let key = sites.joined(separator: ",")
-            if bySites[key] == nil { bySitesOrder.append(key) }
-            bySites[key, default: Group()].selectors.append(selector)
-            bySites[key, default: Group()].sources += specificSources[selector]!
+        // Sites with exactly the same selectors share a rule; groups keep the order of their first site.
+        var sitesBySelectors: [[String]: [String]] = [:]
+        var selectorOrder: [[String]] = []
+        var sources: [[String]: [Int]] = [:]
+        var carvedOut: [SiteKey] = []
+        for key in siteGroups.keys.sorted() {
+            let group = siteGroups[key]!
+            guard key.carveOuts.isEmpty else {
+                carvedOut.append(key)
+                continue
+            }
+            if sitesBySelectors[group.selectors] == nil { selectorOrder.append(group.selectors) }
+            sitesBySelectors[group.selectors, default: []].append(key.site)
+            sources[group.selectors, default: []] += group.sources
         }
-        for key in bySitesOrder {
-            let condition = WebKitRule.DomainCondition.ifDomain(key.split(separator: ",").map { "*" + $0 })
-            emitGroups(
-                bySites[key]!, condition: condition, urlFilter: URLFilterTranslator.matchAll, into: &compiled.specificHiding, state: &state)
+        for selectors in selectorOrder {
+            let trigger = WebKitRule.Trigger(
+                urlFilter: URLFilter.matchAll.pattern, resourceTypes: [.document],
+                domainCondition: .ifTopURL(sitesBySelectors[selectors]!.map(URLFilterTranslator.siteFilter)), isTopURLCaseSensitive: true)
+            var group = Group()
+            group.selectors = selectors
+            group.sources = sources[selectors]!
+            emit(group, trigger: trigger, into: &compiled.specificHiding, state: &state)
         }
-        for entry in perSiteRules {
-            let group = Group(selectors: [entry.selector], sources: [entry.source])
-            emitGroups(
-                group, condition: .unlessDomain(entry.excluded.map { "*" + $0 }),
-                urlFilter: URLFilterTranslator.urlFilter(forSite: entry.site), into: &compiled.specificHiding, state: &state)
+        // A site with carve-outs (`d.com,~shop.d.com##.w`): the site as url-filter, the carve-outs as the condition.
+        for key in carvedOut {
+            let trigger = WebKitRule.Trigger(
+                urlFilter: URLFilterTranslator.siteFilter(key.site), isCaseSensitive: true, resourceTypes: [.document],
+                domainCondition: .unlessTopURL(key.carveOuts.map(URLFilterTranslator.siteFilter)), isTopURLCaseSensitive: true)
+            emit(siteGroups[key]!, trigger: trigger, into: &compiled.specificHiding, state: &state)
         }
     }
 
-    private func emitGroups(
-        _ group: Group, condition: WebKitRule.DomainCondition?, urlFilter: String, into section: inout [WebKitRule],
-        state: inout CompilationState
-    ) {
+    private func emit(_ group: Group, trigger: WebKitRule.Trigger, into section: inout [WebKitRule], state: inout CompilationState) {
         var start = 0
         while start < group.selectors.count {
             let end = min(start + selectorsPerRule, group.selectors.count)
             let selector = group.selectors[start..<end].joined(separator: ", ")
-            let trigger = WebKitRule.Trigger(urlFilter: urlFilter, domainCondition: condition)
             section.append(WebKitRule(trigger: trigger, action: .cssDisplayNone(selector: selector)))
-            state.emitted(by: group.sources.count == group.selectors.count ? Array(group.sources[start..<end]) : group.sources)
+            state.emitted(by: group.sources[start..<end])
             start = end
         }
     }

@@ -1,11 +1,17 @@
 import FilterLists
 
 /// Converts network rules (blocks and `@@` exceptions) into WebKit rules.
+///
+/// Plain `||domain^` blocks are kept apart (``CompiledRules/domainBlocking``): they are most of
+/// EasyList and EasyPrivacy, WebKit compiles them fastest sorted and spelled apart from other
+/// rules, and they make every other block on the same host redundant, so those are dropped.
 struct NetworkRuleConverter {
     private var compiled: CompiledRules
     private var state: CompilationState
     private var emitted = Set<WebKitRule>()
     private var pairs: [WebKitRule] = []
+    /// Domains blocked outright by a plain `||domain^` rule.
+    private var blockedDomains = Set<String>()
 
     private enum Section {
         case blocking, exceptions, important, documentExceptions, hidingExceptions, genericHidingExceptions
@@ -28,20 +34,45 @@ struct NetworkRuleConverter {
 
     private mutating func convert(_ lists: [ParsedFilterList]) {
         var badfilterKeys = Set<String>()
-        var badfilterHeads = Set<Substring>()
+        var badfilterHeads = Set<UInt64>()
         for list in lists {
             for rule in list.networkRules where rule.isBadfilter {
                 badfilterKeys.insert(rule.badfilterKey)
-                badfilterHeads.insert(Self.head(of: rule.text))
+                badfilterHeads.insert(Self.headHash(of: rule.text))
             }
         }
+        func isCancelled(_ rule: NetworkRule) -> Bool {
+            // The full key is computed only for rules whose pattern (hashed) a `$badfilter` names.
+            !badfilterHeads.isEmpty && badfilterHeads.contains(Self.headHash(of: rule.text)) && badfilterKeys.contains(rule.badfilterKey)
+        }
+        // Plain `||domain^` blocks: collected first (the first list naming a domain gets it), so that
+        // other rules can be checked against them; emitted sorted, which WebKit compiles faster.
+        var domainSources: [String: Int] = [:]
+        domainSources.reserveCapacity(lists.reduce(0) { $0 + $1.networkRules.count })
+        let domains: [[String?]] = lists.enumerated().map { source, list in
+            list.networkRules.map { rule in
+                guard Self.isDomainRuleCandidate(rule), !isCancelled(rule), let domain = rule.blockedDomain else { return nil }
+                if domainSources[domain] == nil { domainSources[domain] = source } else { state.skip(source, .duplicate) }
+                return domain
+            }
+        }
+        blockedDomains = Set(domainSources.keys)
+        for domain in domainSources.keys.sorted() {
+            let source = domainSources[domain]!
+            if isCoveredByDomainRule(Substring(domain), ownDomain: true) {
+                state.skip(source, .coveredByDomainRule)
+                continue
+            }
+            let filter = URLFilterTranslator.urlFilter(pattern: domain + "^", anchor: .host, isEndAnchored: false, style: .domainRule)
+            compiled.domainBlocking.append(WebKitRule(trigger: .init(urlFilter: filter.pattern, isCaseSensitive: true), action: .block))
+            state.emitted(by: source)
+        }
+
         emitted.reserveCapacity(lists.reduce(0) { $0 + $1.networkRules.count })
         for (source, list) in lists.enumerated() {
-            for rule in list.networkRules where !rule.isBadfilter {
-                // The full key is computed only for rules whose pattern a `$badfilter` names.
-                if !badfilterHeads.isEmpty && badfilterHeads.contains(Self.head(of: rule.text))
-                    && badfilterKeys.contains(rule.badfilterKey)
-                {
+            for (index, rule) in list.networkRules.enumerated() where !rule.isBadfilter {
+                if domains[source][index] != nil { continue }  // emitted above
+                if isCancelled(rule) {
                     state.skip(source, .disabledByBadfilter)
                     continue
                 }
@@ -49,7 +80,13 @@ struct NetworkRuleConverter {
                     state.skip(source, .unsupportedOption("genericblock"))
                     continue
                 }
-                switch URLFilterTranslator.urlFilter(for: rule) {
+                if !rule.isException && !rule.isImportant && rule.resourceTypes.isSubset(of: ResourceTypes.defaultTypes),
+                    let host = Self.terminatedHost(of: rule), isCoveredByDomainRule(host, ownDomain: false)
+                {
+                    state.skip(source, .coveredByDomainRule)
+                    continue
+                }
+                switch URLFilterTranslator.urlFilters(for: rule) {
                 case .success(let filters):
                     if rule.isException {
                         convertException(rule, filters: filters, source: source)
@@ -63,16 +100,62 @@ struct NetworkRuleConverter {
         }
     }
 
-    /// The rule text before its options.
-    private static func head(of text: String) -> Substring {
-        guard let dollar = text.utf8.lastIndex(of: UInt8(ascii: "$")) else { return Substring(text) }
-        return text[..<dollar]
+    /// Whether a rule may be a plain `||domain^` block (cheap checks before ``NetworkRule/blockedDomain``).
+    private static func isDomainRuleCandidate(_ rule: NetworkRule) -> Bool {
+        !rule.isException && !rule.isImportant && !rule.isBadfilter && rule.anchor == .host && !rule.hasExplicitTypes
     }
 
-    private mutating func add(_ rule: WebKitRule, to section: Section, source: Int) {
+    /// Whether a plain domain block covers `host` (for a domain rule itself: a parent's block).
+    private func isCoveredByDomainRule(_ host: Substring, ownDomain: Bool) -> Bool {
+        guard !blockedDomains.isEmpty else { return false }
+        var covered = false
+        Self.forEachSuffix(of: host) { suffix in
+            if ownDomain && suffix.utf8.count == host.utf8.count { return true }
+            covered = blockedDomains.contains(String(suffix))
+            return !covered
+        }
+        return covered
+    }
+
+    /// The host of a `||host/...`, `||host^...` or `||host:port...` pattern; `nil` for other
+    /// patterns and for hosts that may continue (`||ads.`).
+    private static func terminatedHost(of rule: NetworkRule) -> Substring? {
+        guard rule.anchor == .host, !rule.isRegex else { return nil }
+        let pattern = Substring(rule.pattern)
+        guard let end = pattern.utf8.firstIndex(where: { !DomainName.isHostByte($0) }), end > pattern.startIndex,
+            [UInt8(ascii: "/"), UInt8(ascii: "^"), UInt8(ascii: ":")].contains(pattern.utf8[end])
+        else { return nil }
+        return pattern[..<end]
+    }
+
+    /// Calls `body` with `a.b.com`, `b.com`, `com` in turn, until it returns `false`.
+    private static func forEachSuffix(of host: Substring, _ body: (Substring) -> Bool) {
+        guard body(host) else { return }
+        let utf8 = host.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ".") {
+                let next = utf8.index(after: index)
+                guard body(host[next...]) else { return }
+            }
+            index = utf8.index(after: index)
+        }
+    }
+
+    /// FNV-1a hash of the rule text before its options (a cheap pre-check for `$badfilter`).
+    private static func headHash(of text: String) -> UInt64 {
+        let utf8 = text.utf8
+        let end = utf8.lastIndex(of: UInt8(ascii: "$")) ?? utf8.endIndex
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8[..<end] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    @discardableResult
+    private mutating func add(_ rule: WebKitRule, to section: Section, source: Int) -> Bool {
         guard emitted.insert(rule).inserted else {
             state.skip(source, .duplicate)
-            return
+            return false
         }
         state.emitted(by: source)
         switch section {
@@ -83,9 +166,10 @@ struct NetworkRuleConverter {
         case .hidingExceptions: compiled.hidingExceptions.append(rule)
         case .genericHidingExceptions: compiled.genericHidingExceptions.append(rule)
         }
+        return true
     }
 
-    private mutating func convertBlock(_ rule: NetworkRule, filters: [String], source: Int) {
+    private mutating func convertBlock(_ rule: NetworkRule, filters: [URLFilter], source: Int) {
         let conditions = Self.domainConditions(rule.domains)
         for filter in filters {
             for trigger in Self.triggers(rule, filter: filter, condition: conditions.primary) {
@@ -110,7 +194,7 @@ struct NetworkRuleConverter {
         }
     }
 
-    private mutating func convertException(_ rule: NetworkRule, filters: [String], source: Int) {
+    private mutating func convertException(_ rule: NetworkRule, filters: [URLFilter], source: Int) {
         let scope = rule.exceptionScope
         if !scope.intersection([.document, .elementHiding, .genericHiding]).isEmpty {
             // Page-level exceptions must match every load of the page (WebKit applies hiding rules
@@ -120,7 +204,9 @@ struct NetworkRuleConverter {
                 return
             }
             let exception = WebKitRule(
-                trigger: WebKitRule.Trigger(urlFilter: URLFilterTranslator.matchAll, domainCondition: condition),
+                trigger: .init(
+                    urlFilter: URLFilter.matchAll.pattern, domainCondition: condition,
+                    isTopURLCaseSensitive: condition.isTopURL && filters.allSatisfy(\.isCaseSensitive)),
                 action: .ignorePreviousRules)
             if scope.contains(.document) {
                 add(exception, to: .documentExceptions, source: source)
@@ -147,15 +233,14 @@ struct NetworkRuleConverter {
     /// The pages a page-level exception covers: `if-domain` for `||site^` or `$domain=site`,
     /// `if-top-url` for other patterns; `nil` when WebKit cannot say it (a pattern and `$domain`
     /// together, or `$domain` exclusions).
-    static func pageCondition(for rule: NetworkRule, filters: [String]) -> WebKitRule.DomainCondition? {
-        let matchesEveryURL = filters == [URLFilterTranslator.matchAll]
-        if matchesEveryURL {
+    static func pageCondition(for rule: NetworkRule, filters: [URLFilter]) -> WebKitRule.DomainCondition? {
+        if filters == [.matchAll] {
             guard !rule.domains.included.isEmpty, rule.domains.excluded.isEmpty else { return nil }
             return .ifDomain(rule.domains.included.map { "*" + $0 })
         }
         guard rule.domains.isUnconstrained else { return nil }
         if let site = site(of: rule) { return .ifDomain(["*" + site]) }
-        return .ifTopURL(filters)
+        return .ifTopURL(filters.map(\.pattern))
     }
 
     /// The site of a `||example.com^` pattern (any options), for page conditions.
@@ -168,7 +253,7 @@ struct NetworkRuleConverter {
     }
 
     /// The triggers for a rule: one per WebKit type group.
-    static func triggers(_ rule: NetworkRule, filter: String, condition: WebKitRule.DomainCondition?) -> [WebKitRule.Trigger] {
+    static func triggers(_ rule: NetworkRule, filter: URLFilter, condition: WebKitRule.DomainCondition?) -> [WebKitRule.Trigger] {
         let loadType: WebKitRule.LoadType? =
             switch rule.party {
             case .any: nil
@@ -177,26 +262,36 @@ struct NetworkRuleConverter {
             }
         return ResourceTypeMapping.targets(for: rule.resourceTypes, explicit: rule.hasExplicitTypes).map { target in
             WebKitRule.Trigger(
-                urlFilter: filter, isCaseSensitive: rule.matchCase, resourceTypes: target.types, loadType: loadType,
-                loadContext: target.loadContext, domainCondition: condition)
+                urlFilter: filter.pattern, isCaseSensitive: filter.isCaseSensitive, resourceTypes: target.types, loadType: loadType,
+                loadContext: target.loadContext, domainCondition: condition, isTopURLCaseSensitive: condition?.isTopURL ?? false)
         }
     }
 
-    /// The page condition for a `$domain` option, and for mixed include/exclude lists the
-    /// condition of the narrow exception that must follow the rule.
+    /// The page condition for a `$domain` option (as `if-top-url` / `unless-top-url`, which WebKit
+    /// compiles faster than `if-domain`), and for mixed include/exclude lists the condition of the
+    /// narrow exception that must follow the rule.
     static func domainConditions(
         _ domains: DomainConstraint
     ) -> (primary: WebKitRule.DomainCondition?, exception: WebKitRule.DomainCondition?) {
         if domains.isUnconstrained { return (nil, nil) }
         if domains.included.isEmpty {
-            return (.unlessDomain(domains.excluded.map { "*" + $0 }), nil)
+            return (.unlessTopURL(domains.excluded.map(URLFilterTranslator.siteFilter)), nil)
         }
-        let included = domains.included.map { "*" + $0 }
+        let included = WebKitRule.DomainCondition.ifTopURL(domains.included.map(URLFilterTranslator.siteFilter))
         // Only exclusions inside an included site matter (`a.com|~b.a.com`); others are moot.
         let relevant = domains.excluded.filter { excluded in
             domains.included.contains { DomainConstraint.host(excluded, isWithin: $0) }
         }
-        if relevant.isEmpty { return (.ifDomain(included), nil) }
-        return (.ifDomain(included), .ifDomain(relevant.map { "*" + $0 }))
+        if relevant.isEmpty { return (included, nil) }
+        return (included, .ifTopURL(relevant.map(URLFilterTranslator.siteFilter)))
+    }
+}
+
+extension WebKitRule.DomainCondition {
+    var isTopURL: Bool {
+        switch self {
+        case .ifTopURL, .unlessTopURL: return true
+        case .ifDomain, .unlessDomain: return false
+        }
     }
 }

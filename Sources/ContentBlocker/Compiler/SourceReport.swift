@@ -27,6 +27,8 @@ public struct SourceReport: Hashable, Sendable {
 extension SkipReason {
     /// A rule cancelled by a `$badfilter` rule.
     public static let disabledByBadfilter = SkipReason("disabled-by-badfilter")
+    /// A block that a plain `||domain^` rule for its host (or a parent) already covers.
+    public static let coveredByDomainRule = SkipReason("covered-by-domain-rule")
     /// A rule identical (after conversion) to an earlier one.
     public static let duplicate = SkipReason("duplicate")
     /// A hiding rule whose every site is excepted by `#@#` rules.

@@ -57,8 +57,13 @@ public struct ContentBlockerOutput: Sendable {
         generatedAt: Date? = nil
     ) throws(CompileError) {
         let lists = try compiled.ruleLists(maximumRules: maximumRules)
+        // Each list is encoded on its own core.
+        let encoded = EncodedLists(count: lists.count)
+        DispatchQueue.concurrentPerform(iterations: lists.count) { index in
+            encoded.set(index, WebKitRuleJSON.encode(lists[index]))
+        }
         files = lists.enumerated().map { index, rules in
-            RuleFile(name: "blocker-\(index + 1).json", contents: WebKitRuleJSON.encode(rules), rules: rules)
+            RuleFile(name: "blocker-\(index + 1).json", contents: encoded.contents[index], rules: rules)
         }
         var hasher = SHA256()
         for file in files {
@@ -132,4 +137,20 @@ public struct ContentBlockerOutput: Sendable {
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
     }
+}
+
+/// JSON of each rule list, filled concurrently.
+private final class EncodedLists: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [[UInt8]]
+
+    init(count: Int) {
+        storage = Array(repeating: [], count: count)
+    }
+
+    func set(_ index: Int, _ bytes: [UInt8]) {
+        lock.withLock { storage[index] = bytes }
+    }
+
+    var contents: [[UInt8]] { lock.withLock { storage } }
 }

@@ -26,13 +26,16 @@ public struct WebKitRule: Hashable, Sendable {
         public var loadType: LoadType?
         /// `load-context`: `top-frame` or `child-frame`; `nil` means both.
         public var loadContext: LoadContext?
-        /// `if-domain` or `unless-domain` (WebKit allows only one), entries like `*example.com`.
+        /// The page condition (WebKit allows only one per trigger).
         public var domainCondition: DomainCondition?
+        /// `top-url-filter-is-case-sensitive`, for `if-top-url` / `unless-top-url`.
+        public var isTopURLCaseSensitive: Bool
 
         /// A trigger with the given fields.
         public init(
             urlFilter: String, isCaseSensitive: Bool = false, resourceTypes: [WebKitResourceType] = [],
-            loadType: LoadType? = nil, loadContext: LoadContext? = nil, domainCondition: DomainCondition? = nil
+            loadType: LoadType? = nil, loadContext: LoadContext? = nil, domainCondition: DomainCondition? = nil,
+            isTopURLCaseSensitive: Bool = false
         ) {
             self.urlFilter = urlFilter
             self.isCaseSensitive = isCaseSensitive
@@ -40,6 +43,7 @@ public struct WebKitRule: Hashable, Sendable {
             self.loadType = loadType
             self.loadContext = loadContext
             self.domainCondition = domainCondition
+            self.isTopURLCaseSensitive = isTopURLCaseSensitive
         }
     }
 
@@ -51,6 +55,8 @@ public struct WebKitRule: Hashable, Sendable {
         case unlessDomain([String])
         /// `if-top-url`: only on pages whose URL matches one of these expressions.
         case ifTopURL([String])
+        /// `unless-top-url`: everywhere except on pages whose URL matches one of these expressions.
+        case unlessTopURL([String])
     }
 
     /// `load-type` values.

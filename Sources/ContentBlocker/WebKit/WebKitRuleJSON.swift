@@ -34,8 +34,10 @@ public enum WebKitRuleJSON {
         case .ifDomain(let domains)?: appendArray("if-domain", domains, to: &output)
         case .unlessDomain(let domains)?: appendArray("unless-domain", domains, to: &output)
         case .ifTopURL(let urls)?: appendArray("if-top-url", urls, to: &output)
+        case .unlessTopURL(let urls)?: appendArray("unless-top-url", urls, to: &output)
         case nil: break
         }
+        if trigger.isTopURLCaseSensitive { append(#","top-url-filter-is-case-sensitive":true"#, to: &output) }
         if !trigger.resourceTypes.isEmpty {
             appendArray("resource-type", trigger.resourceTypes.map(\.rawValue), to: &output)
         }
@@ -119,6 +121,7 @@ public enum WebKitRuleJSON {
             if let domains = trigger["if-domain"] as? [String] { condition = .ifDomain(domains) }
             if let domains = trigger["unless-domain"] as? [String] { condition = .unlessDomain(domains) }
             if let urls = trigger["if-top-url"] as? [String] { condition = .ifTopURL(urls) }
+            if let urls = trigger["unless-top-url"] as? [String] { condition = .unlessTopURL(urls) }
             let types = try (trigger["resource-type"] as? [String] ?? []).map { name in
                 guard let type = WebKitResourceType(rawValue: name) else {
                     throw ReadError.invalidRule(index: index, reason: "unknown resource-type \(name)")
@@ -138,7 +141,8 @@ public enum WebKitRuleJSON {
                     resourceTypes: types,
                     loadType: (trigger["load-type"] as? [String])?.first.flatMap(WebKitRule.LoadType.init(rawValue:)),
                     loadContext: (trigger["load-context"] as? [String])?.first.flatMap(WebKitRule.LoadContext.init(rawValue:)),
-                    domainCondition: condition),
+                    domainCondition: condition,
+                    isTopURLCaseSensitive: trigger["top-url-filter-is-case-sensitive"] as? Bool ?? false),
                 action: decodedAction)
         }
     }

@@ -31,6 +31,8 @@ public enum CSSSelectorValidator {
         let bytes: [UInt8]
         var position = 0
         var depth = 0
+        /// Inside `:has(...)`, where another `:has` is not allowed (CSS Selectors 4; WebKit refuses it).
+        var insideHas = false
 
         var atEnd: Bool { position >= bytes.count }
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }
@@ -151,7 +153,12 @@ public enum CSSSelectorValidator {
                 if isElement { return false }
                 let valid: Bool
                 if CSSSelectorValidator.pseudoClassesWithSelectorList.contains(name) {
+                    if name == "has" {
+                        guard !insideHas else { return false }
+                        insideHas = true
+                    }
                     valid = parseSelectorList(relative: name == "has", allowEmpty: name == "is" || name == "where")
+                    if name == "has" { insideHas = false }
                 } else if CSSSelectorValidator.nthPseudoClasses.contains(name) {
                     valid = parseNth(allowOf: name == "nth-child" || name == "nth-last-child")
                 } else if name == "lang" || name == "dir" {

@@ -160,7 +160,13 @@ struct NetworkRuleParser {
         if !ascii {
             pattern = encodeNonASCII(body, hostFirst: anchor == .host)
         }
-        if !matchCase { pattern = DomainName.asciiLowercased(pattern) }
+        if !matchCase {
+            pattern = DomainName.asciiLowercased(pattern)
+        } else if anchor == .host {
+            // Hosts are case-insensitive even under `$match-case`; URLs carry them in lower case.
+            let hostEnd = pattern.firstIndex(where: { "/^:*?|".contains($0) }) ?? pattern.endIndex
+            pattern = DomainName.asciiLowercased(String(pattern[..<hostEnd])) + pattern[hostEnd...]
+        }
         // `**` is the same as `*`.
         if pattern.utf8.count > 1 && zip(pattern.utf8, pattern.utf8.dropFirst()).contains(where: { $0 == 42 && $1 == 42 }) {
             pattern = String(decoding: collapseStars(Array(pattern.utf8)), as: UTF8.self)

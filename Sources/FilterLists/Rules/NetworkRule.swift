@@ -100,13 +100,14 @@ public struct NetworkRule: Hashable, Sendable {
         guard anchor == .host, !isRegex, !isEndAnchored, party == .any, domains.isUnconstrained,
             !hasExplicitTypes, !isBadfilter, exceptionScope.isEmpty
         else { return nil }
-        var host = Substring(pattern)
-        if host.hasSuffix("^") { host = host.dropLast() }
-        guard !host.isEmpty,
-            host.utf8.allSatisfy({ DomainName.isHostByte($0) }),
-            host.first != ".", host.last != "."
+        let utf8 = pattern.utf8
+        var end = utf8.endIndex
+        if utf8.last == UInt8(ascii: "^") { end = utf8.index(before: end) }
+        let host = utf8[..<end]
+        guard let first = host.first, let last = host.last, first != UInt8(ascii: "."), last != UInt8(ascii: "."),
+            host.allSatisfy({ DomainName.isHostByte($0) })
         else { return nil }
-        return String(host)
+        return end == utf8.endIndex ? pattern : String(pattern[..<end])
     }
 
     /// The key under which `$badfilter` rules find the rule they cancel: the rule text

@@ -15,6 +15,11 @@ Two commands, both printing one JSON document on stdout:
       to check, whether matching elements are displayed. Starts its own Xvfb when DISPLAY is
       not set.
 
+  webkit_judge.py selectors FILE...
+      Evaluates every css-display-none selector of the rule lists with document.querySelectorAll
+      in a WebView and reports the selectors WebKit's CSS parser rejects (WebKit silently drops a
+      hiding rule whose selector does not parse).
+
 Scenario format:
   {"rules": ["blocker-1.json", ...],           # rule lists to load (may be empty)
    "sites": {"http://host/path": {"body": "...", "type": "text/html"}, ...},
@@ -272,12 +277,67 @@ def browse(scenario):
     return {"requests": list(log.requests), "visits": visits}
 
 
+def check_selectors(paths):
+    selectors = []
+    for path in paths:
+        with open(path) as handle:
+            for rule in json.load(handle):
+                if rule["action"]["type"] == "css-display-none":
+                    selectors.append(rule["action"]["selector"])
+    scenario_page = "<html><body><div id=x></div></body></html>"
+    result = browse_with_script(
+        scenario_page,
+        """
+          (function(selectors) {
+            var bad = [];
+            selectors.forEach(function(s) { try { document.querySelectorAll(s); } catch (e) { bad.push(s); } });
+            return JSON.stringify(bad);
+          })(%s)
+        """ % json.dumps(selectors),
+    )
+    return {"checked": len(selectors), "rejected": json.loads(result)}
+
+
+def browse_with_script(page, script):
+    xvfb = ensure_display()
+    from gi.repository import GLib, Gtk, WebKit2
+
+    Gtk.init(None)
+    loop = GLib.MainLoop()
+    view = WebKit2.WebView()
+    window = Gtk.Window()
+    window.add(view)
+    window.show_all()
+    view.connect("load-changed", lambda _v, event: loop.quit() if event == WebKit2.LoadEvent.FINISHED else None)
+    view.load_html(page, "http://selectors.test/")
+    loop.run()
+    holder = {}
+
+    def evaluated(source, result, _data):
+        try:
+            holder["value"] = source.evaluate_javascript_finish(result).to_string()
+        except GLib.Error as error:
+            holder["error"] = error.message
+        loop.quit()
+
+    view.evaluate_javascript(script, -1, None, None, None, evaluated, None)
+    loop.run()
+    window.destroy()
+    if xvfb is not None:
+        xvfb.terminate()
+    if "error" in holder:
+        raise SystemExit("script failed: %s" % holder["error"])
+    return holder["value"]
+
+
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("compile", "browse"):
+    if len(argv) < 2 or argv[1] not in ("compile", "browse", "selectors"):
         sys.stderr.write(__doc__)
         return 64
     if argv[1] == "compile":
         json.dump(compile_files(argv[2:]), sys.stdout)
+    elif argv[1] == "selectors":
+        json.dump(check_selectors(argv[2:]), sys.stdout)
     else:
         with open(argv[2]) as handle:
             scenario = json.load(handle)

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// `pepper-bench`: speed and memory figures, each beside a peer measured in the same run.
+///
+/// Benchmarks are not tests: they print figures (record them in docs/benchmarks.md) and never
+/// fail on a target.
+@main
+struct PepperBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pepper-bench",
+        abstract: "Measure Pepper against its peers.",
+        discussion: "Build in release mode: swift run -c release pepper-bench <benchmark> ...",
+        subcommands: [CompileBenchmark.self]
+    )
+}
