@@ -66,7 +66,12 @@ enum WebKitJudge {
         var rules: [String]
         var sites: [String: Site]
         var visits: [Visit]
-        var settle_ms = 700
+        var settleMilliseconds = 700
+
+        enum CodingKeys: String, CodingKey {
+            case rules, sites, visits
+            case settleMilliseconds = "settle_ms"
+        }
     }
 
     struct ElementState: Decodable, Equatable {
