@@ -156,29 +156,30 @@ struct CompileBenchmark: AsyncParsableCommand {
                     ourFiles.append(url)
                 }
             }
+            // Interleaved, one process per measurement, so both outputs see the same machine state.
             print("")
             var ours: [Double] = []
+            var theirs: [Double] = []
             var ourPeak = 0
+            var theirPeak = 0
             for _ in 0..<3 {
                 let (seconds, peak, errors) = try webKitCompile(ourFiles)
                 if !errors.isEmpty { print("  WebKit rejected Pepper's output: \(errors)") }
                 ours.append(seconds)
                 ourPeak = max(ourPeak, peak)
-            }
-            print(
-                "WebKitGTK compiling Pepper's output (\(ourFiles.count) lists, median of 3): \(Measurement.seconds(Measurement.median(ours))), peak \(Measurement.megabytes(ourPeak))"
-            )
-            if let peerOutput {
-                var theirs: [Double] = []
-                var theirPeak = 0
-                for _ in 0..<3 {
+                if let peerOutput {
                     let (seconds, peak, _) = try webKitCompile([peerOutput])
                     theirs.append(seconds)
                     theirPeak = max(theirPeak, peak)
                 }
+            }
+            print(
+                "WebKitGTK compiling Pepper's output (\(ourFiles.count) lists, median of 3): "
+                    + "\(Measurement.seconds(Measurement.median(ours))), peak \(Measurement.megabytes(ourPeak))")
+            if !theirs.isEmpty {
                 print(
-                    "WebKitGTK compiling SafariConverterLib's output (median of 3): \(Measurement.seconds(Measurement.median(theirs))), peak \(Measurement.megabytes(theirPeak))"
-                )
+                    "WebKitGTK compiling SafariConverterLib's output (median of 3): "
+                        + "\(Measurement.seconds(Measurement.median(theirs))), peak \(Measurement.megabytes(theirPeak))")
                 print(
                     String(
                         format: "Ratio (Pepper / SafariConverterLib), WebKit compile time: %.2f",

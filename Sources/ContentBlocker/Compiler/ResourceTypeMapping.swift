@@ -36,13 +36,9 @@ enum ResourceTypeMapping {
         case (true, true):
             subresources.append(.document)
         case (false, true):
-            if subresources.isEmpty {
-                targets.append(Target(types: [.document], loadContext: .topFrame))
-            } else {
-                // The page itself and subresources: `top-frame` would also limit the subresources
-                // to the top frame, so the document gets a trigger of its own.
-                targets.append(Target(types: [.document], loadContext: .topFrame))
-            }
+            // The page itself; `top-frame` would also limit any subresource types to the top
+            // frame, so the document gets a trigger of its own.
+            targets.append(Target(types: [.document], loadContext: .topFrame))
         case (true, false):
             targets.append(Target(types: [.document], loadContext: .childFrame))
         case (false, false):
