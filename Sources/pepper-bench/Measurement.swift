@@ -90,6 +90,24 @@ enum Measurement {
             stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 
+    /// `key=value` pairs from a peer's status line.
+    static func keyValues(_ text: String) -> [String: String] {
+        Dictionary(
+            text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { field -> (String, String)? in
+                let parts = field.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Seconds WebKitGTK takes to compile the rule lists (through the test harness), summed.
+    static func webKitCompileSeconds(judge: String, files: [URL]) throws -> Double {
+        let run = try run("/usr/bin/python3", [judge, "compile"] + files.map(\.path))
+        guard run.status == 0, let data = run.stdout.data(using: .utf8),
+            let results = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        else { throw POSIXError(.EIO) }
+        return results.reduce(0.0) { $0 + ($1["seconds"] as? Double ?? 0) }
+    }
+
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
     static func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
 }

@@ -73,11 +73,11 @@ struct ContentRuleCompilerTests {
         #expect(compiled.important.count == 1)
         #expect(
             compiled.documentExceptions == [
-                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["*site.com"])), action: .ignorePreviousRules)
+                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["site.com"])), action: .ignorePreviousRules)
             ])
         #expect(
             compiled.hidingExceptions == [
-                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["*forum.com"])), action: .ignorePreviousRules)
+                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["forum.com"])), action: .ignorePreviousRules)
             ])
         #expect(compiled.genericHidingExceptions.count == 1)
     }
@@ -92,7 +92,7 @@ struct ContentRuleCompilerTests {
             return
         }
         #expect(filterMatches(patterns[0], "https://docs.example/editor/1"))
-        #expect(compiled.genericHidingExceptions.first?.trigger.domainCondition == .ifDomain(["*a.com", "*b.com"]))
+        #expect(compiled.genericHidingExceptions.first?.trigger.domainCondition == .ifDomain(["a.com", "b.com"]))
         #expect(compiled.reports[0].skipped[.unsupportedPageException] == 1)
     }
 
@@ -150,7 +150,7 @@ struct ContentRuleCompilerTests {
         let compiled = try compile(["||a.com^"], allowlist: ["b.org", "a.net", "b.org"])
         #expect(
             compiled.allowlist == [
-                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["*a.net", "*b.org"])), action: .ignorePreviousRules)
+                WebKitRule(trigger: .init(urlFilter: ".*", domainCondition: .ifDomain(["a.net", "b.org"])), action: .ignorePreviousRules)
             ])
     }
 }

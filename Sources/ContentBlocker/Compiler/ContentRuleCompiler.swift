@@ -59,7 +59,7 @@ public struct ContentRuleCompiler: Sendable {
         guard !sorted.isEmpty else { return [] }
         return [
             WebKitRule(
-                trigger: .init(urlFilter: URLFilter.matchAll.pattern, domainCondition: .ifDomain(sorted.map { "*" + $0 })),
+                trigger: .init(urlFilter: URLFilter.matchAll.pattern, domainCondition: .ifDomain(sorted)),
                 action: .ignorePreviousRules)
         ]
     }

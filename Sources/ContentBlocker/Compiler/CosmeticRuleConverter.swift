@@ -112,9 +112,10 @@ struct CosmeticRuleConverter {
             sources[group.selectors, default: []] += group.sources
         }
         for selectors in selectorOrder {
+            let condition = WebKitRule.DomainCondition.sites(sitesBySelectors[selectors]!, included: true)
             let trigger = WebKitRule.Trigger(
-                urlFilter: URLFilter.matchAll.pattern, resourceTypes: [.document],
-                domainCondition: .ifTopURL(sitesBySelectors[selectors]!.map(URLFilterTranslator.siteFilter)), isTopURLCaseSensitive: true)
+                urlFilter: URLFilter.matchAll.pattern, resourceTypes: [.document], domainCondition: condition,
+                isTopURLCaseSensitive: condition.isTopURL)
             var group = Group()
             group.selectors = selectors
             group.sources = sources[selectors]!
@@ -122,9 +123,10 @@ struct CosmeticRuleConverter {
         }
         // A site with carve-outs (`d.com,~shop.d.com##.w`): the site as url-filter, the carve-outs as the condition.
         for key in carvedOut {
+            let condition = WebKitRule.DomainCondition.sites(key.carveOuts, included: false)
             let trigger = WebKitRule.Trigger(
                 urlFilter: URLFilterTranslator.siteFilter(key.site), isCaseSensitive: true, resourceTypes: [.document],
-                domainCondition: .unlessTopURL(key.carveOuts.map(URLFilterTranslator.siteFilter)), isTopURLCaseSensitive: true)
+                domainCondition: condition, isTopURLCaseSensitive: condition.isTopURL)
             emit(siteGroups[key]!, trigger: trigger, into: &compiled.specificHiding, state: &state)
         }
     }

@@ -236,10 +236,10 @@ struct NetworkRuleConverter {
     static func pageCondition(for rule: NetworkRule, filters: [URLFilter]) -> WebKitRule.DomainCondition? {
         if filters == [.matchAll] {
             guard !rule.domains.included.isEmpty, rule.domains.excluded.isEmpty else { return nil }
-            return .ifDomain(rule.domains.included.map { "*" + $0 })
+            return .ifDomain(rule.domains.included)
         }
         guard rule.domains.isUnconstrained else { return nil }
-        if let site = site(of: rule) { return .ifDomain(["*" + site]) }
+        if let site = site(of: rule) { return .ifDomain([site]) }
         return .ifTopURL(filters.map(\.pattern))
     }
 
@@ -267,27 +267,43 @@ struct NetworkRuleConverter {
         }
     }
 
-    /// The page condition for a `$domain` option (as `if-top-url` / `unless-top-url`, which WebKit
-    /// compiles faster than `if-domain`), and for mixed include/exclude lists the condition of the
-    /// narrow exception that must follow the rule.
+    /// The page condition for a `$domain` option, and for mixed include/exclude lists the
+    /// condition of the narrow exception that must follow the rule.
     static func domainConditions(
         _ domains: DomainConstraint
     ) -> (primary: WebKitRule.DomainCondition?, exception: WebKitRule.DomainCondition?) {
         if domains.isUnconstrained { return (nil, nil) }
-        if domains.included.isEmpty {
-            return (.unlessTopURL(domains.excluded.map(URLFilterTranslator.siteFilter)), nil)
-        }
-        let included = WebKitRule.DomainCondition.ifTopURL(domains.included.map(URLFilterTranslator.siteFilter))
+        if domains.included.isEmpty { return (.sites(domains.excluded, included: false), nil) }
         // Only exclusions inside an included site matter (`a.com|~b.a.com`); others are moot.
+        let included = Set(domains.included)
         let relevant = domains.excluded.filter { excluded in
-            domains.included.contains { DomainConstraint.host(excluded, isWithin: $0) }
+            var inside = false
+            forEachSuffix(of: Substring(excluded)) { suffix in
+                inside = included.contains(String(suffix))
+                return !inside
+            }
+            return inside
         }
-        if relevant.isEmpty { return (included, nil) }
-        return (included, .ifTopURL(relevant.map(URLFilterTranslator.siteFilter)))
+        return (.sites(domains.included, included: true), relevant.isEmpty ? nil : .sites(relevant, included: true))
     }
 }
 
 extension WebKitRule.DomainCondition {
+    /// Most site lists are as `if-top-url` / `unless-top-url` expressions, which WebKit compiles faster
+    /// than `if-domain`; beyond this many sites `if-domain` / `unless-domain` is used, which WebKit
+    /// turns into the same expressions but which keeps the JSON small (entity lists of thousands of
+    /// sites in Tracker Radar data).
+    static let topURLSiteLimit = 8
+
+    /// The condition "on these sites" (or "not on these sites") in the cheaper spelling.
+    static func sites(_ sites: [String], included: Bool) -> WebKitRule.DomainCondition {
+        if sites.count > topURLSiteLimit {
+            return included ? .ifDomain(sites) : .unlessDomain(sites)
+        }
+        let patterns = sites.map(URLFilterTranslator.siteFilter)
+        return included ? .ifTopURL(patterns) : .unlessTopURL(patterns)
+    }
+
     var isTopURL: Bool {
         switch self {
         case .ifTopURL, .unlessTopURL: return true

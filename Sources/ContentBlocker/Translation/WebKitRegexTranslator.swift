@@ -21,7 +21,16 @@ public enum WebKitRegexTranslator {
         do throws(Unsupported) {
             let tree = try parser.parseAlternation()
             guard parser.position == parser.bytes.count else { throw Unsupported.syntax }
-            let expansions = try expand(tree)
+            // Most expressions have no alternation: write them out directly.
+            let expansions: [[UInt8]]
+            if parser.hasAlternation {
+                expansions = try expand(tree)
+            } else {
+                var single: [UInt8] = []
+                single.reserveCapacity(source.utf8.count + 16)
+                try write(tree, into: &single)
+                expansions = [single]
+            }
             var results: [String] = []
             for expansion in expansions {
                 // Anchors are held as markers (0x01 start, 0x02 end) until their position is known.
@@ -58,6 +67,21 @@ public enum WebKitRegexTranslator {
     }
 
     // MARK: Expansion
+
+    /// Writes an expression without alternations.
+    static func write(_ node: Node, into output: inout [UInt8]) throws(Unsupported) {
+        switch node {
+        case .atom(let bytes): output += bytes
+        case .startAnchor: output.append(0x01)
+        case .endAnchor: output.append(0x02)
+        case .group(let inner): try write(inner, into: &output)
+        case .alternation: throw .alternation
+        case .sequence(let items):
+            for item in items { try write(item, into: &output) }
+        case .repetition:
+            output += try expand(node)[0]
+        }
+    }
 
     static func expand(_ node: Node) throws(Unsupported) -> [[UInt8]] {
         switch node {
@@ -120,6 +144,7 @@ public enum WebKitRegexTranslator {
         let bytes: [UInt8]
         var position = 0
         var depth = 0
+        var hasAlternation = false
 
         var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
@@ -129,6 +154,7 @@ public enum WebKitRegexTranslator {
             guard depth < 40 else { throw .syntax }
             var branches = [try parseSequence()]
             while current == UInt8(ascii: "|") {
+                hasAlternation = true
                 position += 1
                 branches.append(try parseSequence())
             }

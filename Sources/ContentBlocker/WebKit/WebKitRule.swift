@@ -3,6 +3,23 @@
 /// See `docs/conversion.md` for how filter rules become these and for the limits of WebKit's
 /// dialect.
 public struct WebKitRule: Hashable, Sendable {
+    /// Hashes the fields that tell rules apart cheaply; equality still compares everything. Site
+    /// lists can hold thousands of entries (Tracker Radar entities), so they are not hashed whole.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(trigger.urlFilter)
+        hasher.combine(trigger.resourceTypes)
+        hasher.combine(trigger.loadType)
+        hasher.combine(trigger.loadContext)
+        switch trigger.domainCondition {
+        case .ifDomain(let sites)?: hasher.combine(1); hasher.combine(sites.count); hasher.combine(sites.first)
+        case .unlessDomain(let sites)?: hasher.combine(2); hasher.combine(sites.count); hasher.combine(sites.first)
+        case .ifTopURL(let urls)?: hasher.combine(3); hasher.combine(urls.count); hasher.combine(urls.first)
+        case .unlessTopURL(let urls)?: hasher.combine(4); hasher.combine(urls.count); hasher.combine(urls.first)
+        case nil: hasher.combine(0)
+        }
+        hasher.combine(action)
+    }
+
     /// When the rule applies.
     public var trigger: Trigger
     /// What it does.
@@ -49,9 +66,9 @@ public struct WebKitRule: Hashable, Sendable {
 
     /// The page conditions of a trigger.
     public enum DomainCondition: Hashable, Sendable {
-        /// `if-domain`: only on these pages.
+        /// `if-domain`: only on pages of these sites, each covering its subdomains (written `*site`).
         case ifDomain([String])
-        /// `unless-domain`: everywhere except these pages.
+        /// `unless-domain`: everywhere except on pages of these sites and their subdomains (written `*site`).
         case unlessDomain([String])
         /// `if-top-url`: only on pages whose URL matches one of these expressions.
         case ifTopURL([String])

@@ -31,8 +31,8 @@ public enum WebKitRuleJSON {
         appendString(trigger.urlFilter, to: &output)
         if trigger.isCaseSensitive { append(#","url-filter-is-case-sensitive":true"#, to: &output) }
         switch trigger.domainCondition {
-        case .ifDomain(let domains)?: appendArray("if-domain", domains, to: &output)
-        case .unlessDomain(let domains)?: appendArray("unless-domain", domains, to: &output)
+        case .ifDomain(let domains)?: appendArray("if-domain", domains, prefix: "*", to: &output)
+        case .unlessDomain(let domains)?: appendArray("unless-domain", domains, prefix: "*", to: &output)
         case .ifTopURL(let urls)?: appendArray("if-top-url", urls, to: &output)
         case .unlessTopURL(let urls)?: appendArray("unless-top-url", urls, to: &output)
         case nil: break
@@ -58,20 +58,21 @@ public enum WebKitRuleJSON {
         output.append(contentsOf: text.utf8)
     }
 
-    private static func appendArray(_ key: String, _ values: [String], to output: inout [UInt8]) {
+    private static func appendArray(_ key: String, _ values: [String], prefix: String = "", to output: inout [UInt8]) {
         append(",\"", to: &output)
         append(key, to: &output)
         append("\":[", to: &output)
         for (index, value) in values.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            appendString(value, to: &output)
+            appendString(value, prefix: prefix, to: &output)
         }
         output.append(UInt8(ascii: "]"))
     }
 
     /// Appends a JSON string literal, escaping quotes, backslashes and control characters.
-    static func appendString(_ value: String, to output: inout [UInt8]) {
+    static func appendString(_ value: String, prefix: String = "", to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        output.append(contentsOf: prefix.utf8)
         if !value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
             output.append(contentsOf: value.utf8)
             output.append(UInt8(ascii: "\""))
@@ -110,6 +111,10 @@ public enum WebKitRuleJSON {
         }
     }
 
+    private static func site(_ entry: String) -> String {
+        entry.hasPrefix("*") ? String(entry.dropFirst()) : entry
+    }
+
     /// Reads a rule list written by ``write(_:into:)`` or by another converter.
     public static func decode(_ data: Data) throws -> [WebKitRule] {
         guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { throw ReadError.notAnArray }
@@ -118,8 +123,9 @@ public enum WebKitRuleJSON {
                 let filter = trigger["url-filter"] as? String, let type = action["type"] as? String
             else { throw ReadError.invalidRule(index: index, reason: "missing trigger.url-filter or action.type") }
             var condition: WebKitRule.DomainCondition?
-            if let domains = trigger["if-domain"] as? [String] { condition = .ifDomain(domains) }
-            if let domains = trigger["unless-domain"] as? [String] { condition = .unlessDomain(domains) }
+            // Pepper writes sites as `*site` (site and subdomains) and keeps them without the star.
+            if let domains = trigger["if-domain"] as? [String] { condition = .ifDomain(domains.map(Self.site)) }
+            if let domains = trigger["unless-domain"] as? [String] { condition = .unlessDomain(domains.map(Self.site)) }
             if let urls = trigger["if-top-url"] as? [String] { condition = .ifTopURL(urls) }
             if let urls = trigger["unless-top-url"] as? [String] { condition = .unlessTopURL(urls) }
             let types = try (trigger["resource-type"] as? [String] ?? []).map { name in

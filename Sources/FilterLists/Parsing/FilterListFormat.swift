@@ -6,6 +6,22 @@ public enum FilterListFormat: String, CaseIterable, Hashable, Sendable, Codable 
     case hosts
     /// One domain name per line.
     case domains
+    /// DuckDuckGo's Tracker Radar blocking dataset (JSON).
+    case tds
+    /// Disconnect's `services.json` (JSON).
+    case disconnect
+
+    /// Whether the format is a JSON document rather than lines.
+    public var isJSON: Bool { self == .tds || self == .disconnect }
+
+    /// Guesses which JSON format a document is, from its top-level keys; `nil` if neither.
+    public static func detectJSON(in bytes: UnsafeBufferPointer<UInt8>) -> FilterListFormat? {
+        // Only the first kilobytes are looked at: the keys that tell come early in both formats.
+        let head = String(decoding: bytes.prefix(65_536), as: UTF8.self)
+        if head.contains("\"trackers\"") && (head.contains("\"entities\"") || head.contains("\"owner\"")) { return .tds }
+        if head.contains("\"categories\"") { return .disconnect }
+        return nil
+    }
 
     /// Guesses the format from the first lines of a list.
     ///

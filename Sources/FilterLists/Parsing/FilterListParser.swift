@@ -8,10 +8,13 @@ import Foundation
 public struct FilterListParser: Sendable {
     /// Lines longer than this are skipped as `line-too-long` (real lists stay far below).
     public var maximumLineLength: Int
+    /// The Disconnect categories to block; `nil` for ``DisconnectConverter/defaultCategories``.
+    public var disconnectCategories: [String]?
 
     /// A parser with the default limits.
-    public init(maximumLineLength: Int = 65_536) {
+    public init(maximumLineLength: Int = 65_536, disconnectCategories: [String]? = nil) {
         self.maximumLineLength = maximumLineLength
+        self.disconnectCategories = disconnectCategories
     }
 
     /// Parses a list held in memory.
@@ -44,12 +47,22 @@ public struct FilterListParser: Sendable {
         let probe = bytes.prefix(65_536)
         if probe.contains(0) { throw .binaryContent(name: name) }
 
-        if format == nil, let first = bytes.first(where: { !LineScanner.isSpace($0) && $0 != 0x0A }),
+        var requested = format
+        if requested == nil, let first = bytes.first(where: { !LineScanner.isSpace($0) && $0 != 0x0A }),
             first == UInt8(ascii: "{")
         {
-            throw .unsupportedFormat(name: name, detected: "JSON")
+            guard let json = FilterListFormat.detectJSON(in: bytes) else { throw .unsupportedFormat(name: name, detected: "JSON") }
+            requested = json
         }
-        let format = format ?? FilterListFormat.detect(in: bytes)
+        switch requested {
+        case .tds?:
+            return try TrackerRadarConverter.convert(json: Data(buffer: bytes), name: name)
+        case .disconnect?:
+            return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: disconnectCategories)
+        default:
+            break
+        }
+        let format = requested ?? FilterListFormat.detect(in: bytes)
         var list = ParsedFilterList(name: name, format: format)
         list.networkRules.reserveCapacity(bytes.count / 40)
         LineScanner.forEachLine(in: bytes) { rawLine, number in
@@ -70,6 +83,7 @@ public struct FilterListParser: Sendable {
             switch format {
             case .abp: parseFilterLine(text, number: number, into: &list)
             case .hosts, .domains: parseHostsLine(text, number: number, format: format, into: &list)
+            case .tds, .disconnect: break  // handled above
             }
             return true
         }

@@ -87,13 +87,17 @@ public enum FilterListError: Error, Hashable, Sendable, CustomStringConvertible 
     case binaryContent(name: String)
     /// The content is in a format this parser does not read.
     case unsupportedFormat(name: String, detected: String)
+    /// A JSON list (TDS, Disconnect) that does not decode.
+    case invalidJSON(name: String, format: FilterListFormat, reason: String)
 
     public var description: String {
         switch self {
         case .binaryContent(let name):
             return "\(name) is not a text filter list (it contains binary data; UTF-16 and compressed files are not supported)"
         case .unsupportedFormat(let name, let detected):
-            return "\(name) looks like \(detected), not a filter list, hosts file or domain list"
+            return "\(name) looks like \(detected), not a filter list, hosts file, domain list, TDS or Disconnect file"
+        case .invalidJSON(let name, let format, let reason):
+            return "\(name) is not a valid \(format.rawValue) file: \(reason)"
         }
     }
 }

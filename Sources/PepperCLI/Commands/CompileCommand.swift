@@ -25,7 +25,7 @@ struct CompileCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Filter lists to compile (paths or URLs).", valueName: "source"))
     var sources: [String] = []
 
-    @Option(help: "The syntax of the sources: auto, abp, hosts or domains.")
+    @Option(help: "The syntax of the sources: auto, abp, hosts, domains, tds (DuckDuckGo Tracker Radar) or disconnect.")
     var format: FormatOption = .auto
 
     @Option(name: .customLong("allow"), help: ArgumentHelp("Also allowlist this domain for this run (repeatable).", valueName: "domain"))
@@ -41,7 +41,7 @@ struct CompileCommand: AsyncParsableCommand {
     var json = false
 
     enum FormatOption: String, ExpressibleByArgument, CaseIterable {
-        case auto, abp, hosts, domains
+        case auto, abp, hosts, domains, tds, disconnect
         var format: FilterListFormat? { FilterListFormat(rawValue: rawValue) }
     }
 

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Turns a Tracker Radar dataset into Pepper's network rules, so that TDS lists go through
+/// the same compiler, engine and DNS filter as filter lists.
+///
+/// Semantics (DuckDuckGo's): a request to a tracker is considered only when it is third party by
+/// entity — the page's site is not owned by the tracker's entity (or its parent). Then the first
+/// tracker rule that matches decides (`block` unless `action` is `ignore`); when none matches, the
+/// tracker's `default` decides. Encoding as rules where exceptions beat blocks:
+/// - `default: block` → `||tracker^$third-party,domain=~entity-site|...`;
+/// - a block rule → a regex block on the tracker's host, with the same entity exclusions, its
+///   `options`/`exceptions` as `$domain` and type options; it is `$important` when an `ignore`
+///   rule follows it in the list, so that it still wins over that later rule;
+/// - an `ignore` rule → an exception, `$important` when a block rule follows it (so that, being
+///   first, it wins);
+/// - CNAME-cloaked hosts get their tracker's rules with the cloaked host in place of the
+///   tracker's, without `$third-party` (cloaking makes them look first-party) but with the same
+///   entity exclusions.
+///
+/// Rules are emitted in a stable order (trackers and CNAMEs sorted), so output is deterministic.
+public enum TrackerRadarConverter {
+    /// Converts a decoded dataset. `text` rules are synthesised in Adblock Plus syntax so that
+    /// reports and `pepper check` can show them.
+    public static func convert(_ dataset: TrackerDataSet, name: String) -> ParsedFilterList {
+        var list = ParsedFilterList(name: name, format: .tds)
+        var line = 0
+
+        // Cloaked hosts per tracker domain.
+        var cloaks: [String: [String]] = [:]
+        for (cloaked, target) in dataset.cnames ?? [:] {
+            guard let tracker = trackerDomain(for: target, in: dataset) else { continue }
+            cloaks[tracker, default: []].append(cloaked)
+        }
+
+        var sitesByEntity: [String: [String]] = [:]
+        for trackerKey in dataset.trackers.keys.sorted() {
+            let tracker = dataset.trackers[trackerKey]!
+            guard let domain = try? DomainName.normalize(tracker.domain) else {
+                list.skip(line: 0, text: tracker.domain, reason: .invalidDomain)
+                continue
+            }
+            let firstParty = firstPartySites(of: tracker, in: dataset, cache: &sitesByEntity)
+            let hosts =
+                [(domain, true)]
+                + (cloaks[trackerKey] ?? []).sorted().compactMap { host -> (String, Bool)? in
+                    guard let cloaked = try? DomainName.normalize(host) else { return nil }
+                    return (cloaked, false)
+                }
+            for (host, thirdPartyOnly) in hosts {
+                line += 1
+                emitRules(
+                    for: tracker, trackerDomain: domain, host: host, thirdPartyOnly: thirdPartyOnly, firstParty: firstParty,
+                    line: line, into: &list)
+            }
+        }
+        list.lineCount = line
+        return list
+    }
+
+    /// Decodes and converts a TDS JSON document.
+    public static func convert(json data: Data, name: String) throws(FilterListError) -> ParsedFilterList {
+        do {
+            let dataset = try JSONDecoder().decode(TrackerDataSet.self, from: data)
+            return convert(dataset, name: name)
+        } catch {
+            throw .invalidJSON(name: name, format: .tds, reason: String(describing: error))
+        }
+    }
+
+    /// The tracker a (CNAME target) host belongs to: the host or its nearest parent that is a tracker.
+    static func trackerDomain(for host: String, in dataset: TrackerDataSet) -> String? {
+        var candidate = Substring(host.lowercased())
+        while true {
+            if dataset.trackers[String(candidate)] != nil { return String(candidate) }
+            guard let dot = candidate.firstIndex(of: ".") else { return nil }
+            candidate = candidate[candidate.index(after: dot)...]
+        }
+    }
+
+    /// The sites on which a tracker is first party: its entity's domains and its parent entity's.
+    static func firstPartySites(of tracker: TrackerDataSet.Tracker, in dataset: TrackerDataSet, cache: inout [String: [String]]) -> [String]
+    {
+        func sites(of entity: String) -> [String] {
+            if let known = cache[entity] { return known }
+            let normalized = (dataset.entities[entity]?.domains ?? []).compactMap { try? DomainName.normalize($0) }
+            cache[entity] = normalized
+            return normalized
+        }
+        var result = tracker.owner.map { sites(of: $0.name) } ?? []
+        if let parent = tracker.owner?.ownedBy { result += sites(of: parent) }
+        return Array(Set(result)).sorted()
+    }
+
+    private static func emitRules(
+        for tracker: TrackerDataSet.Tracker, trackerDomain: String, host: String, thirdPartyOnly: Bool, firstParty: [String],
+        line: Int, into list: inout ParsedFilterList
+    ) {
+        let party: NetworkRule.Party = thirdPartyOnly ? .third : .any
+        let entityExclusions = DomainConstraint(excluded: firstParty)
+        let rules = tracker.rules ?? []
+        let actions = rules.map { ($0.action ?? "block") == "ignore" }
+
+        for (index, rule) in rules.enumerated() {
+            let isIgnore = actions[index]
+            // A rule beats the later rules of the other kind: `$important` makes a block win over
+            // later ignores, and an ignore win over later (important) blocks.
+            let laterOfOtherKind = actions[(index + 1)...].contains(!isIgnore)
+            guard let pattern = hostAnchoredRegex(rule.rule, trackerDomain: trackerDomain, host: host) else {
+                if host == trackerDomain { list.skip(line: line, text: rule.rule, reason: .invalidRegex) }
+                continue
+            }
+            var domains = entityExclusions
+            var included: [String] = []
+            var excepted: [String] = []
+            for site in rule.options?.domains ?? [] {
+                if let site = try? DomainName.normalize(site) { included.append(site) }
+            }
+            for site in rule.exceptions?.domains ?? [] {
+                if let site = try? DomainName.normalize(site) { excepted.append(site) }
+            }
+            domains.included = included
+            domains.excluded += excepted
+            if !(rule.options?.domains ?? []).isEmpty && included.isEmpty { continue }  // all invalid: applies nowhere
+            let types = resourceTypes(rule)
+            if let types, types.isEmpty { continue }
+            var options: [String] = []
+            if thirdPartyOnly { options.append("third-party") }
+            if let types { options.append(typeOptionText(types)) }
+            let ruleSites = DomainConstraint(included: included, excluded: excepted)
+            if !ruleSites.isUnconstrained { options.append(domainOptionText(ruleSites)) }
+            if laterOfOtherKind { options.append("important") }
+            let text =
+                (isIgnore ? "@@" : "") + "/" + pattern + "/" + (options.isEmpty ? "" : "$" + options.joined(separator: ","))
+                + ownerNote(tracker)
+            list.networkRules.append(
+                NetworkRule(
+                    text: text, line: line, isException: isIgnore, pattern: pattern, isRegex: true,
+                    resourceTypes: types ?? .defaultTypes, hasExplicitTypes: types != nil, party: party, domains: domains,
+                    isImportant: laterOfOtherKind))
+        }
+        if (tracker.default ?? "ignore") == "block" {
+            let text = "||\(host)^" + (thirdPartyOnly ? "$third-party" : "") + ownerNote(tracker)
+            list.networkRules.append(
+                NetworkRule(text: text, line: line, pattern: host + "^", anchor: .host, party: party, domains: entityExclusions))
+        }
+    }
+
+    /// A TDS rule is a regular expression written from the tracker's host (`tracker\.com\/ads\/`)
+    /// or one of its subdomains (`cdn\.tracker\.com\/x`): anchor it to that host and its
+    /// subdomains. For a cloaked host, rules written from the tracker's own host apply with the
+    /// cloaked host in its place; rules for a particular subdomain do not apply (`nil`).
+    static func hostAnchoredRegex(_ rule: String, trackerDomain: String, host: String) -> String? {
+        let escapedTracker = escapedHost(trackerDomain)
+        let prefix = "^[^:]+:\\/\\/([^/:]*\\.)?"
+        let regex: String
+        if rule.hasPrefix(escapedTracker) {
+            regex = prefix + escapedHost(host) + rule.dropFirst(escapedTracker.count)
+        } else if rule.hasPrefix(trackerDomain) {
+            regex = prefix + escapedHost(host) + rule.dropFirst(trackerDomain.count)
+        } else if host == trackerDomain {
+            regex = prefix + rule
+        } else {
+            return nil
+        }
+        // Not compiled here: the WebKit translator refuses malformed expressions with a reason.
+        return regex
+    }
+
+    private static func escapedHost(_ host: String) -> String {
+        host.replacingOccurrences(of: ".", with: "\\.")
+    }
+
+    private static func resourceTypes(_ rule: TrackerDataSet.Tracker.Rule) -> ResourceTypes? {
+        let included = (rule.options?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:))
+        let excluded = (rule.exceptions?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:))
+        if included.isEmpty && excluded.isEmpty { return nil }
+        var types = included.isEmpty ? ResourceTypes.defaultTypes : ResourceTypes(included)
+        types.subtract(ResourceTypes(excluded))
+        return types
+    }
+
+    /// How the (long) list of the owner's sites is shown in rule texts.
+    private static func ownerNote(_ tracker: TrackerDataSet.Tracker) -> String {
+        guard let owner = tracker.owner?.ownedBy ?? tracker.owner?.name else { return "" }
+        return " (except on sites of \(owner))"
+    }
+
+    private static func typeOptionText(_ types: ResourceTypes) -> String {
+        var names: [String] = []
+        var seen: ResourceTypes = []
+        for (name, type) in ResourceTypes.optionNames where types.contains(type) && !seen.contains(type) {
+            names.append(name)
+            seen.insert(type)
+        }
+        return names.joined(separator: ",")
+    }
+
+    private static func domainOptionText(_ domains: DomainConstraint) -> String {
+        "domain=" + (domains.included + domains.excluded.map { "~" + $0 }).joined(separator: "|")
+    }
+}
