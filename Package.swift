@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FilterLists", targets: ["FilterLists"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "ListSync", targets: ["ListSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -39,6 +40,16 @@ let package = Package(
             ]
         ),
 
+        .target(
+            name: "ListSync",
+            dependencies: [
+                "FilterLists",
+                "ContentBlocker",
+                "Storage",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // MARK: Command-line tools
         .target(
             name: "PepperCLI",
@@ -46,6 +57,7 @@ let package = Package(
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
+                "ListSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,12 +72,20 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"]),
+        .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
+        .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(
+            name: "ListSyncTests",
+            dependencies: [
+                "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker"],
+            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport"],
             resources: [.copy("WebKit")]
         ),
     ]

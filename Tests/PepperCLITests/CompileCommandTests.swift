@@ -76,7 +76,8 @@ struct CompileCommandTests {
         #expect(try PepperProcess.run(["allowlist", "add", "Bücher.example"], home: home).status == 0)
         #expect(try PepperProcess.run(["allowlist", "add", "news.example"], home: home).status == 0)
         let listed = try PepperProcess.run(["allowlist", "list", "--json"], home: home)
-        #expect(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String] == ["news.example", "xn--bcher-kva.example"])
+        let entries = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(entries?.compactMap { $0["domain"] as? String } == ["news.example", "xn--bcher-kva.example"])
         #expect(try PepperProcess.run(["allowlist", "remove", "news.example"], home: home).status == 0)
         let missing = try PepperProcess.run(["allowlist", "remove", "news.example"], home: home)
         #expect(missing.status == 1)

@@ -168,4 +168,84 @@ struct WebKitConformanceTests {
         #expect(fetched("http://friendly.test/banner/1.png"))
         #expect(element("friendly.test", "#slot") == .init(found: 1, visible: 1))
     }
+
+    /// A home with only the given TDS file as its list, compiled by `pepper lists add`.
+    func homeWithTrackerRadar(_ file: URL) throws -> URL {
+        let home = TestPaths.temporaryDirectory("home")
+        for builtIn in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+        }
+        let added = try PepperProcess.run(["lists", "add", file.path, "--format", "tds", "--name", "tds"], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+        let compiled = try PepperProcess.run(["compile"], home: home)
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        return home
+    }
+
+    func outputFiles(_ home: URL) throws -> [URL] {
+        let out = home.appendingPathComponent("out")
+        return try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json"))).files.map {
+            out.appendingPathComponent($0.path)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func trackerRadarTrackersAreBlockedAsThirdPartyOnly() throws {
+        guard WebKitJudge.ready() else { return }
+        let home = try homeWithTrackerRadar(TestPaths.repository.appendingPathComponent("Tests/FilterListsTests/Fixtures/tds-fixture.json"))
+        defer { try? FileManager.default.removeItem(at: home) }
+        let files = try outputFiles(home)
+        #expect(try WebKitJudge.compile(files).allSatisfy(\.ok))
+
+        let resources = [
+            "http://tracker.test/t.js", "http://tracker.test/allowed/ok.js", "http://widgets.test/track.js", "http://widgets.test/other.js",
+            "http://metrics.site.test/collect.js", "http://order.test/blocked-first/x.js", "http://order.test/other.js",
+        ]
+        func page(_ tag: String) -> WebKitJudge.Site {
+            WebKitJudge.Site(
+                body: "<html><body>" + resources.map { "<script src=\"\($0)?from=\(tag)\"></script>" }.joined() + "</body></html>")
+        }
+        let scenario = WebKitJudge.Scenario(
+            rules: files.map(\.path), sites: ["http://site.test/": page("site"), "http://trackerco.test/": page("owner")],
+            visits: [WebKitJudge.Visit(url: "http://site.test/"), WebKitJudge.Visit(url: "http://trackerco.test/")])
+        let result = try WebKitJudge.browse(scenario, artifactName: "tds-fixture")
+        let requested = Set(result.requests)
+        func fetched(_ url: String, _ tag: String) -> Bool { requested.contains("\(url)?from=\(tag)") }
+
+        // On another site: third-party tracker requests are blocked.
+        #expect(!fetched("http://tracker.test/t.js", "site"), "default block")
+        #expect(fetched("http://tracker.test/allowed/ok.js", "site"), "an ignore rule listed first wins")
+        #expect(!fetched("http://widgets.test/track.js", "site"), "a rule of an ignore tracker")
+        #expect(fetched("http://widgets.test/other.js", "site"), "an ignore tracker blocks only its rules")
+        #expect(!fetched("http://metrics.site.test/collect.js", "site"), "a CNAME-cloaked tracker, even as first party")
+        #expect(!fetched("http://order.test/blocked-first/x.js", "site"), "a block rule listed first wins over a later ignore")
+        #expect(fetched("http://order.test/other.js", "site"))
+        // On the owner's own site: allowed (the parent entity's sites count too).
+        #expect(fetched("http://tracker.test/t.js", "owner"))
+        #expect(fetched("http://widgets.test/track.js", "owner"))
+    }
+
+    static let realTDS = TestPaths.sharedData.appendingPathComponent("trackerradar/tds.json")
+
+    @Test(
+        .enabled(if: FileManager.default.fileExists(atPath: realTDS.path), "../shared/data/trackerradar is absent"), .timeLimit(.minutes(5))
+    )
+    func realTrackerRadarCompilesAndBlocksGoogleAnalyticsOnlyAsThirdParty() throws {
+        guard WebKitJudge.ready() else { return }
+        let home = try homeWithTrackerRadar(Self.realTDS)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let files = try outputFiles(home)
+        let compiled = try WebKitJudge.compile(files)
+        let accepted = compiled.allSatisfy { $0.ok }
+        #expect(accepted, "\(compiled.compactMap(\.error))")
+        let script = "http://www.google-analytics.com/analytics.js"
+        let body = "<html><body><script src=\"\(script)\"></script></body></html>"
+        let scenario = WebKitJudge.Scenario(
+            rules: files.map(\.path),
+            sites: ["http://news.site.test/": .init(body: body), "http://www.google.com/": .init(body: body)],
+            visits: [.init(url: "http://news.site.test/"), .init(url: "http://www.google.com/")])
+        let result = try WebKitJudge.browse(scenario, artifactName: "tds-real")
+        #expect(result.requests.filter { $0 == script }.count == 1, "fetched on google.com (same owner) only: \(result.requests)")
+        #expect(result.requests.contains("http://www.google.com/"))
+    }
 }

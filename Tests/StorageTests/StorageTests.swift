@@ -36,22 +36,38 @@ struct StorageTests {
         #expect(try reopened.remove("EXAMPLE.com"))
         #expect(try reopened.remove("example.com") == false)
         #expect(try reopened.domains() == ["xn--bcher-kva.example"])
+
+        // Temporary entries apply until they expire.
+        try reopened.add("later.example", expiresAt: Date().addingTimeInterval(3_600))
+        try reopened.add("gone.example", expiresAt: Date().addingTimeInterval(-1))
+        #expect(try reopened.domains() == ["later.example", "xn--bcher-kva.example"])
+        #expect(try reopened.entries().count == 3)
     }
 
     @Test func listSourcesRoundTrip() throws {
         let home = temporaryHome()
         defer { try? FileManager.default.removeItem(at: home.url) }
         let store = ListSourceStore(database: try PepperDatabase(home: home))
-        var source = try store.insert(ListSource(name: "easylist", location: "https://easylist.to/easylist/easylist.txt", format: "abp"))
+        // A fresh state has the built-in catalogue: EasyList and EasyPrivacy enabled.
+        #expect(try store.all().map(\.name) == ["easylist", "easyprivacy", "duckduckgo-tds", "disconnect"])
+        #expect(try store.enabled().map(\.name) == ["easylist", "easyprivacy"])
+        #expect(try store.all().allSatisfy(\.builtIn))
+        var source = try store.insert(ListSource(name: "mine", location: "https://example.org/list.txt", format: "abp"))
         #expect(source.id != nil)
         source.etag = "\"abc\""
         source.enabled = false
+        source.disconnectCategories = ["Advertising", "Social"]
         try store.update(source)
-        #expect(try store.source(named: "easylist")?.etag == "\"abc\"")
-        #expect(try store.enabled().isEmpty)
-        #expect(throws: (any Error).self) { try store.insert(ListSource(name: "easylist", location: "/x")) }
-        #expect(try store.remove(named: "easylist"))
-        #expect(try store.all().isEmpty)
+        let stored = try #require(try store.source(named: "mine"))
+        #expect(stored.etag == "\"abc\"")
+        #expect(stored.disconnectCategories == ["Advertising", "Social"])
+        #expect(!(try store.enabled().contains { $0.name == "mine" }))
+        #expect(throws: (any Error).self) { try store.insert(ListSource(name: "mine", location: "/x")) }
+        #expect(try store.remove(named: "mine"))
+        #expect(try store.source(named: "mine") == nil)
+        #expect(ListSource.isValidName("easy-list_2.txt"))
+        #expect(!ListSource.isValidName("../etc"))
+        #expect(!ListSource.isValidName("Upper"))
     }
 
     @Test func migrationsAreRecorded() throws {
@@ -60,6 +76,7 @@ struct StorageTests {
         let database = try PepperDatabase(home: home)
         let applied = try database.writer.read { db in try PepperDatabase.migrator.appliedIdentifiers(db) }
         #expect(applied.contains("v1-allowlist-and-list-sources"))
+        #expect(applied.contains("v2-list-catalogue-and-temporary-allowlist"))
         let journal = try database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }

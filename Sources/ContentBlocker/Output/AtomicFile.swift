@@ -42,16 +42,63 @@ public enum AtomicFile {
             unlink(temporary.path)
             throw WriteError(path: url.path, reason: failure)
         }
-        guard rename(temporary.path, url.path) == 0 else {
+        guard Foundation.rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary.path)
             throw WriteError(path: url.path, reason: reason)
         }
         // Make the rename itself durable.
-        let directoryFD = open(directory.path, O_RDONLY)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+        syncDirectory(directory)
+    }
+
+    /// Writes `data` to a new file at `url` and flushes it to disk (no rename: for files in a
+    /// folder that is published as a whole).
+    public static func writeDurably(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var failure: String?
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
         }
+        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure { throw WriteError(path: url.path, reason: failure) }
+    }
+
+    /// Flushes a folder's entries (new names, renames) to disk.
+    public static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// Renames `source` to `destination` (same file system), durably.
+    public static func rename(_ source: URL, to destination: URL) throws {
+        guard Foundation.rename(source.path, destination.path) == 0 else {
+            throw WriteError(path: destination.path, reason: String(cString: strerror(errno)))
+        }
+        syncDirectory(destination.deletingLastPathComponent())
+    }
+
+    /// Points the symbolic link at `url` to `destination` (relative), replacing any previous link
+    /// in one `rename`.
+    public static func replaceSymbolicLink(at url: URL, destination: String) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).link-\(getpid())")
+        unlink(temporary.path)
+        guard symlink(destination, temporary.path) == 0 else {
+            throw WriteError(path: temporary.path, reason: String(cString: strerror(errno)))
+        }
+        try rename(temporary, to: url)
     }
 }

@@ -92,8 +92,13 @@ public struct ContentBlockerOutput: Sendable {
     /// Total rules over all lists (rules repeated in several lists count each time).
     public var totalRules: Int { files.reduce(0) { $0 + $1.rules.count } }
 
-    /// Writes the lists and then the manifest into `directory`, each file atomically (temporary
-    /// file, fsync, rename), and removes `blocker-N.json` files left from a larger earlier output.
+    /// Publishes the lists and the manifest at `directory`, atomically as a whole.
+    ///
+    /// The files are written (and fsynced) into a new generation folder beside `directory`
+    /// (`.NAME.<identifier>`), then `directory` — a symbolic link — is switched to it with one
+    /// `rename`. A reader, or a process killed at any moment, sees either the previous complete
+    /// output or the new one, never a mix. The previous generation is kept for readers still using
+    /// it; older ones are removed. A plain folder left by an earlier version is adopted once.
     ///
     /// When `directory` already holds a manifest with the same identifier, nothing is rewritten and
     /// that manifest's `generatedAt` is kept, so unchanged inputs leave the output byte-identical.
@@ -101,7 +106,10 @@ public struct ContentBlockerOutput: Sendable {
     @discardableResult
     public mutating func write(to directory: URL) throws -> Bool {
         let fileManager = FileManager.default
-        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = directory.standardizedFileURL
+        let parent = directory.deletingLastPathComponent()
+        let name = directory.lastPathComponent
+        try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
         let manifestURL = directory.appendingPathComponent("manifest.json")
         if let data = try? Data(contentsOf: manifestURL), let existing = try? Manifest.decode(data),
             existing.identifier == manifest.identifier,
@@ -110,18 +118,26 @@ public struct ContentBlockerOutput: Sendable {
             manifest.generatedAt = existing.generatedAt
             return false
         }
+
+        let previousTarget = try? fileManager.destinationOfSymbolicLink(atPath: directory.path)
+        if previousTarget == nil, fileManager.fileExists(atPath: directory.path) {
+            try OutputGenerations.adoptPlainFolder(directory)
+        }
+
+        let generationName = ".\(name).\(manifest.identifier.prefix(16))"
+        let generation = parent.appendingPathComponent(generationName)
+        let staging = parent.appendingPathComponent(".\(name).staging-\(ProcessInfo.processInfo.processIdentifier)")
+        try? fileManager.removeItem(at: staging)
+        try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
         for file in files {
-            try AtomicFile.write(Data(file.contents), to: directory.appendingPathComponent(file.name))
+            try AtomicFile.writeDurably(Data(file.contents), to: staging.appendingPathComponent(file.name))
         }
-        try AtomicFile.write(try manifest.encoded(), to: manifestURL)
-        // Stale lists from an earlier, longer output.
-        var index = files.count + 1
-        while true {
-            let stale = directory.appendingPathComponent("blocker-\(index).json")
-            guard fileManager.fileExists(atPath: stale.path) else { break }
-            try fileManager.removeItem(at: stale)
-            index += 1
-        }
+        try AtomicFile.writeDurably(try manifest.encoded(), to: staging.appendingPathComponent("manifest.json"))
+        AtomicFile.syncDirectory(staging)
+        if fileManager.fileExists(atPath: generation.path) { try fileManager.removeItem(at: generation) }
+        try AtomicFile.rename(staging, to: generation)
+        try AtomicFile.replaceSymbolicLink(at: directory, destination: generationName)
+        OutputGenerations.removeStale(in: parent, name: name, keeping: [generationName, previousTarget].compactMap { $0 })
         return true
     }
 

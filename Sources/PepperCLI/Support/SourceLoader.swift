@@ -1,26 +1,13 @@
 import FilterLists
 import Foundation
-import Storage
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// The bytes of one list to compile, with where they came from.
-struct LoadedSource: Sendable {
-    var name: String
-    var location: String
-    var etag: String?
-    var data: Data
-    var format: FilterListFormat?
-}
+import ListSync
 
 /// Reads `SOURCE` arguments: file paths and http(s) URLs.
 enum SourceLoader {
     /// Largest list accepted (real lists are a few MB).
     static let maximumSize = 64 * 1_024 * 1_024
 
-    static func load(_ argument: String, format: FilterListFormat?) async throws -> LoadedSource {
+    static func load(_ argument: String, format: FilterListFormat?) async throws -> ListInput {
         if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
             return try await download(argument, format: format)
         }
@@ -39,27 +26,24 @@ enum SourceLoader {
         }
         do {
             let data = try Data(contentsOf: url)
-            return LoadedSource(name: url.lastPathComponent, location: argument, data: data, format: format)
+            return ListInput(name: url.lastPathComponent, location: argument, data: data, format: format)
         } catch {
             throw CLIError("\(argument): cannot read: \(error.localizedDescription)")
         }
     }
 
-    private static func download(_ address: String, format: FilterListFormat?) async throws -> LoadedSource {
+    private static func download(_ address: String, format: FilterListFormat?) async throws -> ListInput {
         guard let url = URL(string: address) else { throw CLIError("\(address): not a valid URL") }
-        var request = URLRequest(url: url, timeoutInterval: 60)
-        request.setValue("pepper/\(PepperVersion.current)", forHTTPHeaderField: "User-Agent")
-        Terminal.status("Downloading \(address)…")
-        let (data, response): (Data, URLResponse)
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw CLIError("\(address): download failed: \(error.localizedDescription)")
-        }
-        guard let http = response as? HTTPURLResponse else { throw CLIError("\(address): not an HTTP response") }
-        guard (200..<300).contains(http.statusCode) else { throw CLIError("\(address): HTTP \(http.statusCode)") }
-        guard data.count <= maximumSize else { throw CLIError("\(address): larger than the \(Terminal.bytes(maximumSize)) limit") }
         let name = url.lastPathComponent.isEmpty ? (url.host ?? address) : url.lastPathComponent
-        return LoadedSource(name: name, location: address, etag: http.value(forHTTPHeaderField: "ETag"), data: data, format: format)
+        let bar = ProgressBar(label: name)
+        do {
+            let outcome = try await ListDownloader(policy: .init(maximumBytes: maximumSize)).fetch(url, progress: bar.update)
+            bar.finish()
+            guard case .downloaded(let data, let headers) = outcome else { throw CLIError("\(address): unexpected 304") }
+            return ListInput(name: name, location: address, etag: headers.etag, data: data, format: format)
+        } catch let error as DownloadError {
+            bar.finish()
+            throw CLIError("\(address): download failed: \(error)")
+        }
     }
 }

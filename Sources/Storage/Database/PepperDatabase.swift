@@ -53,6 +53,16 @@ public final class PepperDatabase: Sendable {
                 table.column("addedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2-list-catalogue-and-temporary-allowlist") { db in
+            // Entries allowlisted for a while ("temporarily unprotected sites") expire.
+            try db.alter(table: "allowlist") { table in
+                table.add(column: "expiresAt", .datetime)
+            }
+            for source in BuiltInListSources.all {
+                var row = source
+                try row.insert(db, onConflict: .ignore)
+            }
+        }
         return migrator
     }
 }

@@ -61,4 +61,32 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
 
     /// Whether the location is a URL to download (rather than a local file).
     public var isRemote: Bool { location.hasPrefix("http://") || location.hasPrefix("https://") }
+
+    /// For Disconnect sources: the categories chosen in ``settings`` (`{"categories": [...]}`).
+    public var disconnectCategories: [String]? {
+        get {
+            guard let settings, let data = settings.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            return object["categories"] as? [String]
+        }
+        set {
+            guard let newValue else {
+                settings = nil
+                return
+            }
+            let data = try? JSONSerialization.data(withJSONObject: ["categories": newValue], options: [.sortedKeys])
+            settings = data.map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Whether `name` can name a source (it is also the file name of its stored copy).
+    public static func isValidName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 64 else { return false }
+        let allowed = { (byte: UInt8) in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+        return first != UInt8(ascii: ".") && name.utf8.allSatisfy(allowed)
+    }
 }

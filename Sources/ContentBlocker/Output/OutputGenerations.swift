@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Housekeeping for the generation folders behind a published output (`.out.<identifier>`).
+enum OutputGenerations {
+    /// Moves a plain output folder written by an earlier version aside, so that its path can
+    /// become a symbolic link. Refuses folders that hold anything but Pepper's output.
+    static func adoptPlainFolder(_ directory: URL) throws {
+        let fileManager = FileManager.default
+        let entries = try fileManager.contentsOfDirectory(atPath: directory.path)
+        let ours = entries.allSatisfy { entry in
+            entry == "manifest.json" || entry.hasPrefix(".") || (entry.hasPrefix("blocker-") && entry.hasSuffix(".json"))
+        }
+        guard ours else {
+            throw AtomicFile.WriteError(
+                path: directory.path, reason: "exists and holds files that are not Pepper output; choose another --output")
+        }
+        let aside = directory.deletingLastPathComponent().appendingPathComponent(".\(directory.lastPathComponent).adopted-\(getpid())")
+        try AtomicFile.rename(directory, to: aside)
+    }
+
+    /// Removes generation, staging and link leftovers of `name` in `parent`, except `keeping`.
+    static func removeStale(in parent: URL, name: String, keeping: [String]) {
+        let fileManager = FileManager.default
+        guard let entries = try? fileManager.contentsOfDirectory(atPath: parent.path) else { return }
+        let prefix = ".\(name)."
+        for entry in entries where entry.hasPrefix(prefix) && !keeping.contains(entry) {
+            let rest = entry.dropFirst(prefix.count)
+            // Another process's staging folder or link may still be in use: only remove dead ones.
+            if let pid = processID(in: rest, after: "staging-") ?? processID(in: rest, after: "link-"), kill(pid, 0) == 0 {
+                continue
+            }
+            try? fileManager.removeItem(at: parent.appendingPathComponent(entry))
+        }
+    }
+
+    private static func processID(in name: Substring, after marker: String) -> Int32? {
+        guard name.hasPrefix(marker) else { return nil }
+        return Int32(name.dropFirst(marker.count))
+    }
+}

@@ -1,0 +1,169 @@
+import ContentBlocker
+import FilterLists
+import Foundation
+import Storage
+
+/// One list to compile: its bytes and how to read them.
+public struct ListInput: Sendable {
+    /// The name shown in reports and the manifest.
+    public var name: String
+    /// Where it came from (URL, path, or `embedded:pepper-starter`).
+    public var location: String
+    /// The HTTP ETag of the copy, if downloaded.
+    public var etag: String?
+    /// The list's bytes.
+    public var data: Data
+    /// Its format, or `nil` to detect.
+    public var format: FilterListFormat?
+    /// For Disconnect lists: the categories to block.
+    public var disconnectCategories: [String]?
+
+    /// An input with the given fields.
+    public init(
+        name: String, location: String, etag: String? = nil, data: Data, format: FilterListFormat? = nil,
+        disconnectCategories: [String]? = nil
+    ) {
+        self.name = name
+        self.location = location
+        self.etag = etag
+        self.data = data
+        self.format = format
+        self.disconnectCategories = disconnectCategories
+    }
+
+    /// The embedded starter list.
+    public static let starter = ListInput(
+        name: StarterList.name, location: StarterList.url, data: Data(StarterList.text.utf8), format: .abp)
+}
+
+/// Builds the content blocker from lists: parse (concurrently), compile, publish.
+public enum BlockerBuilder {
+    /// A list and how parsing it went.
+    public struct ParsedInput: Sendable {
+        /// The input.
+        public var input: ListInput
+        /// The parsed list, or why it could not be read.
+        public var result: Result<ParsedFilterList, FilterListError>
+        /// Seconds spent parsing.
+        public var seconds: Double
+    }
+
+    /// Why a blocker cannot be built.
+    public enum Error: Swift.Error, CustomStringConvertible {
+        /// No input has a usable rule.
+        case nothingUsable(String)
+        /// The layout failed (e.g. `--max-rules` too small).
+        case layout(CompileError)
+
+        public var description: String {
+            switch self {
+            case .nothingUsable(let details): return "no usable rules: \(details)"
+            case .layout(let error): return error.description
+            }
+        }
+    }
+
+    /// Parses every input, one task per input.
+    public static func parse(_ inputs: [ListInput]) -> [ParsedInput] {
+        let results = ParsedBox(count: inputs.count)
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            let input = inputs[index]
+            let start = DispatchTime.now().uptimeNanoseconds
+            let parser = FilterListParser(disconnectCategories: input.disconnectCategories)
+            let result = Result { () throws(FilterListError) in try parser.parse(input.data, name: input.name, format: input.format) }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            results.set(index, ParsedInput(input: input, result: result, seconds: seconds))
+        }
+        return results.values
+    }
+
+    /// Compiles the usable parsed inputs into a content blocker (not yet written).
+    public static func compile(_ parsed: [ParsedInput], allowlist: [String], maximumRules: Int) throws(Error) -> ContentBlockerOutput {
+        let usable = parsed.compactMap { item -> (ListInput, ParsedFilterList)? in
+            guard case .success(let list) = item.result, list.ruleCount > 0 else { return nil }
+            return (item.input, list)
+        }
+        guard !usable.isEmpty else { throw .nothingUsable(describeSkips(parsed)) }
+        let compiled = ContentRuleCompiler().compile(usable.map(\.1), allowlist: allowlist)
+        let identities = usable.map { input, _ in
+            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
+        }
+        do {
+            return try ContentBlockerOutput(compiled: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
+        } catch {
+            throw .layout(error)
+        }
+    }
+
+    /// The enabled sources of a home that have a stored copy, as inputs (in catalogue order).
+    public static func storedInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
+        try ListSourceStore(database: database).enabled().compactMap { source in
+            guard let data = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)) else { return nil }
+            return ListInput(
+                name: source.name, location: source.location, etag: source.etag, data: data,
+                format: FilterListFormat(rawValue: source.format),
+                disconnectCategories: source.disconnectCategories)
+        }
+    }
+
+    /// Rebuilds `home`'s output from its enabled sources (or the starter list when none has a
+    /// copy yet) and its allowlist, and records the per-source counts.
+    ///
+    /// - Returns: The published output, whether it changed, and the parse results.
+    public static func rebuild(
+        home: PepperHome, database: PepperDatabase, maximumRules: Int = 150_000
+    ) throws
+        -> (output: ContentBlockerOutput, changed: Bool, parsed: [ParsedInput])
+    {
+        var inputs = try storedInputs(home: home, database: database)
+        if inputs.isEmpty { inputs = [.starter] }
+        let parsed = parse(inputs)
+        let allowlist = try AllowlistStore(database: database).domains()
+        var output = try compile(parsed, allowlist: allowlist, maximumRules: maximumRules)
+        let changed = try output.write(to: home.outputURL)
+        let store = ListSourceStore(database: database)
+        for source in output.manifest.sources {
+            guard var stored = try store.source(named: source.name) else { continue }
+            stored.rulesIn = source.rulesIn
+            stored.rulesOut = source.rulesOut
+            try store.update(stored)
+        }
+        return (output, changed, parsed)
+    }
+
+    /// A one-line account of why lists gave nothing: the most frequent skip reasons or errors.
+    public static func describeSkips(_ parsed: [ParsedInput]) -> String {
+        var reasons: [SkipReason: Int] = [:]
+        var errors: [String] = []
+        var lines = 0
+        for item in parsed {
+            switch item.result {
+            case .success(let list):
+                lines += list.lineCount
+                reasons.merge(list.skipped, uniquingKeysWith: +)
+            case .failure(let error):
+                errors.append(error.description)
+            }
+        }
+        if !errors.isEmpty && reasons.isEmpty { return errors.joined(separator: "; ") }
+        if reasons.isEmpty { return "\(lines) lines, all blank or comments" }
+        let top = reasons.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(4)
+        return "\(reasons.values.reduce(0, +)) lines skipped: " + top.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+/// Results written from concurrent iterations.
+private final class ParsedBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [BlockerBuilder.ParsedInput?]
+
+    init(count: Int) {
+        storage = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ value: BlockerBuilder.ParsedInput) {
+        lock.withLock { storage[index] = value }
+    }
+
+    var values: [BlockerBuilder.ParsedInput] { lock.withLock { storage.map { $0! } } }
+}

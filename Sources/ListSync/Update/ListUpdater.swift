@@ -1,0 +1,203 @@
+import ContentBlocker
+import Crypto
+import FilterLists
+import Foundation
+import Storage
+
+/// Brings list sources up to date: downloads what changed (conditionally, or as a differential
+/// patch), checks that the new copy is a usable list, and only then replaces the stored copy.
+/// A failed download or a list that parses to nothing keeps the last good copy; the error is
+/// recorded on the source.
+public struct ListUpdater: Sendable {
+    /// What happened to one source.
+    public enum Status: Sendable, Hashable {
+        /// A new copy was stored (`viaPatch` when a differential patch produced it).
+        case updated(bytes: Int, viaPatch: Bool)
+        /// The server (or the file) had nothing new.
+        case notModified
+        /// Not due yet; skipped until the given date (use `force` to fetch anyway).
+        case fresh(until: Date)
+        /// The update failed; the last good copy is kept.
+        case failed(String)
+    }
+
+    /// The outcome for one source.
+    public struct Report: Sendable, Hashable {
+        /// The source's name.
+        public var name: String
+        /// What happened.
+        public var status: Status
+        /// Rules in the stored copy after the update, when it was parsed.
+        public var rules: Int?
+        /// A note, e.g. why a differential patch was not used.
+        public var note: String?
+    }
+
+    /// The home whose `lists/` holds the copies.
+    public var home: PepperHome
+    /// The state database.
+    public var database: PepperDatabase
+    /// The HTTP client.
+    public var downloader: ListDownloader
+    /// Freshness when neither the list nor the server says: one day.
+    public var defaultLifetime: TimeInterval = 86_400
+
+    /// An updater for `home`.
+    public init(home: PepperHome, database: PepperDatabase, downloader: ListDownloader = ListDownloader()) {
+        self.home = home
+        self.database = database
+        self.downloader = downloader
+    }
+
+    /// Updates one source. Never throws: failures are recorded on the source and reported.
+    public func update(_ source: ListSource, force: Bool, progress: ListDownloader.Progress? = nil) async -> Report {
+        let store = ListSourceStore(database: database)
+        var source = source
+        let copyURL = home.listsURL.appendingPathComponent(source.name)
+        let stored = try? Data(contentsOf: copyURL)
+        let now = Date()
+        if !force, stored != nil, let expiresAt = source.expiresAt, expiresAt > now {
+            return Report(name: source.name, status: .fresh(until: expiresAt))
+        }
+        source.lastAttempt = now
+        do {
+            let fetched = try await fetch(source, stored: stored, progress: progress)
+            switch fetched {
+            case .unchanged(let headers):
+                source.expiresAt = expiry(headers: headers, list: stored.flatMap { try? parse($0, for: source) }, from: now)
+                source.lastSuccess = now
+                source.lastError = nil
+                try? store.update(source)
+                return Report(name: source.name, status: .notModified, rules: nil)
+            case .new(let data, let headers, let viaPatch, let note):
+                let list = try validate(data, for: source)
+                try AtomicFile.write(data, to: copyURL)
+                source.etag = headers.etag ?? (viaPatch ? nil : source.etag)
+                source.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
+                source.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
+                source.expiresAt = expiry(headers: headers, list: list, from: now)
+                source.lastSuccess = now
+                source.lastError = nil
+                source.rulesIn = list.ruleCount + list.skippedCount
+                try? store.update(source)
+                return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
+            }
+        } catch {
+            source.lastError = String(describing: error)
+            try? store.update(source)
+            return Report(name: source.name, status: .failed(String(describing: error)))
+        }
+    }
+
+    private enum Fetched {
+        case unchanged(CacheHeaders)
+        case new(Data, CacheHeaders, viaPatch: Bool, note: String?)
+    }
+
+    /// Why an update was refused.
+    public enum UpdateError: Error, CustomStringConvertible {
+        /// The new copy has no usable rule (an error page, a truncated file, the wrong format).
+        case unusable(String)
+        /// A local source file cannot be read.
+        case unreadable(String)
+
+        public var description: String {
+            switch self {
+            case .unusable(let details): return "the new copy has no usable rules (\(details)); keeping the last good copy"
+            case .unreadable(let details): return details
+            }
+        }
+    }
+
+    private func fetch(_ source: ListSource, stored: Data?, progress: ListDownloader.Progress?) async throws -> Fetched {
+        guard source.isRemote, let url = URL(string: source.location) else {
+            let path = source.location.hasPrefix("file://") ? URL(string: source.location)!.path : source.location
+            guard let data = FileManager.default.contents(atPath: path) else { throw UpdateError.unreadable("cannot read \(path)") }
+            guard data.count <= downloader.policy.maximumBytes else { throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes) }
+            if let stored, stored == data { return .unchanged(CacheHeaders()) }
+            return .new(data, CacheHeaders(), viaPatch: false, note: nil)
+        }
+        var note: String?
+        if let stored, let patched = try await fetchPatch(for: source, url: url, stored: stored, note: &note) {
+            return patched
+        }
+        // The validators describe the copy recorded in the database; if the process died between
+        // storing a copy and recording it, they describe another copy: then ask for the whole list.
+        let validatorsMatch = stored.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0) == source.sha256 } ?? false
+        let outcome = try await downloader.fetch(
+            url, etag: validatorsMatch ? source.etag : nil, lastModified: validatorsMatch ? source.lastModified : nil, progress: progress)
+        switch outcome {
+        case .notModified(let headers): return .unchanged(headers)
+        case .downloaded(let data, let headers):
+            if let stored, stored == data { return .unchanged(headers) }
+            return .new(data, headers, viaPatch: false, note: note)
+        }
+    }
+
+    /// Tries the stored copy's `! Diff-Path:` patch: `nil` means "download the whole list".
+    private func fetchPatch(for source: ListSource, url: URL, stored: Data, note: inout String?) async throws -> Fetched? {
+        guard let format = FilterListFormat(rawValue: source.format) ?? .some(.abp), !format.isJSON,
+            let text = String(data: stored, encoding: .utf8),
+            let diffPath = (try? FilterListParser().parse(stored, name: source.name, format: .abp))?.metadata.diffPath
+        else { return nil }
+        var path = diffPath
+        var blockName: String?
+        if let hash = diffPath.firstIndex(of: "#") {
+            blockName = String(diffPath[diffPath.index(after: hash)...])
+            path = String(diffPath[..<hash])
+        }
+        guard let patchURL = URL(string: path, relativeTo: url)?.absoluteURL else { return nil }
+        let outcome: ListDownloader.Outcome
+        do {
+            outcome = try await downloader.fetch(patchURL)
+        } catch {
+            note = "differential patch unavailable (\(error)); downloaded the whole list"
+            return nil
+        }
+        guard case .downloaded(let patchData, _) = outcome else { return nil }
+        do {
+            let patch = try DiffPatch(String(decoding: patchData, as: UTF8.self))
+            if patch.isEmpty { return .unchanged(CacheHeaders()) }
+            let updated = try patch.apply(to: text, name: blockName)
+            return .new(Data(updated.utf8), CacheHeaders(), viaPatch: true, note: nil)
+        } catch {
+            note = "differential patch rejected (\(error)); downloaded the whole list"
+            return nil
+        }
+    }
+
+    private func parse(_ data: Data, for source: ListSource) throws -> ParsedFilterList {
+        let parser = FilterListParser(disconnectCategories: source.disconnectCategories)
+        return try parser.parse(data, name: source.name, format: FilterListFormat(rawValue: source.format))
+    }
+
+    /// The new copy must be a list with at least one usable rule.
+    private func validate(_ data: Data, for source: ListSource) throws -> ParsedFilterList {
+        let list: ParsedFilterList
+        do {
+            list = try parse(data, for: source)
+        } catch {
+            throw UpdateError.unusable(String(describing: error))
+        }
+        guard list.ruleCount > 0 else {
+            let parsed = BlockerBuilder.ParsedInput(
+                input: ListInput(name: source.name, location: source.location, data: data), result: .success(list), seconds: 0)
+            throw UpdateError.unusable(BlockerBuilder.describeSkips([parsed]))
+        }
+        return list
+    }
+
+    /// When the copy should next be refreshed: the list's `! Expires:`, else the server's
+    /// `Cache-Control: max-age` or `Expires`, else a day; kept between an hour and 30 days.
+    func expiry(headers: CacheHeaders, list: ParsedFilterList?, from now: Date) -> Date {
+        var lifetime = defaultLifetime
+        if let expires = list?.metadata.expires {
+            lifetime = TimeInterval(expires)
+        } else if let maxAge = headers.maxAge {
+            lifetime = maxAge
+        } else if let expires = headers.expires {
+            lifetime = expires.timeIntervalSince(now)
+        }
+        return now.addingTimeInterval(min(max(lifetime, 3_600), 30 * 86_400))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import FilterLists
+
+/// Reads the fixtures written for Pepper (in the published formats).
+func fixture(_ name: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)"))
+}
+
+@Suite("Tracker Radar and Disconnect")
+struct TrackerRadarAndDisconnectTests {
+    func rules(_ list: ParsedFilterList, containing text: String) -> [NetworkRule] {
+        list.networkRules.filter { $0.text.contains(text) }
+    }
+
+    @Test func formatsAreDetectedFromJSONKeys() throws {
+        #expect(try FilterListParser().parse(fixture("tds-fixture.json"), name: "t").format == .tds)
+        #expect(try FilterListParser().parse(fixture("disconnect-fixture.json"), name: "d").format == .disconnect)
+    }
+
+    @Test func defaultBlockTrackerIsThirdPartyExceptOnItsEntitySites() throws {
+        let list = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        let block = try #require(list.networkRules.first { $0.anchor == .host && $0.pattern == "tracker.test^" })
+        #expect(block.party == .third)
+        #expect(block.domains.excluded == ["tracker.test", "trackerco.test"])
+        #expect(!block.isException)
+    }
+
+    @Test func rulesKeepTheirFirstMatchOrder() throws {
+        let list = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        // tracker.test: the ignore rule comes first, so it must beat the later block rule.
+        let allowed = try #require(rules(list, containing: "allowed").first)
+        #expect(allowed.isException)
+        #expect(allowed.isImportant, "an ignore rule listed before a block rule wins over it")
+        let pixel = try #require(rules(list, containing: "pixel").first)
+        #expect(!pixel.isException && !pixel.isImportant)
+        #expect(pixel.domains.excluded.contains("partner.test"))
+        // order.test: the block rule comes first, so it must beat the later ignore rule.
+        let first = try #require(rules(list, containing: "blocked-first").first)
+        #expect(first.isImportant && !first.isException)
+        let ignore = try #require(list.networkRules.first { $0.isException && $0.pattern.hasSuffix("order\\.test\\/") })
+        #expect(!ignore.isImportant)
+    }
+
+    @Test func ignoreTrackersBlockOnlyTheirRulesWithOptions() throws {
+        let list = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        #expect(!list.networkRules.contains { $0.anchor == .host && $0.pattern.hasPrefix("widgets.test") })
+        let script = try #require(rules(list, containing: "track\\.js").first)
+        #expect(script.resourceTypes == .script)
+        let ads = try #require(rules(list, containing: "ads").first)
+        #expect(ads.domains.included == ["news.test"])
+        // Owned by Tracker Co: first party on Tracker Co's sites too.
+        #expect(ads.domains.excluded.contains("trackerco.test"))
+    }
+
+    @Test func cnameCloakedHostsGetTheTrackerRules() throws {
+        let list = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        let cloaked = try #require(list.networkRules.first { $0.anchor == .host && $0.pattern == "metrics.site.test^" })
+        #expect(cloaked.party == .any, "a cloaked host looks first-party, so the rule is not third-party only")
+        #expect(cloaked.domains.excluded == ["tracker.test", "trackerco.test"])
+        #expect(list.networkRules.contains { $0.isRegex && $0.pattern.contains("metrics\\.site\\.test") && $0.pattern.contains("pixel") })
+    }
+
+    @Test func conversionIsDeterministic() throws {
+        let first = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        let second = try FilterListParser().parse(fixture("tds-fixture.json"), name: "tds", format: .tds)
+        #expect(first.networkRules == second.networkRules)
+    }
+
+    @Test func invalidTDSIsAClearError() {
+        #expect(throws: FilterListError.self) {
+            try FilterListParser().parse(#"{"trackers": 5, "entities": {}}"#, name: "bad", format: .tds)
+        }
+    }
+
+    @Test func disconnectDefaultCategoriesSkipContentAndExemptEntitySites() throws {
+        let list = try FilterListParser().parse(fixture("disconnect-fixture.json"), name: "d", format: .disconnect)
+        let blocked = Set(list.networkRules.map(\.pattern))
+        #expect(blocked == ["adnetwork.test^", "adcdn.test^", "socialads.test^", "counter.test^", "social.test^", "socialcdn.test^"])
+        let ads = try #require(list.networkRules.first { $0.pattern == "socialads.test^" })
+        #expect(ads.party == .third)
+        // Social Giant's sites are all its domains across categories, plus its homepage.
+        #expect(ads.domains.excluded == ["social.test", "socialads.test", "socialcdn.test"])
+    }
+
+    @Test func disconnectCategoriesCanBeChosen() throws {
+        let parser = FilterListParser(disconnectCategories: ["content", "Analytics"])
+        let list = try parser.parse(fixture("disconnect-fixture.json"), name: "d", format: .disconnect)
+        #expect(Set(list.networkRules.map(\.pattern)) == ["video.test^", "counter.test^"])
+        #expect(
+            DisconnectConverter.categories(in: try fixture("disconnect-fixture.json")) == ["Advertising", "Analytics", "Content", "Social"])
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.realTDS.path), "../shared/data/trackerradar is absent"))
+    func realTrackerRadarDataset() throws {
+        let list = try FilterListParser().parse(Data(contentsOf: Self.realTDS), name: "tds")
+        #expect(list.format == .tds)
+        #expect(list.networkRules.count > 4_000)
+        let analytics = try #require(list.networkRules.first { $0.anchor == .host && $0.pattern == "google-analytics.com^" })
+        #expect(analytics.party == .third)
+        #expect(analytics.domains.excluded.contains("google.com"), "owned by Google LLC: first party on google.com")
+    }
+
+    static let realTDS = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/data/trackerradar/tds.json").standardizedFileURL
+}

@@ -1,0 +1,122 @@
+import ContentBlocker
+import Foundation
+import PepperTestSupport
+import Testing
+
+/// `pepper lists` and `pepper update` as a user runs them, against a list server on loopback.
+@Suite("pepper lists and update", .serialized)
+struct ListsAndUpdateTests {
+    static let listA = "[Adblock Plus 2.0]\n! Title: A\n||ads-a.example^\n||track-a.example^\n"
+    static let listB = "# domains\nbad-b.example\nworse-b.example\n"
+
+    func manifest(_ home: URL) throws -> Manifest {
+        try Manifest.decode(Data(contentsOf: home.appendingPathComponent("out/manifest.json")))
+    }
+
+    @Test func listsCommandsManageTheCatalogueAndRecompile() throws {
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("My List.txt")
+        try Data(Self.listA.utf8).write(to: file)
+
+        let listed = try PepperProcess.run(["lists", "list", "--json"], home: home)
+        let names = (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.compactMap {
+            $0["name"] as? String
+        }
+        #expect(names == ["easylist", "easyprivacy", "duckduckgo-tds", "disconnect"])
+
+        let added = try PepperProcess.run(["lists", "add", file.path], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("Added my-list (2 rules)"))
+        #expect(try manifest(home).sources.map(\.name) == ["my-list"], "the new list takes effect at once")
+
+        #expect(try PepperProcess.run(["lists", "disable", "my-list"], home: home).status == 0)
+        #expect(try manifest(home).sources.map(\.name) == ["pepper-starter"], "no enabled list with a copy: the starter list")
+        #expect(try PepperProcess.run(["lists", "enable", "my-list"], home: home).status == 0)
+        #expect(try manifest(home).sources.map(\.name) == ["my-list"])
+
+        let builtIn = try PepperProcess.run(["lists", "remove", "easylist"], home: home)
+        #expect(builtIn.status == 1)
+        #expect(builtIn.stderr.contains("built in"))
+        #expect(try PepperProcess.run(["lists", "add", file.path, "--name", "Bad Name"], home: home).status == 64)
+        let duplicate = try PepperProcess.run(["lists", "add", file.path], home: home)
+        #expect(duplicate.status == 1)
+
+        let junk = home.appendingPathComponent("junk.bin")
+        try Data([0x00, 0x01, 0x02, 0x03]).write(to: junk)
+        let refused = try PepperProcess.run(["lists", "add", junk.path], home: home)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not added"))
+        #expect(!(try PepperProcess.run(["lists", "list"], home: home).stdout.contains("junk")))
+
+        #expect(try PepperProcess.run(["lists", "remove", "my-list"], home: home).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/my-list").path))
+    }
+
+    @Test func updateDownloadsWhatChangedAndKeepsTheLastGoodCopyOnFailure() throws {
+        let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true), "/b.txt": .init(body: Self.listB, etag: true)])
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for name in ["a", "b"] {
+            let added = try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        for builtIn in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+        }
+        let first = try PepperProcess.run(["update"], home: home)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("a: up to date until"), "just added, so not due: \(first.stdout)")
+        #expect(try manifest(home).sources.map(\.name) == ["a", "b"])
+
+        // A changed list and a failing one.
+        try server.set([
+            "/a.txt": .init(body: Self.listA + "||new-a.example^\n", etag: true), "/b.txt": .init(body: "down", status: 500),
+        ])
+        let second = try PepperProcess.run(["update", "--force", "--attempts", "1"], home: home)
+        #expect(second.status == 1, "a failed list makes the update fail")
+        #expect(second.stdout.contains("a: updated"))
+        #expect(second.stdout.contains("b: FAILED: HTTP 500; keeping the last good copy"))
+        let rules = try WebKitRuleJSON.decode(Data(contentsOf: home.appendingPathComponent("out/blocker-1.json")))
+        #expect(rules.contains { $0.trigger.urlFilter.contains("new-a") }, "the new rules take effect at once")
+        #expect(rules.contains { $0.trigger.urlFilter.contains("bad-b") }, "the failed list's last good copy is still used")
+        let lists = try PepperProcess.run(["lists", "list"], home: home)
+        #expect(lists.stdout.contains("last error: HTTP 500"))
+
+        // Nothing changed: a conditional request each, and the output stays as it is.
+        try server.set([
+            "/a.txt": .init(body: Self.listA + "||new-a.example^\n", etag: true), "/b.txt": .init(body: Self.listB, etag: true),
+        ])
+        server.clearLog()
+        let third = try PepperProcess.run(["update", "--force"], home: home)
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stdout.contains("a: not modified"))
+        #expect(server.requests.allSatisfy { $0.ifNoneMatch != nil })
+    }
+
+    @Test func aSecondUpdateWaitsOrSaysOneIsRunning() throws {
+        let server = try ListServer(routes: ["/slow.txt": .init(body: Self.listA, delay: 2.5)])
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for builtIn in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+        }
+        #expect(try PepperProcess.run(["lists", "add", server.url("/slow.txt"), "--name", "slow", "--no-compile"], home: home).status == 0)
+
+        let first = Process()
+        first.executableURL = PepperProcess.executable
+        first.arguments = ["update", "--force"]
+        first.environment = ["PEPPER_HOME": home.path]
+        first.standardOutput = FileHandle.nullDevice
+        try first.run()
+        Thread.sleep(forTimeInterval: 0.8)
+        let busy = try PepperProcess.run(["update", "--no-wait"], home: home)
+        #expect(busy.status == 1)
+        #expect(busy.stderr.contains("another update is running (pid \(first.processIdentifier))"))
+        let waiting = try PepperProcess.run(["update"], home: home)
+        #expect(waiting.status == 0, "\(waiting.stderr)")
+        #expect(waiting.stderr.contains("waiting for it to finish"))
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+    }
+}

@@ -1,0 +1,136 @@
+import ContentBlocker
+import Foundation
+import PepperTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pepper update` killed with SIGKILL at random moments must always leave an output that is
+/// exactly the old one or exactly the new one — never a mix — and that WebKit accepts.
+@Suite("Update killed at random moments", .serialized)
+struct UpdateKillTests {
+    static let trials = 100
+
+    static func lists(version: Int) -> (String, String) {
+        let a =
+            "! Title: A v\(version)\n" + (0..<3_000).map { "||a\(version)-\($0).example^" }.joined(separator: "\n")
+            + "\n##.ad-v\(version)\n"
+        let b = (0..<1_000).map { "b\(version)-\($0).example" }.joined(separator: "\n") + "\n"
+        return (a, b)
+    }
+
+    static func routes(version: Int) -> [String: ListServer.Route] {
+        let (a, b) = lists(version: version)
+        return ["/a.txt": .init(body: a, etag: true), "/b.txt": .init(body: b, etag: true)]
+    }
+
+    /// The output's identifier and the bytes of each rule list.
+    struct Snapshot: Equatable {
+        var identifier: String
+        var files: [String: Data]
+
+        init(home: URL) throws {
+            let out = home.appendingPathComponent("out")
+            let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+            identifier = manifest.identifier
+            files = [:]
+            for file in manifest.files { files[file.path] = try Data(contentsOf: out.appendingPathComponent(file.path)) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func killedUpdatesLeaveTheOldOrTheNewOutput() throws {
+        let server = try ListServer(routes: Self.routes(version: 0))
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for builtIn in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+        }
+        for name in ["a", "b"] {
+            #expect(
+                try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status == 0)
+        }
+
+        // The two possible outputs, from complete updates.
+        var references: [Snapshot] = []
+        var durations: [Double] = []
+        for version in [1, 0] {
+            try server.set(Self.routes(version: version))
+            let started = Date()
+            let run = try PepperProcess.run(["update", "--force"], home: home)
+            durations.append(Date().timeIntervalSince(started))
+            #expect(run.status == 0, "\(run.stderr)")
+            references.append(try Snapshot(home: home))
+        }
+        #expect(references[0] != references[1])
+
+        // WebKit accepts both.
+        if WebKitJudge.ready() {
+            for reference in references {
+                let directory = TestPaths.temporaryDirectory("ref")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let files = try reference.files.map { name, data in
+                    let url = directory.appendingPathComponent(name)
+                    try data.write(to: url)
+                    return url
+                }
+                #expect(try WebKitJudge.compile(files).allSatisfy(\.ok))
+            }
+        }
+
+        // Kill updates at random moments over a normal update's duration.
+        let window = (durations.max() ?? 0.5) * 1.3
+        var generator = SeededGenerator(seed: 20_261_122)
+        var outcomes = [0, 0]
+        var killedMidway = 0
+        for trial in 0..<Self.trials {
+            try server.set(Self.routes(version: trial % 2))
+            let process = Process()
+            process.executableURL = PepperProcess.executable
+            process.arguments = ["update", "--force", "--attempts", "1"]
+            process.environment = ["PEPPER_HOME": home.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let delay = Double(generator.next() % 10_000) / 10_000 * window
+            Thread.sleep(forTimeInterval: delay)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killedMidway += 1
+            }
+            process.waitUntilExit()
+
+            let snapshot = try Snapshot(home: home)
+            guard let index = references.firstIndex(of: snapshot) else {
+                Issue.record("trial \(trial) (killed after \(delay) s): the output is neither the old nor the new one")
+                return
+            }
+            outcomes[index] += 1
+        }
+        // The kills really landed during updates, and both outcomes happened.
+        #expect(killedMidway > Self.trials / 2, "only \(killedMidway) of \(Self.trials) processes were killed before finishing")
+        #expect(outcomes.allSatisfy { $0 > 0 }, "outcomes \(outcomes)")
+
+        // A later complete update repairs everything the kills left behind.
+        try server.set(Self.routes(version: 1))
+        #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
+        #expect(try Snapshot(home: home) == references[0])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix(".out.") }
+        #expect(leftovers.count <= 2, "old generations are cleaned up: \(leftovers)")
+    }
+}
+
+/// A small deterministic generator, so that a failing trial can be reproduced.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
