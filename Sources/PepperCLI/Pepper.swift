@@ -6,11 +6,12 @@ public struct Pepper: AsyncParsableCommand {
         commandName: "pepper",
         abstract: "Block ads, trackers, boycotted domains, spam calls and junk texts.",
         discussion: """
-            State lives in $PEPPER_HOME (default ~/.local/share/pepper): pepper.sqlite, lists/ and out/.
-            Every command accepts --home DIR. Exit status: 0 success, 1 failure, 64 usage error.
+            State lives in $PEPPER_HOME (default ~/.local/share/pepper):
+            pepper.sqlite, lists/ and out/. Every command accepts --home DIR.
+            Exit status: 0 success, 1 failure, 64 usage error.
 
-            Start with `pepper compile`: on a fresh home it compiles the embedded starter list into
-            WebKit content-blocker JSON under $PEPPER_HOME/out.
+            Start with `pepper compile`: on a fresh home it compiles the embedded
+            starter list into WebKit content-blocker JSON under $PEPPER_HOME/out.
             """,
         version: PepperVersion.current,
         subcommands: [CompileCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self]

@@ -9,8 +9,9 @@ struct AllowlistCommand: AsyncParsableCommand {
         commandName: "allowlist",
         abstract: "Manage the sites where Pepper blocks and hides nothing.",
         discussion: """
-            An allowlisted domain covers its subdomains. `add --for 7d` allowlists a site for a while
-            (a "temporarily unprotected" site). Changes are compiled into $PEPPER_HOME/out at once.
+            An allowlisted domain covers its subdomains. `add --for 7d` allowlists
+            a site for a while (a "temporarily unprotected" site). Changes are
+            compiled into $PEPPER_HOME/out at once.
             """,
         subcommands: [List.self, Add.self, Remove.self],
         defaultSubcommand: List.self

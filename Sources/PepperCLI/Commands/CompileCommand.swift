@@ -11,15 +11,15 @@ struct CompileCommand: AsyncParsableCommand {
         commandName: "compile",
         abstract: "Compile filter lists into WebKit content-blocker rule lists.",
         discussion: """
-            SOURCE is a file path or an http(s) URL. Without SOURCE, the enabled list sources in the
-            state are used (their copies from the last `pepper update`), or, on a fresh state, the
-            embedded starter list.
+            SOURCE is a file path or an http(s) URL. Without SOURCE, the enabled
+            list sources are used (their copies from the last `pepper update`),
+            or, on a fresh state, the embedded starter list.
 
-            Writes DIR/blocker-1.json … blocker-K.json (each a WebKit rule array of at most
-            --max-rules rules; Safari, WKWebView and WebKitGTK load them) and DIR/manifest.json,
-            then prints per-source counts: rules in, rules out, and lines skipped by reason.
-            DIR is switched atomically to the new output; unchanged inputs leave it byte-for-byte
-            unchanged.
+            Writes DIR/blocker-1.json … blocker-K.json (WebKit rule arrays of at
+            most --max-rules rules, for Safari, WKWebView and WebKitGTK) and
+            DIR/manifest.json, then prints per-source counts: rules in, rules out,
+            and lines skipped by reason. DIR is switched to the new output
+            atomically; unchanged inputs leave it byte-for-byte unchanged.
             """
     )
 

@@ -10,9 +10,10 @@ struct ListsCommand: AsyncParsableCommand {
         commandName: "lists",
         abstract: "Manage the filter lists Pepper subscribes to.",
         discussion: """
-            Built in: easylist and easyprivacy (enabled), duckduckgo-tds (DuckDuckGo Tracker Radar) and
-            disconnect (Disconnect's services.json), which can be enabled. Add your own lists by path or
-            URL. Changes are compiled into $PEPPER_HOME/out at once; `pepper update` keeps them fresh.
+            Built in: easylist and easyprivacy (enabled), duckduckgo-tds (DuckDuckGo
+            Tracker Radar) and disconnect (Disconnect's services.json), which can be
+            enabled. Add your own lists by path or URL. Changes are compiled into
+            $PEPPER_HOME/out at once; `pepper update` keeps the lists fresh.
             """,
         subcommands: [List.self, Add.self, Remove.self, Enable.self, Disable.self],
         defaultSubcommand: List.self

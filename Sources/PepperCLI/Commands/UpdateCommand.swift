@@ -9,21 +9,19 @@ struct UpdateCommand: AsyncParsableCommand {
         commandName: "update",
         abstract: "Download the lists that changed, then recompile $PEPPER_HOME/out.",
         discussion: """
-            Each enabled list is fetched only when it is due (its `! Expires:` header, or the server's
-            Cache-Control/Expires, default one day; --force fetches all), with a conditional request
-            (If-None-Match / If-Modified-Since) or, when the list advertises `! Diff-Path:`, as a small
-            differential patch. A new copy replaces the stored one only if it downloaded completely and
-            has usable rules; otherwise the last good copy stays and the error is recorded
-            (`pepper lists` shows it). The output switches to the new rules atomically.
+            A list is fetched when it is due (its `! Expires:` header, else the server's
+            Cache-Control or Expires, else one day; --force fetches every list), with a
+            conditional request, or as a differential patch when the list has a
+            `! Diff-Path:` header. A new copy replaces the stored one only if it arrived
+            whole and has usable rules; otherwise the last good copy stays and the
+            error is recorded (see `pepper lists`). The output switches to the new
+            rules atomically.
 
-            One update runs at a time per Pepper home: a second one waits (or, with --no-wait, says
-            that one is running and exits with status 1).
+            One update runs at a time per Pepper home: a second one waits, or with
+            --no-wait says that one is running and exits with status 1.
 
-            --every keeps running and updates on schedule. As an alternative, a systemd user timer:
-              ~/.config/systemd/user/pepper-update.service: [Service] ExecStart=/usr/local/bin/pepper update
-              ~/.config/systemd/user/pepper-update.timer:   [Timer] OnCalendar=*-*-* 0/4:00:00  Persistent=true
-                                                            [Install] WantedBy=timers.target
-              systemctl --user enable --now pepper-update.timer
+            --every keeps running and updates on schedule; docs/lists.md shows a
+            systemd timer as the alternative.
             """
     )
 
