@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: formats and models at the bottom (FilterLists, Storage),
+// Dependencies point one way: formats and models at the bottom (FilterLists, CallFilter, Storage),
 // engines above them (ContentBlocker, ...), the command-line tools on top.
 let package = Package(
     name: "pepper",
@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FilterLists", targets: ["FilterLists"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "CallFilter", targets: ["CallFilter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -22,10 +23,14 @@ let package = Package(
     targets: [
         // MARK: Formats, models and persistence (portable)
         .target(name: "FilterLists"),
+        // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
+        // so an iOS call-directory or message-filter extension links it unchanged.
+        .target(name: "CallFilter"),
         .target(
             name: "Storage",
             dependencies: [
                 "FilterLists",
+                "CallFilter",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -46,6 +51,7 @@ let package = Package(
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
+                "CallFilter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +61,8 @@ let package = Package(
             dependencies: [
                 "FilterLists",
                 "ContentBlocker",
+                "CallFilter",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,7 +70,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
+        .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(
             name: "PepperCLITests",
             dependencies: ["PepperCLI", "pepper", "ContentBlocker"],
