@@ -13,7 +13,7 @@ public struct Pepper: AsyncParsableCommand {
             WebKit content-blocker JSON under $PEPPER_HOME/out.
             """,
         version: PepperVersion.current,
-        subcommands: [CompileCommand.self, AllowlistCommand.self]
+        subcommands: [CompileCommand.self, AllowlistCommand.self, CallsCommand.self, SmsCommand.self]
     )
 
     public init() {}

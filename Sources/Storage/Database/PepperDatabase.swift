@@ -53,6 +53,7 @@ public final class PepperDatabase: Sendable {
                 table.column("addedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v-calls-1-lists-messages-decisions", migrate: CallsSchema.migrate)
         return migrator
     }
 }
