@@ -81,7 +81,8 @@ struct CallDirectoryTests {
         var big = MemoryCallDirectorySource(blocking: [])
         big.rawBlocking = [1, 2, 3]
         #expect(throws: CallDirectoryError.maximumEntriesExceeded(maximum: 2)) {
-            try CallDirectoryHandler(source: big, maximumEntries: 2).beginRequest(with: StrictCallDirectoryContext(isIncremental: false), lastLoadedVersion: nil)
+            try CallDirectoryHandler(source: big, maximumEntries: 2).beginRequest(
+                with: StrictCallDirectoryContext(isIncremental: false), lastLoadedVersion: nil)
         }
     }
 

@@ -108,7 +108,8 @@ struct MessageFilterTests {
         let handler = try MessageFilterHandler(rules: rules)
         var recorded: [MessageVerdict] = []
         for (body, expected) in [
-            ("free", MessageFilterResponse(action: .junk)), ("your order", MessageFilterResponse(action: .transaction, subAction: .transactionalOrders)),
+            ("free", MessageFilterResponse(action: .junk)),
+            ("your order", MessageFilterResponse(action: .transaction, subAction: .transactionalOrders)),
             ("shipped", MessageFilterResponse(action: .transaction)), ("hello", MessageFilterResponse(action: .allow)),
         ] {
             var responses: [MessageFilterResponse] = []
@@ -123,7 +124,9 @@ struct MessageFilterTests {
         #expect(recorded.map(\.action) == [.junk, .transaction, .transaction, .allow])
         // The receiver's country reads national sender numbers.
         let blocking = try MessageFilterHandler(rules: MessageFilterRules(blockedSenders: ["+442079460000"]))
-        #expect(blocking.verdict(for: MessageFilterQuery(sender: "020 7946 0000", messageBody: "", receiverISOCountryCode: "gb")).action == .junk)
+        #expect(
+            blocking.verdict(for: MessageFilterQuery(sender: "020 7946 0000", messageBody: "", receiverISOCountryCode: "gb")).action
+                == .junk)
         #expect(blocking.verdict(for: MessageFilterQuery(sender: "020 7946 0000", messageBody: "")).action == .allow)
     }
 

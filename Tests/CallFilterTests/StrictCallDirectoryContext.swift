@@ -132,7 +132,9 @@ struct MemoryCallDirectorySource: CallDirectorySource {
             switch kind {
             case .blocking: source.history[version].blocking.keys.sorted().map { CallDirectoryEntry(number: $0) }
             case .identification:
-                source.history[version].identification.sorted { $0.key < $1.key }.map { CallDirectoryEntry(number: $0.key, label: $0.value) }
+                source.history[version].identification.sorted { $0.key < $1.key }.map {
+                    CallDirectoryEntry(number: $0.key, label: $0.value)
+                }
             }
         }
 
@@ -156,7 +158,8 @@ struct MemoryCallDirectorySource: CallDirectorySource {
             let removed = before.filter { after[$0.key] == nil || after[$0.key]! != $0.value }.keys.sorted()
             let added = after.filter { before[$0.key] == nil || before[$0.key]! != $0.value }.sorted { $0.key < $1.key }
             var removals: any CallDirectoryEntryCursor = SequenceEntryCursor(removed.map { CallDirectoryEntry(number: $0) })
-            var additions: any CallDirectoryEntryCursor = SequenceEntryCursor(added.map { CallDirectoryEntry(number: $0.key, label: $0.value) })
+            var additions: any CallDirectoryEntryCursor = SequenceEntryCursor(
+                added.map { CallDirectoryEntry(number: $0.key, label: $0.value) })
             return try body(&removals, &additions)
         }
     }

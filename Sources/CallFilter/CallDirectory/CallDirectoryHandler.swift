@@ -95,7 +95,9 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
         }
     }
 
-    private func load(_ snapshot: any CallDirectorySnapshot, into context: some CallDirectoryContext, lastLoadedVersion: Int64?) throws
+    private func load(
+        _ snapshot: any CallDirectorySnapshot, into context: some CallDirectoryContext, lastLoadedVersion: Int64?
+    ) throws
         -> Outcome
     {
         var outcome = Outcome(version: snapshot.version, incremental: false, added: [:], removed: [:], duplicatesRemoved: 0)

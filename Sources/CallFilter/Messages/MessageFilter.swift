@@ -205,7 +205,9 @@ public struct MessageFilter: Sendable {
         let key = sender.map { MessageSender.key($0, parser: parser) } ?? ""
         if !key.isEmpty {
             if rules.contacts.contains(key) { return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key)) }
-            if rules.blockedSenders.contains(key) { return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key)) }
+            if rules.blockedSenders.contains(key) {
+                return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key))
+            }
         }
         var best: (rule: WordRule, range: Range<Int>)?
         if !rules.wordRules.isEmpty {

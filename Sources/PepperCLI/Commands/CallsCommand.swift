@@ -103,7 +103,9 @@ struct CallsCommand: AsyncParsableCommand {
         func run() async throws {
             let (entries, shown, pattern) = try CallsCommand.entries(number, label: label, parser: regionOptions.parser(), cap: maxRange)
             let change = try CallListStore(database: homeOptions.openDatabase()).add(.identification, entries, pattern: pattern)
-            print(change.added == 0 ? "\(shown) is already labelled \"\(label)\"" : "Labelled \(shown) \"\(label)\" (list version \(change.version))")
+            print(
+                change.added == 0
+                    ? "\(shown) is already labelled \"\(label)\"" : "Labelled \(shown) \"\(label)\" (list version \(change.version))")
         }
     }
 
@@ -141,7 +143,8 @@ struct CallsCommand: AsyncParsableCommand {
             let entries = try CallListStore(database: homeOptions.openDatabase()).entries()
             let items = entries.map { entry in
                 Item(
-                    kind: entry.kind.rawValue, number: entry.number, e164: PhoneNumber(callDirectoryValue: entry.number)?.e164 ?? "+\(entry.number)",
+                    kind: entry.kind.rawValue, number: entry.number,
+                    e164: PhoneNumber(callDirectoryValue: entry.number)?.e164 ?? "+\(entry.number)",
                     label: entry.label, range: entry.pattern)
             }
             if json { return try Terminal.printJSON(items) }
@@ -209,7 +212,8 @@ struct CallsCommand: AsyncParsableCommand {
                 "version \(outcome.version): "
                     + (outcome.incremental
                         ? "\(removed) removals and \(added) additions since version \(incrementalSince ?? 0)"
-                        : "full export, \(outcome.added[.blocking] ?? 0) blocking and \(outcome.added[.identification] ?? 0) identification entries"))
+                        : "full export, \(outcome.added[.blocking] ?? 0) blocking and \(outcome.added[.identification] ?? 0) identification entries")
+            )
         }
     }
 
@@ -240,7 +244,8 @@ struct CallsCommand: AsyncParsableCommand {
             var blocking: [CallDirectoryEntry] = []
             var identification: [CallDirectoryEntry] = []
             var invalid = 0
-            for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            {
                 let text = line.trimmingCharacters(in: .whitespaces)
                 if text.isEmpty || text.hasPrefix("#") { continue }
                 let fields = text.split(separator: "\t", maxSplits: 1).map(String.init)
@@ -288,7 +293,9 @@ struct CallsCommand: AsyncParsableCommand {
             let action = blocked ? "block" : label != nil ? "identify" : "allow"
             if record {
                 try DecisionStore(database: database).record([
-                    .init(domain: .call, subject: parsed.e164, action: action, ruleKind: blocked || label != nil ? "list" : "none", rule: label)
+                    .init(
+                        domain: .call, subject: parsed.e164, action: action, ruleKind: blocked || label != nil ? "list" : "none",
+                        rule: label)
                 ])
             }
             if json {
@@ -332,7 +339,8 @@ struct CallsCommand: AsyncParsableCommand {
             print("list version \(try store.version()): \(counts[.blocking] ?? 0) blocked, \(counts[.identification] ?? 0) identified")
             print("decisions: \(totals.map(\.count).reduce(0, +))")
             for count in totals {
-                print("  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)\(count.rule.isEmpty ? "" : " (\(count.rule))")")
+                print(
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)\(count.rule.isEmpty ? "" : " (\(count.rule))")")
             }
             if !recent.isEmpty { print("recent:") }
             for decision in recent { print("  \(decision.at)  \(decision.subject)  \(decision.action)") }
@@ -340,17 +348,24 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     /// The entries a NUMBER argument stands for (one number, or a # range), how to show it, and the range pattern.
-    static func entries(_ text: String, label: String?, parser: PhoneNumberParser, cap: Int) throws -> ([CallDirectoryEntry], String, String?) {
+    static func entries(
+        _ text: String, label: String?, parser: PhoneNumberParser, cap: Int
+    ) throws -> ([CallDirectoryEntry], String, String?) {
         do {
             if let range = try NumberRange(text, parser: parser, cap: cap) {
-                return (range.callDirectoryValues.map { CallDirectoryEntry(number: $0, label: label) }, "\(range) (\(range.count) numbers)", "\(range)")
+                return (
+                    range.callDirectoryValues.map { CallDirectoryEntry(number: $0, label: label) }, "\(range) (\(range.count) numbers)",
+                    "\(range)"
+                )
             }
         } catch {
             throw ValidationError("\(text): \(error)")
         }
         do {
             let number = try parser.parse(text)
-            guard let value = number.callDirectoryValue else { throw ValidationError("\(text): too many digits for a call-directory entry") }
+            guard let value = number.callDirectoryValue else {
+                throw ValidationError("\(text): too many digits for a call-directory entry")
+            }
             return ([CallDirectoryEntry(number: value, label: label)], number.e164, nil)
         } catch let error as PhoneNumberError {
             throw ValidationError("\(text): \(error)")

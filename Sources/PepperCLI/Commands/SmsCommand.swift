@@ -33,9 +33,13 @@ struct SmsCommand: AsyncParsableCommand {
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Option(help: "What a match does.") var action: ActionOption = .junk
-            @Option(help: ArgumentHelp("A sub-folder, as IdentityLookup names them (promotionalOffers, transactionalFinance, …).", valueName: "sub-action"))
+            @Option(
+                help: ArgumentHelp(
+                    "A sub-folder, as IdentityLookup names them (promotionalOffers, transactionalFinance, …).", valueName: "sub-action"))
             var subAction: String = "none"
-            @Option(name: .customLong("from"), help: ArgumentHelp("Only for messages from this sender (sender+words rule).", valueName: "sender"))
+            @Option(
+                name: .customLong("from"),
+                help: ArgumentHelp("Only for messages from this sender (sender+words rule).", valueName: "sender"))
             var sender: String?
             @Argument(help: "The word or phrase.") var word: String
 
@@ -51,7 +55,8 @@ struct SmsCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let senderKey = try sender.map { MessageSender.key($0, parser: try regionOptions.parser()) }
-                let rule = WordRule(word: word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: senderKey)
+                let rule = WordRule(
+                    word: word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: senderKey)
                 let added = try MessageRuleStore(database: homeOptions.openDatabase()).addWord(rule)
                 let scope = senderKey.map { " from \($0)" } ?? ""
                 print(added ? "Added \"\(word)\"\(scope): \(action.rawValue)" : "Updated \"\(word)\"\(scope): \(action.rawValue)")
@@ -62,7 +67,8 @@ struct SmsCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Remove a word rule.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
-            @Option(name: .customLong("from"), help: ArgumentHelp("Remove the rule for this sender.", valueName: "sender")) var sender: String?
+            @Option(name: .customLong("from"), help: ArgumentHelp("Remove the rule for this sender.", valueName: "sender")) var sender:
+                String?
             @Argument(help: "The word or phrase.") var word: String
 
             func run() async throws {
@@ -101,7 +107,8 @@ struct SmsCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Treat messages from a number, short code or sender ID as junk.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
-            @Argument(help: ArgumentHelp("A phone number, short code (72975) or sender ID (PROMO).", valueName: "number")) var number: String
+            @Argument(help: ArgumentHelp("A phone number, short code (72975) or sender ID (PROMO).", valueName: "number")) var number:
+                String
 
             func validate() throws {
                 guard !MessageSender.key(number, parser: try regionOptions.parser()).isEmpty else {
@@ -201,7 +208,8 @@ struct SmsCommand: AsyncParsableCommand {
             if json {
                 try Terminal.printJSON(VerdictJSON(verdict, id: nil))
             } else {
-                let action = verdict.subAction == .none ? verdict.action.rawValue : "\(verdict.action.rawValue) (\(verdict.subAction.rawValue))"
+                let action =
+                    verdict.subAction == .none ? verdict.action.rawValue : "\(verdict.action.rawValue) (\(verdict.subAction.rawValue))"
                 print("\(action)\t\(verdict.rule)")
             }
         }
@@ -248,13 +256,16 @@ struct SmsCommand: AsyncParsableCommand {
                 do {
                     let input = try decoder.decode(Input.self, from: Data(line.utf8))
                     let query = MessageFilterQuery(
-                        sender: input.from ?? input.sender, messageBody: input.text ?? input.body, receiverISOCountryCode: input.receiverISOCountryCode)
+                        sender: input.from ?? input.sender, messageBody: input.text ?? input.body,
+                        receiverISOCountryCode: input.receiverISOCountryCode)
                     let verdict = handler.verdict(for: query)
                     if record { decisions.append(SmsCommand.decision(verdict, sender: query.sender ?? "", parser: parser)) }
                     encoded = try encoder.encode(VerdictJSON(verdict, id: input.id))
                 } catch {
                     errors += 1
-                    encoded = try encoder.encode(["line": JSONValue.number(Double(number)), "error": .string("not a JSON message object: \(error)")])
+                    encoded = try encoder.encode([
+                        "line": JSONValue.number(Double(number)), "error": .string("not a JSON message object: \(error)"),
+                    ])
                 }
                 output.write(String(decoding: encoded, as: UTF8.self))
                 output.byte(10)
@@ -266,7 +277,8 @@ struct SmsCommand: AsyncParsableCommand {
     }
 
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the recorded message decisions: counts per action and rule, and the latest.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the recorded message decisions: counts per action and rule, and the latest.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -284,7 +296,8 @@ struct SmsCommand: AsyncParsableCommand {
                 }
                 var byAction: [String: Int] = [:]
                 for count in totals { byAction[count.action, default: 0] += count.count }
-                return try Terminal.printJSON(Report(total: totals.map(\.count).reduce(0, +), byAction: byAction, decisions: totals, recent: recent))
+                return try Terminal.printJSON(
+                    Report(total: totals.map(\.count).reduce(0, +), byAction: byAction, decisions: totals, recent: recent))
             }
             print("messages classified: \(Terminal.count(totals.map(\.count).reduce(0, +)))")
             for action in MessageAction.allCases {
@@ -293,11 +306,15 @@ struct SmsCommand: AsyncParsableCommand {
             }
             if !totals.isEmpty { print("by rule:") }
             for count in totals.prefix(20) {
-                print("  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)  \(count.ruleKind)\(count.rule.isEmpty ? "" : " \"\(count.rule)\"")")
+                print(
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)  \(count.ruleKind)\(count.rule.isEmpty ? "" : " \"\(count.rule)\"")"
+                )
             }
             if !recent.isEmpty { print("latest:") }
             for decision in recent {
-                print("  \(decision.at)  \(decision.subject)  \(decision.action)  \(decision.ruleKind)\(decision.rule.map { " \"\($0)\"" } ?? "")")
+                print(
+                    "  \(decision.at)  \(decision.subject)  \(decision.action)  \(decision.ruleKind)\(decision.rule.map { " \"\($0)\"" } ?? "")"
+                )
             }
         }
     }

@@ -58,7 +58,8 @@ public struct CallListStore: Sendable, CallDirectorySource {
                     INSERT INTO callEntry (kind, number, label, pattern, version, addedAt) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (kind, number) DO UPDATE SET label = excluded.label, pattern = excluded.pattern, version = excluded.version
                     """)
-            let log = try db.cachedStatement(sql: "INSERT OR REPLACE INTO callChange (kind, number, version, present, label) VALUES (?, ?, ?, 1, ?)")
+            let log = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO callChange (kind, number, version, present, label) VALUES (?, ?, ?, 1, ?)")
             for entry in entries {
                 let label = kind == .identification ? (entry.label ?? "") : nil
                 let present = try Bool.fetchOne(exists, arguments: [kind.rawValue, entry.number]) ?? false
@@ -109,7 +110,8 @@ public struct CallListStore: Sendable, CallDirectorySource {
                     SELECT ?1, number, ?2, 0 FROM callEntry WHERE kind = ?1 AND number NOT IN (SELECT number FROM incoming)
                     """, arguments: arguments)
             let removed = db.changesCount
-            try db.execute(sql: "DELETE FROM callEntry WHERE kind = ? AND number NOT IN (SELECT number FROM incoming)", arguments: [kind.rawValue])
+            try db.execute(
+                sql: "DELETE FROM callEntry WHERE kind = ? AND number NOT IN (SELECT number FROM incoming)", arguments: [kind.rawValue])
             // Additions and relabels.
             try db.execute(
                 sql: """
@@ -160,8 +162,10 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// The entries that apply to `number`: whether it is blocked and its label.
     public func lookup(_ number: Int64) throws -> (blocked: Bool, label: String?) {
         try database.writer.read { db in
-            let blocked = try Bool.fetchOne(db, sql: "SELECT 1 FROM callEntry WHERE kind = 'block' AND number = ?", arguments: [number]) ?? false
-            let label = try String.fetchOne(db, sql: "SELECT label FROM callEntry WHERE kind = 'identify' AND number = ?", arguments: [number])
+            let blocked =
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM callEntry WHERE kind = 'block' AND number = ?", arguments: [number]) ?? false
+            let label = try String.fetchOne(
+                db, sql: "SELECT label FROM callEntry WHERE kind = 'identify' AND number = ?", arguments: [number])
             return (blocked, label)
         }
     }
@@ -181,7 +185,8 @@ public struct CallListStore: Sendable, CallDirectorySource {
             var cursor: any CallDirectoryEntryCursor
             switch kind {
             case .blocking:
-                cursor = NumberCursor(base: try Int64.fetchCursor(db, sql: "SELECT number FROM callEntry WHERE kind = 'block' ORDER BY number"))
+                cursor = NumberCursor(
+                    base: try Int64.fetchCursor(db, sql: "SELECT number FROM callEntry WHERE kind = 'block' ORDER BY number"))
             case .identification:
                 cursor = RowEntryCursor(
                     base: try Row.fetchCursor(db, sql: "SELECT number, label FROM callEntry WHERE kind = 'identify' ORDER BY number"))

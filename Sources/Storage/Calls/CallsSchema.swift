@@ -77,11 +77,15 @@ enum CallsSchema {
         // The defaults of a fresh state (DESIGN.md §8), as version 1 of the lists.
         let now = Date()
         try db.execute(sql: "INSERT INTO callListState (id, version) VALUES (1, 1)")
-        for (kind, number, label) in [("block", Int64(12_539_501_212), nil), ("identify", Int64(14_259_501_212), "Suspicious")] as [(String, Int64, String?)] {
+        for (kind, number, label) in [("block", Int64(12_539_501_212), nil), ("identify", Int64(14_259_501_212), "Suspicious")]
+            as [(String, Int64, String?)]
+        {
             try db.execute(
-                sql: "INSERT INTO callEntry (kind, number, label, version, addedAt) VALUES (?, ?, ?, 1, ?)", arguments: [kind, number, label, now])
+                sql: "INSERT INTO callEntry (kind, number, label, version, addedAt) VALUES (?, ?, ?, 1, ?)",
+                arguments: [kind, number, label, now])
             try db.execute(
-                sql: "INSERT INTO callChange (kind, number, version, present, label) VALUES (?, ?, 1, 1, ?)", arguments: [kind, number, label])
+                sql: "INSERT INTO callChange (kind, number, version, present, label) VALUES (?, ?, 1, 1, ?)",
+                arguments: [kind, number, label])
         }
         for word in ["free", "won"] {
             try db.execute(

@@ -75,10 +75,14 @@ public struct DecisionStore: Sendable {
                 sql: "INSERT INTO decisionLog (domain, at, subject, action, ruleKind, rule) VALUES (?, ?, ?, ?, ?, ?)")
             // Only the newest `historyLimit` can survive, so older ones in a big batch are not logged.
             for (index, decision) in decisions.enumerated() {
-                try count.execute(arguments: [decision.domain.rawValue, decision.action, decision.ruleKind, decision.rule ?? "", decision.at])
+                try count.execute(arguments: [
+                    decision.domain.rawValue, decision.action, decision.ruleKind, decision.rule ?? "", decision.at,
+                ])
                 if index >= decisions.count - Self.historyLimit {
                     try log.execute(
-                        arguments: [decision.domain.rawValue, decision.at, decision.subject, decision.action, decision.ruleKind, decision.rule])
+                        arguments: [
+                            decision.domain.rawValue, decision.at, decision.subject, decision.action, decision.ruleKind, decision.rule,
+                        ])
                 }
             }
             for domain in Set(decisions.map(\.domain)) {
@@ -95,7 +99,8 @@ public struct DecisionStore: Sendable {
     public func counts(_ domain: Domain) throws -> [Count] {
         try database.writer.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT action, ruleKind, rule, count, lastAt FROM decisionCount WHERE domain = ? ORDER BY count DESC, action, rule",
+                db,
+                sql: "SELECT action, ruleKind, rule, count, lastAt FROM decisionCount WHERE domain = ? ORDER BY count DESC, action, rule",
                 arguments: [domain.rawValue]
             ).map { Count(action: $0[0], ruleKind: $0[1], rule: $0[2], count: $0[3], lastAt: $0[4]) }
         }

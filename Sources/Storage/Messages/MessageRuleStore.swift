@@ -46,7 +46,8 @@ public struct MessageRuleStore: Sendable {
         let folded = TextFolding.foldedWords(rule.word)
         return try database.writer.write { db in
             let exists =
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM smsWord WHERE folded = ? AND sender = ?", arguments: [folded, rule.sender ?? ""]) ?? false
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM smsWord WHERE folded = ? AND sender = ?", arguments: [folded, rule.sender ?? ""])
+                ?? false
             try db.execute(
                 sql: """
                     INSERT INTO smsWord (folded, sender, word, action, subAction, addedAt) VALUES (?, ?, ?, ?, ?, ?)
@@ -102,7 +103,8 @@ public struct MessageRuleStore: Sendable {
     public func setContactsOnly(_ on: Bool) throws {
         try database.writer.write { db in
             try db.execute(
-                sql: "INSERT INTO smsSetting (key, value) VALUES ('contactsOnly', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO smsSetting (key, value) VALUES ('contactsOnly', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 arguments: [on ? "on" : "off"])
         }
     }
