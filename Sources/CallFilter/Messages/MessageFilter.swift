@@ -171,6 +171,19 @@ public enum MessageSender {
     /// The key of `sender` for rule lookups.
     public static func key(_ sender: String, parser: PhoneNumberParser) -> String {
         if let number = parser.number(sender) { return number.e164 }
+        // Short codes and sender IDs are nearly always ASCII: lower-case letters and digits directly.
+        if sender.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(sender.utf8.count)
+            for byte in sender.utf8 {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"): bytes.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte | 0x20)
+                default: continue
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var key = ""
         for scalar in sender.unicodeScalars where scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal {
             key.unicodeScalars.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
@@ -187,32 +200,45 @@ public enum MessageSender {
 /// transaction), the earliest match breaking ties; then, with "contacts only", unknown senders are
 /// junk; everything else is allowed.
 public struct MessageFilter: Sendable {
-    /// The rules.
-    public let rules: MessageFilterRules
-    /// Reads senders' national numbers.
-    public let parser: PhoneNumberParser
-    private let matcher: WordMatcher
+    /// Shared by copies: a filter is copied into every classification closure.
+    private final class Storage: Sendable {
+        let rules: MessageFilterRules
+        let parser: PhoneNumberParser
+        let matcher: WordMatcher
 
-    /// A filter; `region` is where national sender numbers are dialled (the receiver's country).
+        init(rules: MessageFilterRules, parser: PhoneNumberParser) {
+            self.rules = rules
+            self.parser = parser
+            self.matcher = WordMatcher(patterns: rules.wordRules.map(\.word))
+        }
+    }
+
+    private let storage: Storage
+    /// The rules.
+    public var rules: MessageFilterRules { storage.rules }
+    /// Reads senders' national numbers.
+    public var parser: PhoneNumberParser { storage.parser }
+
+    /// A filter; `parser`'s region is where national sender numbers are dialled (the receiver's country).
     public init(rules: MessageFilterRules, parser: PhoneNumberParser) {
-        self.rules = rules
-        self.parser = parser
-        self.matcher = WordMatcher(patterns: rules.wordRules.map(\.word))
+        storage = Storage(rules: rules, parser: parser)
     }
 
     /// Classifies one message.
     public func classify(sender: String?, body: String) -> MessageVerdict {
-        let key = sender.map { MessageSender.key($0, parser: parser) } ?? ""
+        let storage = self.storage
+        let key = sender.map { MessageSender.key($0, parser: storage.parser) } ?? ""
         if !key.isEmpty {
-            if rules.contacts.contains(key) { return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key)) }
-            if rules.blockedSenders.contains(key) {
+            if storage.rules.contacts.contains(key) { return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key)) }
+            if storage.rules.blockedSenders.contains(key) {
                 return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key))
             }
         }
         var best: (rule: WordRule, range: Range<Int>)?
-        if !rules.wordRules.isEmpty {
-            matcher.forEachMatch(in: body) { match in
-                let rule = rules.wordRules[match.pattern]
+        if !storage.rules.wordRules.isEmpty {
+            let wordRules = storage.rules.wordRules
+            storage.matcher.forEachMatch(in: body) { match in
+                let rule = wordRules[match.pattern]
                 if let ruleSender = rule.sender, ruleSender != key { return true }
                 guard let current = best else {
                     best = (rule, match.utf8Range)
@@ -231,15 +257,19 @@ public struct MessageFilter: Sendable {
             }
         }
         if let (rule, range) = best {
-            let utf8 = Array(body.utf8)
-            let matched = String(decoding: utf8[range.clamped(to: 0..<utf8.count)], as: UTF8.self)
+            let utf8 = body.utf8
+            let bounds = range.clamped(to: 0..<utf8.count)
+            let matched = String(
+                decoding: utf8[
+                    utf8.index(utf8.startIndex, offsetBy: bounds.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: bounds.upperBound)],
+                as: UTF8.self)
             let decided: MessageRule =
                 if let sender = rule.sender { .senderWord(sender: sender, word: rule.word, matched: matched) } else {
                     .word(word: rule.word, matched: matched)
                 }
             return MessageVerdict(action: rule.action, subAction: rule.subAction, rule: decided)
         }
-        if rules.contactsOnly {
+        if storage.rules.contactsOnly {
             return MessageVerdict(action: .junk, subAction: .none, rule: .unknownSender(sender: key.isEmpty ? "(none)" : key))
         }
         return MessageVerdict(action: .allow, subAction: .none, rule: .noMatch)

@@ -4,8 +4,9 @@
 ///
 /// The automaton is a dense transition table over a small alphabet (the boundary, the folded
 /// ASCII letters and digits, and any other letter a pattern uses; every other letter is one shared
-/// "other" symbol), so each character of a message costs one table lookup.
-public struct WordMatcher: Sendable {
+/// "other" symbol), so each character of a message costs one table lookup. It is a class so that
+/// copies of the filters holding it share the (large) table instead of retaining each array.
+public final class WordMatcher: Sendable {
     /// A pattern found in a text.
     public struct Match: Sendable, Hashable {
         /// The pattern's index in the list given to ``init(patterns:)``.
@@ -33,6 +34,8 @@ public struct WordMatcher: Sendable {
     /// Folded length (symbols, boundaries included) of each folded pattern.
     private let outputLength: [Int]
     private let startState: Int32
+    /// Longest folded pattern plus one, rounded up to a power of two: the size of the ring of symbol offsets.
+    private let ringSize: Int
 
     /// Builds the automaton; patterns that fold to nothing (only punctuation) never match.
     public init(patterns: [String]) {
@@ -139,6 +142,9 @@ public struct WordMatcher: Sendable {
         self.output = output
         self.outputLink = outputLink
         self.outputLength = folded.map(\.count)
+        var ringSize = 4
+        while ringSize < (folded.map(\.count).max() ?? 0) + 1 { ringSize *= 2 }
+        self.ringSize = ringSize
         // Texts start with a boundary, as patterns do.
         self.startState = transitions[0]
     }
@@ -149,19 +155,10 @@ public struct WordMatcher: Sendable {
     /// Calls `body` for every match, in the order the matches end; `body` returns false to stop.
     public func forEachMatch(in text: String, _ body: (Match) -> Bool) {
         var text = text
-        var foldedOffsets: [Int]?
         text.withUTF8 { bytes in
-            scan(bytes) { foldedPattern, end in
-                // A hit: recover where it started (rare, so folding again the slow way is fine).
-                let offsets = foldedOffsets ?? TextFolding.fold(String(decoding: bytes, as: UTF8.self)).offsets
-                foldedOffsets = offsets
-                let length = outputLength[foldedPattern]
-                let endIndex = min(end, offsets.count - 1)
-                let startIndex = max(0, endIndex - length + 1)
-                let start = startIndex + 1 < offsets.count ? offsets[startIndex + 1] : offsets[startIndex]
-                let stop = offsets[endIndex]
+            scan(bytes) { foldedPattern, range in
                 for pattern in outputPatterns[foldedPattern] {
-                    if !body(Match(pattern: pattern, utf8Range: start..<max(start, stop))) { return false }
+                    if !body(Match(pattern: pattern, utf8Range: range)) { return false }
                 }
                 return true
             }
@@ -171,113 +168,133 @@ public struct WordMatcher: Sendable {
     /// The indices of the patterns found in `text` (each once, in the order they end).
     public func matches(in text: String) -> [Int] {
         var found: [Int] = []
-        var text = text
-        text.withUTF8 { bytes in
-            scan(bytes) { foldedPattern, _ in
-                for pattern in outputPatterns[foldedPattern] where !found.contains(pattern) { found.append(pattern) }
-                return true
-            }
+        forEachMatch(in: text) { match in
+            if !found.contains(match.pattern) { found.append(match.pattern) }
+            return true
         }
         return found
     }
 
-    /// The hot loop: one table lookup per byte for ASCII text. Calls `hit(foldedPattern, symbolIndex)`
-    /// with the index of the pattern's last (boundary) symbol in the folded text.
-    func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ hit: (Int, Int) -> Bool) {
+    /// Whether the byte at `index` starts a word character (any non-ASCII byte counts).
+    @inline(__always)
+    private static func isWordStart(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, _ asciiClass: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard index < bytes.count else { return false }
+        let byte = bytes[index]
+        return byte >= 0x80 || (asciiClass[Int(byte)] != 0 && asciiClass[Int(byte)] < 254)
+    }
+
+    /// The hot loop: one table lookup per ASCII byte. Calls `hit(foldedPattern, utf8Range)` for
+    /// each folded pattern ending at the current symbol; `hit` returns false to stop.
+    ///
+    /// The UTF-8 offset of the last few symbols is kept in a small ring, so a match's start is
+    /// known without folding the text a second time.
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ hit: (Int, Range<Int>) -> Bool) {
         let classCount = self.classCount
+        let ringSize = self.ringSize
+        let ringMask = ringSize - 1
+        let count = bytes.count
         transitions.withUnsafeBufferPointer { table in
             output.withUnsafeBufferPointer { output in
-                asciiClass.withUnsafeBufferPointer { asciiClass in
-                    var state = Int(startState)
-                    var previousWasBoundary = true
-                    var symbolIndex = 0
-                    var index = 0
-                    let count = bytes.count
-
-                    @inline(__always) func feed(_ column: Int) -> Bool {
-                        if column == 0 {
-                            if previousWasBoundary { return true }
-                            previousWasBoundary = true
-                        } else {
-                            previousWasBoundary = false
-                        }
-                        symbolIndex += 1
-                        state = Int(table[state * classCount + column])
-                        if output[state] >= 0 || outputLink[state] >= 0 { return report() }
-                        return true
-                    }
-
-                    @inline(__always) func nextIsWord(_ at: Int) -> Bool {
-                        guard at < count else { return false }
-                        let next = bytes[at]
-                        return next >= 0x80 || (asciiClass[Int(next)] != 0 && asciiClass[Int(next)] < 254)
-                    }
-
-                    func report() -> Bool {
-                        var current = output[state] >= 0 ? Int32(state) : outputLink[state]
-                        while current >= 0 {
-                            if !hit(Int(output[Int(current)]), symbolIndex) { return false }
-                            current = outputLink[Int(current)]
-                        }
-                        return true
-                    }
-
-                    while index < count {
-                        let byte = bytes[index]
-                        if byte < 0x80 {
-                            var column = Int(asciiClass[Int(byte)])
-                            index += 1
-                            if column >= 254 {
-                                let inWord = !previousWasBoundary && nextIsWord(index)
-                                if column == 254 {
-                                    // An apostrophe inside a word joins it.
-                                    if inWord { continue }
-                                    column = 0
+                outputLink.withUnsafeBufferPointer { outputLink in
+                    asciiClass.withUnsafeBufferPointer { asciiClass in
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: ringSize) { ring in
+                            ring[0] = 0
+                            var state = Int(startState)
+                            var previousWasBoundary = true
+                            var symbolIndex = 0
+                            var index = 0
+                            var pendingFolds: [TextFolding.Symbol] = []
+                            var pendingIndex = 0
+                            var pendingOffset = 0
+                            var finished = false
+                            while !finished {
+                                // The next symbol: from a non-ASCII character's fold, an ASCII byte, or the final boundary.
+                                var column: Int
+                                var sourceOffset: Int
+                                if pendingIndex < pendingFolds.count {
+                                    let symbol = pendingFolds[pendingIndex]
+                                    pendingIndex += 1
+                                    sourceOffset = pendingOffset
+                                    if symbol == TextFolding.boundary {
+                                        column = 0
+                                    } else if symbol < 128 {
+                                        column = Int(asciiClass[Int(symbol)])
+                                    } else {
+                                        column = Int(nonASCIIClass[symbol] ?? otherClass)
+                                    }
+                                } else if index < count {
+                                    sourceOffset = index
+                                    let byte = bytes[index]
+                                    index += 1
+                                    if byte < 0x80 {
+                                        column = Int(asciiClass[Int(byte)])
+                                        if column >= 254 {
+                                            let inWord = !previousWasBoundary && Self.isWordStart(bytes, index, asciiClass)
+                                            if column == 254 {
+                                                // An apostrophe inside a word joins it.
+                                                if inWord { continue }
+                                                column = 0
+                                            } else {
+                                                column = inWord ? Int(inWordClass[Int(byte)]) : 0
+                                            }
+                                        }
+                                    } else {
+                                        // Decode one scalar and fold it (non-ASCII text only).
+                                        var value = UInt32(byte)
+                                        var extra = 0
+                                        if byte >= 0xF0 {
+                                            value &= 0x07
+                                            extra = 3
+                                        } else if byte >= 0xE0 {
+                                            value &= 0x0F
+                                            extra = 2
+                                        } else {
+                                            value &= 0x1F
+                                            extra = 1
+                                        }
+                                        while extra > 0, index < count {
+                                            value = value << 6 | UInt32(bytes[index] & 0x3F)
+                                            index += 1
+                                            extra -= 1
+                                        }
+                                        guard let scalar = Unicode.Scalar(value) else { continue }
+                                        if TextFolding.isApostrophe(value) {
+                                            if !previousWasBoundary && Self.isWordStart(bytes, index, asciiClass) { continue }
+                                            pendingFolds = [TextFolding.boundary]
+                                        } else {
+                                            pendingFolds = TextFolding.fold(scalar)
+                                        }
+                                        pendingIndex = 0
+                                        pendingOffset = sourceOffset
+                                        continue
+                                    }
                                 } else {
-                                    column = inWord ? Int(inWordClass[Int(byte)]) : 0
+                                    column = 0
+                                    sourceOffset = count
+                                    finished = true
+                                }
+                                if column == 0 {
+                                    if previousWasBoundary { continue }
+                                    previousWasBoundary = true
+                                } else {
+                                    previousWasBoundary = false
+                                }
+                                symbolIndex += 1
+                                ring[symbolIndex & ringMask] = sourceOffset
+                                state = Int(table[state &* classCount &+ column])
+                                var current = output[state] >= 0 ? Int32(state) : outputLink[state]
+                                while current >= 0 {
+                                    let folded = Int(output[Int(current)])
+                                    let length = outputLength[folded]
+                                    // First letter: one after the opening boundary; end: where the closing boundary's character starts.
+                                    let start = ring[(symbolIndex - length + 2) & ringMask]
+                                    let end = ring[symbolIndex & ringMask]
+                                    if !hit(folded, start..<max(start, end)) { return }
+                                    current = outputLink[Int(current)]
                                 }
                             }
-                            if !feed(column) { return }
-                        } else {
-                            // Decode one scalar and fold it.
-                            var value = UInt32(byte)
-                            var extra = 0
-                            if byte >= 0xF0 {
-                                value &= 0x07
-                                extra = 3
-                            } else if byte >= 0xE0 {
-                                value &= 0x0F
-                                extra = 2
-                            } else {
-                                value &= 0x1F
-                                extra = 1
-                            }
-                            index += 1
-                            while extra > 0, index < count {
-                                value = value << 6 | UInt32(bytes[index] & 0x3F)
-                                index += 1
-                                extra -= 1
-                            }
-                            guard let scalar = Unicode.Scalar(value) else { continue }
-                            if value == 0x2019 {
-                                if !previousWasBoundary && nextIsWord(index) { continue }
-                                if !feed(0) { return }
-                                continue
-                            }
-                            for symbol in TextFolding.fold(scalar) {
-                                let column: Int
-                                if symbol == TextFolding.boundary {
-                                    column = 0
-                                } else if symbol < 128 {
-                                    column = Int(asciiClass[Int(symbol)])
-                                } else {
-                                    column = Int(nonASCIIClass[symbol] ?? otherClass)
-                                }
-                                if !feed(column) { return }
-                            }
                         }
                     }
-                    _ = feed(0)
                 }
             }
         }

@@ -58,12 +58,16 @@ public struct DigitPattern: Sendable, Hashable {
     ///
     /// - Returns: The length of the match and the groups (nil for groups that took no part), or nil.
     public func prefixMatch(_ digits: some RandomAccessCollection<UInt8>) -> (length: Int, groups: [Group?])? {
-        run(Array(digits), requireEnd: false)
+        digits.withContiguousStorageIfAvailable { run($0, requireEnd: false) }
+            ?? Array(digits).withUnsafeBufferPointer { run($0, requireEnd: false) }
     }
 
     /// Whether the whole of `digits` (values 0–9) matches.
     public func fullMatch(_ digits: some RandomAccessCollection<UInt8>) -> Bool {
-        run(Array(digits), requireEnd: true) != nil
+        let result =
+            digits.withContiguousStorageIfAvailable { run($0, requireEnd: true) }
+            ?? Array(digits).withUnsafeBufferPointer { run($0, requireEnd: true) }
+        return result != nil
     }
 
     private enum Backtrack {
@@ -71,9 +75,10 @@ public struct DigitPattern: Sendable, Hashable {
         case restore(slot: Int, value: Int)
     }
 
-    private func run(_ input: [UInt8], requireEnd: Bool) -> (length: Int, groups: [Group?])? {
-        var slots = [Int](repeating: -1, count: groupCount * 2)
+    private func run(_ input: UnsafeBufferPointer<UInt8>, requireEnd: Bool) -> (length: Int, groups: [Group?])? {
+        var slots = groupCount == 0 ? [] : [Int](repeating: -1, count: groupCount * 2)
         var stack: [Backtrack] = []
+        stack.reserveCapacity(16)
         var pc = 0
         var position = 0
         // The metadata's patterns are tiny; the cap only guards against a pathological pattern.

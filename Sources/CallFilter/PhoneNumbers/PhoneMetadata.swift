@@ -4,9 +4,10 @@
 ///
 /// The data is a compact table generated from Google libphonenumber's metadata (through the PyPI
 /// `phonenumbers` package) by `scripts/generate-phone-metadata.py`; see `PhoneMetadataTable.swift`.
-public struct PhoneMetadata: Sendable {
+/// Classes, not structs: parsers share one table, so copying a parser costs a retain, not dozens.
+public final class PhoneMetadata: Sendable {
     /// One region (or, for codes such as +800, one non-geographic entity, region `001`).
-    public struct Region: Sendable {
+    public final class Region: Sendable {
         /// ISO 3166 region code (`US`), or `001` for non-geographic numbering plans.
         public let code: String
         /// The country calling code (`1`).
@@ -25,6 +26,22 @@ public struct PhoneMetadata: Sendable {
         public let nationalPrefixTransform: String?
         /// The general shape of national numbers, used to decide whether a prefix is really a prefix.
         public let nationalNumber: DigitPattern?
+
+        init(
+            code: String, countryCode: Int, isMain: Bool, possibleLengths: [Int], localOnlyLengths: [Int],
+            internationalPrefix: DigitPattern?,
+            nationalPrefix: DigitPattern?, nationalPrefixTransform: String?, nationalNumber: DigitPattern?
+        ) {
+            self.code = code
+            self.countryCode = countryCode
+            self.isMain = isMain
+            self.possibleLengths = possibleLengths
+            self.localOnlyLengths = localOnlyLengths
+            self.internationalPrefix = internationalPrefix
+            self.nationalPrefix = nationalPrefix
+            self.nationalPrefixTransform = nationalPrefixTransform
+            self.nationalNumber = nationalNumber
+        }
     }
 
     /// Every region, in the table's order (by calling code).

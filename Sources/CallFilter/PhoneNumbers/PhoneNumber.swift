@@ -12,7 +12,21 @@ public struct PhoneNumber: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// The E.164 form: `+` and every digit (`+12539501212`).
-    public var e164: String { "+\(countryCode)\(nationalNumber)" }
+    public var e164: String {
+        // Built from bytes: string interpolation is several times slower, and senders are keyed by this.
+        var bytes: [UInt8] = [UInt8(ascii: "+")]
+        bytes.reserveCapacity(4 + nationalNumber.utf8.count)
+        var code = countryCode
+        var divisor = 1
+        while divisor * 10 <= code { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(48 + code / divisor))
+            code %= divisor
+            divisor /= 10
+        }
+        bytes.append(contentsOf: nationalNumber.utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// The number as CallKit wants it: the E.164 digits as one integer (`12539501212`), or nil when
     /// the digits do not fit in an `Int64` (never for real E.164 numbers, which have at most 15).

@@ -34,17 +34,61 @@ public struct PhoneNumberParser: Sendable {
 
     /// Parses `text` into a dialable number.
     public func parse(_ text: String) throws(PhoneNumberError) -> PhoneNumber {
-        guard text.utf8.count <= 1_000, text.unicodeScalars.count <= 250 else { throw .inputTooLong }
-        let scalars = Array(text.unicodeScalars)
-        var candidate = Self.numberForParsing(scalars)
-        guard Self.isViable(candidate[...]) || Self.isViableWithExtension(candidate) else { throw .notANumber }
-        let startsWithPlus = candidate.first.map(Self.isPlus) ?? false
-        guard region != nil || startsWithPlus else { throw .missingRegion }
-        if let extensionStart = Self.extensionStart(candidate), Self.isViable(candidate[..<extensionStart]) {
-            candidate.removeSubrange(extensionStart...)
+        let hasPlus: Bool
+        let digits: [UInt8]
+        if let simple = Self.simpleDigits(text) {
+            (hasPlus, digits) = simple
+            guard region != nil || hasPlus else { throw .missingRegion }
+        } else {
+            guard text.utf8.count <= 1_000, text.unicodeScalars.count <= 250 else { throw .inputTooLong }
+            let scalars = Array(text.unicodeScalars)
+            var candidate = Self.numberForParsing(scalars)
+            guard Self.isViable(candidate[...]) || Self.isViableWithExtension(candidate) else { throw .notANumber }
+            hasPlus = candidate.first.map(Self.isPlus) ?? false
+            guard region != nil || hasPlus else { throw .missingRegion }
+            if let extensionStart = Self.extensionStart(candidate), Self.isViable(candidate[..<extensionStart]) {
+                candidate.removeSubrange(extensionStart...)
+            }
+            var rest = candidate[...]
+            while let first = rest.first, Self.isPlus(first) { rest = rest.dropFirst() }
+            digits = Self.normalize(rest)
         }
+        return try parse(digits: digits, hasPlus: hasPlus)
+    }
 
-        var (countryCode, national, nationalRegion) = try extractCountryCode(candidate[...], retryingWithoutPlus: true)
+    /// The common case without the general machinery: ASCII digits with spaces, dashes, dots,
+    /// slashes and brackets, at most one leading `+` and at least three digits (so the text is a
+    /// viable number with no extension, letters or second number). Nil for anything else.
+    static func simpleDigits(_ text: String) -> (hasPlus: Bool, digits: [UInt8])? {
+        var digits: [UInt8] = []
+        var hasPlus = false
+        var started = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if digits.isEmpty { digits.reserveCapacity(16) }
+                digits.append(byte - 48)
+                started = true
+            case UInt8(ascii: "+"):
+                // Only as the first character of the number.
+                guard !started else { return nil }
+                hasPlus = true
+                started = true
+            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "("), UInt8(ascii: ")"):
+                continue
+            case UInt8(ascii: "/"):
+                // `/` starts a second number only before an `x`, which is not allowed here.
+                continue
+            default:
+                return nil
+            }
+        }
+        guard digits.count >= 3, digits.count <= 250 else { return nil }
+        return (hasPlus, digits)
+    }
+
+    private func parse(digits: [UInt8], hasPlus: Bool) throws(PhoneNumberError) -> PhoneNumber {
+        var (countryCode, national, nationalRegion) = try extractCountryCode(digits, hasPlus: hasPlus, retryingWithoutPlus: true)
         if countryCode == 0 {
             // No country code: a national number of the default region (checked above to exist).
             guard let region else { throw .missingRegion }
@@ -71,10 +115,7 @@ public struct PhoneNumberParser: Sendable {
         case .tooLong: throw .tooLong(region: main.code, digits: national.count, possible: main.possibleLengths)
         case .invalidLength: throw .invalidLength(region: main.code, digits: national.count, possible: main.possibleLengths)
         }
-        var digits = ""
-        digits.reserveCapacity(national.count)
-        for digit in national { digits.unicodeScalars.append(Unicode.Scalar(digit + 48)) }
-        return PhoneNumber(countryCode: countryCode, nationalNumber: digits)
+        return PhoneNumber(countryCode: countryCode, nationalNumber: String(decoding: national.map { $0 + 48 }, as: UTF8.self))
     }
 
     /// Parses `text`, returning nil instead of a reason.
@@ -85,23 +126,15 @@ public struct PhoneNumberParser: Sendable {
     /// The country calling code (0 when the number is national), the national digits, and the
     /// region whose trunk prefix applies to them.
     private func extractCountryCode(
-        _ candidate: ArraySlice<Unicode.Scalar>, retryingWithoutPlus: Bool
+        _ normalized: [UInt8], hasPlus: Bool, retryingWithoutPlus: Bool
     ) throws(PhoneNumberError) -> (Int, [UInt8], PhoneMetadata.Region?) {
-        var rest = candidate
-        var international = false
-        var digits: [UInt8]
-        if let first = rest.first, Self.isPlus(first) {
-            while let first = rest.first, Self.isPlus(first) { rest = rest.dropFirst() }
-            digits = Self.normalize(rest)
-            international = true
-        } else {
-            digits = Self.normalize(rest)
-            if let idd = region?.internationalPrefix, let match = idd.prefixMatch(digits) {
-                // A country calling code never starts with 0, so `00 0…` is not an IDD.
-                if match.length >= digits.count || digits[match.length] != 0 {
-                    digits.removeFirst(match.length)
-                    international = true
-                }
+        var international = hasPlus
+        var digits = normalized
+        if !hasPlus, let idd = region?.internationalPrefix, let match = idd.prefixMatch(digits) {
+            // A country calling code never starts with 0, so `00 0…` is not an IDD.
+            if match.length >= digits.count || digits[match.length] != 0 {
+                digits.removeFirst(match.length)
+                international = true
             }
         }
         if international {
@@ -110,10 +143,8 @@ public struct PhoneNumberParser: Sendable {
                 return (code, Array(digits[length...]), regionForNumber(code))
             }
             // `+011 44…`: a plus typed before an international prefix; read it again without the plus.
-            if retryingWithoutPlus, let first = candidate.first, Self.isPlus(first) {
-                var unplussed = candidate
-                while let first = unplussed.first, Self.isPlus(first) { unplussed = unplussed.dropFirst() }
-                let retried = try extractCountryCode(unplussed, retryingWithoutPlus: false)
+            if retryingWithoutPlus, hasPlus {
+                let retried = try extractCountryCode(normalized, hasPlus: false, retryingWithoutPlus: false)
                 guard retried.0 != 0 else { throw .invalidCountryCode }
                 return retried
             }
@@ -327,6 +358,11 @@ public struct PhoneNumberParser: Sendable {
     /// Where an extension (`;ext=12`, ` ext. 12`, ` x12`, ` #12`, `,,12`, ` - 503#`) starts, if the
     /// text ends with one: the leftmost position from which one of the extension forms reaches the end.
     static func extensionStart(_ text: [Unicode.Scalar]) -> Int? {
+        // Every extension form has a letter, `;`, `,`, `#`, `~` or a non-ASCII label.
+        let possible = text.contains { scalar in
+            !scalar.isASCII || isASCIILetter(scalar) || scalar == ";" || scalar == "," || scalar == "#" || scalar == "~"
+        }
+        guard possible else { return nil }
         let lower = text.map { scalar -> Unicode.Scalar in
             if scalar.isASCII { return isASCIILetter(scalar) ? Unicode.Scalar(scalar.value | 0x20)! : scalar }
             return scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar
