@@ -205,11 +205,17 @@ public struct MessageFilter: Sendable {
         let rules: MessageFilterRules
         let parser: PhoneNumberParser
         let matcher: WordMatcher
+        /// Phone-number senders as CallKit integers: looked up without building the E.164 string.
+        let numericContacts: Set<Int64>
+        let numericBlocked: Set<Int64>
 
         init(rules: MessageFilterRules, parser: PhoneNumberParser) {
             self.rules = rules
             self.parser = parser
             self.matcher = WordMatcher(patterns: rules.wordRules.map(\.word))
+            func numeric(_ keys: Set<String>) -> Set<Int64> { Set(keys.compactMap { $0.hasPrefix("+") ? Int64($0.dropFirst()) : nil }) }
+            numericContacts = numeric(rules.contacts)
+            numericBlocked = numeric(rules.blockedSenders)
         }
     }
 
@@ -227,11 +233,36 @@ public struct MessageFilter: Sendable {
     /// Classifies one message.
     public func classify(sender: String?, body: String) -> MessageVerdict {
         let storage = self.storage
-        let key = sender.map { MessageSender.key($0, parser: storage.parser) } ?? ""
-        if !key.isEmpty {
-            if storage.rules.contacts.contains(key) { return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key)) }
-            if storage.rules.blockedSenders.contains(key) {
-                return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key))
+        // Phone numbers are compared as integers; the key string is only built when a rule needs it.
+        let number = sender.flatMap { storage.parser.callDirectoryValue(of: $0) }
+        var cachedKey: String?
+        func key() -> String {
+            if let cachedKey { return cachedKey }
+            let made: String
+            if let number, let phone = PhoneNumber(callDirectoryValue: number) {
+                made = phone.e164
+            } else {
+                made = sender.map { MessageSender.key($0, parser: storage.parser) } ?? ""
+            }
+            cachedKey = made
+            return made
+        }
+        if let number {
+            if storage.numericContacts.contains(number) {
+                return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key()))
+            }
+            if storage.numericBlocked.contains(number) {
+                return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key()))
+            }
+        } else if sender != nil, !storage.rules.contacts.isEmpty || !storage.rules.blockedSenders.isEmpty {
+            let key = key()
+            if !key.isEmpty {
+                if storage.rules.contacts.contains(key) {
+                    return MessageVerdict(action: .allow, subAction: .none, rule: .contact(sender: key))
+                }
+                if storage.rules.blockedSenders.contains(key) {
+                    return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key))
+                }
             }
         }
         var best: (rule: WordRule, range: Range<Int>)?
@@ -239,7 +270,7 @@ public struct MessageFilter: Sendable {
             let wordRules = storage.rules.wordRules
             storage.matcher.forEachMatch(in: body) { match in
                 let rule = wordRules[match.pattern]
-                if let ruleSender = rule.sender, ruleSender != key { return true }
+                if let ruleSender = rule.sender, ruleSender != key() { return true }
                 guard let current = best else {
                     best = (rule, match.utf8Range)
                     return true
@@ -270,6 +301,7 @@ public struct MessageFilter: Sendable {
             return MessageVerdict(action: rule.action, subAction: rule.subAction, rule: decided)
         }
         if storage.rules.contactsOnly {
+            let key = key()
             return MessageVerdict(action: .junk, subAction: .none, rule: .unknownSender(sender: key.isEmpty ? "(none)" : key))
         }
         return MessageVerdict(action: .allow, subAction: .none, rule: .noMatch)

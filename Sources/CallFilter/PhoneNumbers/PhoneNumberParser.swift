@@ -34,6 +34,25 @@ public struct PhoneNumberParser: Sendable {
 
     /// Parses `text` into a dialable number.
     public func parse(_ text: String) throws(PhoneNumberError) -> PhoneNumber {
+        let (countryCode, national) = try parseDigits(text)
+        return PhoneNumber(countryCode: countryCode, nationalNumber: String(decoding: national.map { $0 + 48 }, as: UTF8.self))
+    }
+
+    /// The CallKit value of `text` (its E.164 digits as an integer), or nil when it is not a
+    /// number; the same as `parse(text).callDirectoryValue` without building strings, for hot
+    /// paths such as keying every message's sender.
+    public func callDirectoryValue(of text: String) -> Int64? {
+        guard let (countryCode, national) = try? parseDigits(text) else { return nil }
+        var value = Int64(countryCode)
+        for digit in national {
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            value = shifted + Int64(digit)
+        }
+        return value
+    }
+
+    private func parseDigits(_ text: String) throws(PhoneNumberError) -> (Int, [UInt8]) {
         let hasPlus: Bool
         let digits: [UInt8]
         if let simple = Self.simpleDigits(text) {
@@ -87,7 +106,7 @@ public struct PhoneNumberParser: Sendable {
         return (hasPlus, digits)
     }
 
-    private func parse(digits: [UInt8], hasPlus: Bool) throws(PhoneNumberError) -> PhoneNumber {
+    private func parse(digits: [UInt8], hasPlus: Bool) throws(PhoneNumberError) -> (Int, [UInt8]) {
         var (countryCode, national, nationalRegion) = try extractCountryCode(digits, hasPlus: hasPlus, retryingWithoutPlus: true)
         if countryCode == 0 {
             // No country code: a national number of the default region (checked above to exist).
@@ -115,7 +134,7 @@ public struct PhoneNumberParser: Sendable {
         case .tooLong: throw .tooLong(region: main.code, digits: national.count, possible: main.possibleLengths)
         case .invalidLength: throw .invalidLength(region: main.code, digits: national.count, possible: main.possibleLengths)
         }
-        return PhoneNumber(countryCode: countryCode, nationalNumber: String(decoding: national.map { $0 + 48 }, as: UTF8.self))
+        return (countryCode, national)
     }
 
     /// Parses `text`, returning nil instead of a reason.
