@@ -127,12 +127,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count-per-region", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--fuzz", type=int, default=1000, help="add N random strings of digits, punctuation and letters")
     arguments = parser.parse_args()
     rng = random.Random(arguments.seed)
     out = sys.stdout
     rows = [(region or "", text) for region, text in FIXED]
     for region in REGIONS:
         rows.extend(cases_for(rng, region, arguments.count_per_region))
+    # Fuzz: what people paste (digits with stray punctuation, letters, extensions, pluses).
+    alphabet = "0123456789" * 4 + " +-().x#*/;,~" + "extEXTabcABC" + "\u00a0\uff10\uff11\u0663"
+    for _ in range(arguments.fuzz):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 26)))
+        if rng.randrange(3) == 0:
+            text = "+" + text
+        rows.append((rng.choice(REGIONS), text.replace("\t", " ")))
     for region, text in rows:
         assert "\t" not in text and "\n" not in text
         out.write(f"{region}\t{text}\t{expected(text, region or None)}\n")
