@@ -112,15 +112,21 @@ struct MessageFilterTests {
             ("your order", MessageFilterResponse(action: .transaction, subAction: .transactionalOrders)),
             ("shipped", MessageFilterResponse(action: .transaction)), ("hello", MessageFilterResponse(action: .allow)),
         ] {
-            var responses: [MessageFilterResponse] = []
-            handler.handle(MessageFilterQuery(sender: "+15551234567", messageBody: body), record: { recorded.append($1) }) {
-                responses.append($0)
-            }
-            #expect(responses == [expected], "\(body)")
-            for response in responses {
-                #expect(response.subAction == .none || response.subAction.action == response.action)
-            }
+            let strict = StrictMessageFilterCompletion()
+            handler.handle(
+                MessageFilterQuery(sender: "+15551234567", messageBody: body), record: { recorded.append($1) }, completion: strict.complete)
+            strict.finish()
+            #expect(strict.violations.isEmpty, "\(body): \(strict.violations)")
+            #expect(strict.responses == [expected], "\(body)")
         }
+        // The fake itself catches what IdentityLookup rejects.
+        let broken = StrictMessageFilterCompletion()
+        broken.complete(MessageFilterResponse(action: .junk, subAction: .promotionalOffers))
+        broken.complete(MessageFilterResponse(action: .allow))
+        #expect(broken.violations.count == 2)
+        let silent = StrictMessageFilterCompletion()
+        silent.finish()
+        #expect(silent.violations == ["completion never called"])
         #expect(recorded.map(\.action) == [.junk, .transaction, .transaction, .allow])
         // The receiver's country reads national sender numbers.
         let blocking = try MessageFilterHandler(rules: MessageFilterRules(blockedSenders: ["+442079460000"]))

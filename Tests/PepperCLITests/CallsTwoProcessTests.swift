@@ -26,36 +26,63 @@ struct CallsTwoProcessTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
 
+        // Real threads, not tasks: `PepperProcess.run` blocks, and two blocked tasks on a busy
+        // cooperative pool would run one after the other instead of side by side.
         let writes = 12
-        async let writer: [Int32] = Task.detached {
-            var statuses: [Int32] = []
+        let shared = SharedState()
+        let writer = Thread {
             for index in 0..<writes {
                 let file = index % 2 == 0 ? fileB : fileA
-                statuses.append((try? PepperProcess.run(["calls", "import", "--replace", file.path], home: home).status) ?? -1)
+                let status = (try? PepperProcess.run(["calls", "import", "--replace", file.path], home: home).status) ?? -1
+                shared.update { $0.statuses.append(status) }
             }
-            return statuses
-        }.value
-        async let reader: [String] = Task.detached {
-            var outputs: [String] = []
-            let deadline = Date().addingTimeInterval(60)
-            // Read until the writer is done (its last write restores list A) or the deadline.
-            while Date() < deadline {
-                guard let outcome = try? PepperProcess.run(["calls", "export"], home: home) else { break }
-                outputs.append(outcome.status == 0 ? outcome.stdout : "failed: \(outcome.stderr)")
-                if outputs.count >= 8, outcome.stdout == a.export, outputs.contains(b.export) { break }
-                if outputs.count >= 200 { break }
-            }
-            return outputs
-        }.value
-        let (statuses, outputs) = await (writer, reader)
-        #expect(statuses == Array(repeating: 0, count: writes))
-        #expect(!outputs.isEmpty)
-        for (index, output) in outputs.enumerated() {
-            #expect(
-                output == a.export || output == b.export, "export \(index) is neither list: \(output.prefix(200))… (\(output.count) bytes)")
+            shared.update { $0.writerDone = true }
         }
-        // Both states were observed, so the reads really interleaved with the writes.
-        #expect(outputs.contains(b.export), "the reader never saw the new list (\(outputs.count) reads)")
+        let reader = Thread {
+            let deadline = Date().addingTimeInterval(120)
+            // Read while the writer writes (its last write restores list A), then once more.
+            while Date() < deadline {
+                let writerDone = shared.read { $0.writerDone }
+                let outcome = try? PepperProcess.run(["calls", "export"], home: home)
+                let output = outcome.map { $0.status == 0 ? $0.stdout : "failed: \($0.stderr)" } ?? "could not run pepper"
+                shared.update { $0.outputs.append(output) }
+                if writerDone { break }
+            }
+            shared.update { $0.readerDone = true }
+        }
+        writer.start()
+        reader.start()
+        while !shared.read({ $0.writerDone && $0.readerDone }) { try await Task.sleep(nanoseconds: 50_000_000) }
+
+        let (statuses, outputs) = shared.read { ($0.statuses, $0.outputs) }
+        #expect(statuses == Array(repeating: 0, count: writes))
+        #expect(outputs.count >= 2)
+        for (index, output) in outputs.enumerated() where output != a.export && output != b.export {
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = lines.first { !a.export.contains($0) && !b.export.contains($0) } ?? lines.first ?? ""
+            Issue.record(
+                "export \(index) of \(outputs.count) is neither complete list: \(lines.count) lines, e.g. \"\(first.prefix(120))\"")
+        }
+        // Both lists were observed, so the reads really interleaved with the writes.
+        let sawOld = outputs.filter { $0 == a.export }.count
+        let sawNew = outputs.filter { $0 == b.export }.count
+        #expect(sawNew > 0, "the reader never saw the new list (\(outputs.count) reads, \(sawOld) old)")
         #expect(try PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
     }
+}
+
+/// State shared by the writer and reader threads.
+private final class SharedState: @unchecked Sendable {
+    struct Values {
+        var statuses: [Int32] = []
+        var outputs: [String] = []
+        var writerDone = false
+        var readerDone = false
+    }
+
+    private let lock = NSLock()
+    private var values = Values()
+
+    func update(_ body: (inout Values) -> Void) { lock.withLock { body(&values) } }
+    func read<T>(_ body: (Values) -> T) -> T { lock.withLock { body(values) } }
 }
