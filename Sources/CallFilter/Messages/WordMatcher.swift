@@ -31,6 +31,9 @@ public final class WordMatcher: Sendable {
     private let output: [Int32]
     /// The nearest state on the failure chain with an output (-1: none).
     private let outputLink: [Int32]
+    /// The first state to report from: the state itself if it has an output, else its output link
+    /// (-1: nothing ends here), so the hot loop makes one load per symbol to know.
+    private let firstOutput: [Int32]
     /// Folded length (symbols, boundaries included) of each folded pattern.
     private let outputLength: [Int]
     private let startState: Int32
@@ -141,6 +144,7 @@ public final class WordMatcher: Sendable {
         self.transitions = transitions
         self.output = output
         self.outputLink = outputLink
+        self.firstOutput = output.indices.map { output[$0] >= 0 ? Int32($0) : outputLink[$0] }
         self.outputLength = folded.map(\.count)
         var ringSize = 4
         while ringSize < (folded.map(\.count).max() ?? 0) + 1 { ringSize *= 2 }
@@ -194,7 +198,7 @@ public final class WordMatcher: Sendable {
         let ringMask = ringSize - 1
         let count = bytes.count
         transitions.withUnsafeBufferPointer { table in
-            output.withUnsafeBufferPointer { output in
+            firstOutput.withUnsafeBufferPointer { firstOutput in
                 outputLink.withUnsafeBufferPointer { outputLink in
                     asciiClass.withUnsafeBufferPointer { asciiClass in
                         withUnsafeTemporaryAllocation(of: Int.self, capacity: ringSize) { ring in
@@ -282,9 +286,9 @@ public final class WordMatcher: Sendable {
                                 symbolIndex += 1
                                 ring[symbolIndex & ringMask] = sourceOffset
                                 state = Int(table[state &* classCount &+ column])
-                                var current = output[state] >= 0 ? Int32(state) : outputLink[state]
+                                var current = firstOutput[state]
                                 while current >= 0 {
-                                    let folded = Int(output[Int(current)])
+                                    let folded = Int(self.output[Int(current)])
                                     let length = outputLength[folded]
                                     // First letter: one after the opening boundary; end: where the closing boundary's character starts.
                                     let start = ring[(symbolIndex - length + 2) & ringMask]

@@ -78,7 +78,6 @@ public struct DigitPattern: Sendable, Hashable {
     private func run(_ input: UnsafeBufferPointer<UInt8>, requireEnd: Bool) -> (length: Int, groups: [Group?])? {
         var slots = groupCount == 0 ? [] : [Int](repeating: -1, count: groupCount * 2)
         var stack: [Backtrack] = []
-        stack.reserveCapacity(16)
         var pc = 0
         var position = 0
         // The metadata's patterns are tiny; the cap only guards against a pathological pattern.
