@@ -9,9 +9,9 @@ struct CallsCommand: AsyncParsableCommand {
         commandName: "calls",
         abstract: "Block and identify phone numbers; export CallKit call-directory entries.",
         discussion: """
-            Numbers are stored in E.164 (+12539501212) and exported as CallKit wants them: the digits
-            as a 64-bit integer, strictly ascending, without duplicates. A number may end in # wildcards
-            (+1 253 950 12##) to stand for a range. A fresh state blocks +1 253-950-1212 and identifies
+            Numbers are stored in E.164 (+12539501212) and exported as CallKit wants them: the digits \
+            as a 64-bit integer, strictly ascending, without duplicates. A number may end in # wildcards \
+            (+1 253 950 12##) to stand for a range. A fresh state blocks +1 253-950-1212 and identifies \
             +1 425-950-1212 as "Suspicious".
             """,
         subcommands: [
@@ -24,8 +24,8 @@ struct CallsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print numbers in E.164, or INVALID and the reason.",
             discussion: """
-                One line per input: the E.164 form (+12539501212), or INVALID, a tab and the reason.
-                Without NUMBER arguments, numbers are read from stdin, one per line. The exit status is 0
+                One line per input: the E.164 form (+12539501212), or INVALID, a tab and the reason. \
+                Without NUMBER arguments, numbers are read from stdin, one per line. The exit status is 0 \
                 even when some numbers are invalid.
                 """)
         @OptionGroup var homeOptions: HomeOptions
@@ -170,12 +170,12 @@ struct CallsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the CallKit entries: everything, or the changes since a version.",
             discussion: """
-                Full export: `block<TAB>NUMBER` lines, then `identify<TAB>NUMBER<TAB>LABEL` lines, each list
-                strictly ascending (NUMBER is the E.164 digits as an integer, as CallKit takes them).
-                With --incremental-since VERSION: the changes since that version, as a call-directory
-                extension applies them: `unblock` and `unidentify` lines (removals), then `block` and
-                `identify` lines (additions; a new label is a removal and an addition).
-                The lists' version is printed on stderr (and in --json); pass it next time.
+                Full export: `block<TAB>NUMBER` lines, then `identify<TAB>NUMBER<TAB>LABEL` lines, each list \
+                strictly ascending (NUMBER is the E.164 digits as an integer, as CallKit takes them). \
+                With --incremental-since VERSION: the changes since that version, as a call-directory \
+                extension applies them: `unblock` and `unidentify` lines (removals), then `block` and \
+                `identify` lines (additions; a new label is a removal and an addition). \
+                The lists' version is printed on stderr (and in --json); pass it next time. \
                 Errors carry CallKit's names: entriesOutOfOrder, duplicateEntries, maximumEntriesExceeded.
                 """)
         @OptionGroup var homeOptions: HomeOptions
@@ -221,9 +221,9 @@ struct CallsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add numbers from a file (or - for stdin), or replace the lists with it.",
             discussion: """
-                One number or # range per line; `NUMBER<TAB>LABEL` lines go to the identification list,
-                the others to the block list. Blank lines and lines starting with # are skipped.
-                With --replace, both lists become exactly the file's contents, in one transaction:
+                One number or # range per line; `NUMBER<TAB>LABEL` lines go to the identification list, \
+                the others to the block list. Blank lines and lines starting with # are skipped. \
+                With --replace, both lists become exactly the file's contents, in one transaction: \
                 a call-directory extension reading at the same time sees the old lists or the new ones.
                 """)
         @OptionGroup var homeOptions: HomeOptions

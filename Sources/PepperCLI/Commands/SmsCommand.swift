@@ -9,11 +9,11 @@ struct SmsCommand: AsyncParsableCommand {
         commandName: "sms",
         abstract: "Filter text messages by words and senders: allow, junk, promotion or transaction.",
         discussion: """
-            Words match whole words, case-insensitively, after Unicode normalisation and folding of
-            look-alike characters (Cyrillic and Greek homoglyphs, fr3e, w0n, full-width and accented
-            letters), so "You have WON a fr3e cruise" matches "won" and "free". A fresh state has the
-            words "free" and "won" (junk). Order of rules: contacts are allowed, blocked senders are junk,
-            then word rules (a rule for the very sender first, else junk over promotion over transaction),
+            Words match whole words, case-insensitively, after Unicode normalisation and folding of \
+            look-alike characters (Cyrillic and Greek homoglyphs, fr3e, w0n, full-width and accented \
+            letters), so "You have WON a fr3e cruise" matches "won" and "free". A fresh state has the \
+            words "free" and "won" (junk). Order of rules: contacts are allowed, blocked senders are junk, \
+            then word rules (a rule for the very sender first, else junk over promotion over transaction), \
             then, with contacts-only on, unknown senders are junk.
             """,
         subcommands: [Words.self, Senders.self, Check.self, Classify.self, Stats.self]
@@ -219,9 +219,9 @@ struct SmsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Classify messages from stdin: one JSON object per line in, one verdict per line out.",
             discussion: """
-                Input lines: {"from": SENDER, "text": TEXT} (also "sender"/"body"; optional "id", echoed back,
-                and "receiverISOCountryCode" to read national sender numbers). Output lines:
-                {"id"?, "action", "subAction"?, "rule": {"kind", "value"?}, "reason"}. A line that is not such
+                Input lines: {"from": SENDER, "text": TEXT} (also "sender"/"body"; optional "id", echoed back, \
+                and "receiverISOCountryCode" to read national sender numbers). Output lines: \
+                {"id"?, "action", "subAction"?, "rule": {"kind", "value"?}, "reason"}. A line that is not such \
                 an object gives {"line": N, "error": …} and the exit status 1 at the end.
                 """)
         @OptionGroup var homeOptions: HomeOptions
