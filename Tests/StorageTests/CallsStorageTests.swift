@@ -122,6 +122,15 @@ struct CallsStorageTests {
         let context = RecordingContext(isIncremental: true)
         try CallDirectoryHandler(source: store).beginRequest(with: context, lastLoadedVersion: again.version)
         #expect(context.identification == [14_259_501_212: "Fraud"])
+        // Both lists in one transaction: one version for the pair.
+        let both = try store.replace([
+            .blocking: [CallDirectoryEntry(number: 5_000)], .identification: [CallDirectoryEntry(number: 8, label: "Eight")],
+        ])
+        #expect(both.version == relabel.version + 1)
+        #expect(both.added == 2, "\(both)")
+        #expect(both.removed == 1_000 + 1, "\(both)")
+        let afterBoth = try store.entries()
+        #expect(afterBoth.map(\.number) == [5_000, 8], "\(afterBoth)")
     }
 
     @Test func messageRulesAndDecisions() throws {

@@ -263,7 +263,8 @@ struct CallsCommand: AsyncParsableCommand {
             if replace {
                 blocking.sort { $0.number < $1.number }
                 identification.sort { $0.number < $1.number }
-                changes = [try store.replace(.blocking, with: blocking), try store.replace(.identification, with: identification)]
+                // Both lists in one transaction: a reader never sees new blocks with old labels.
+                changes = [try store.replace([.blocking: blocking, .identification: identification])]
             } else {
                 changes = [try store.add(.blocking, blocking), try store.add(.identification, identification)]
             }

@@ -94,43 +94,66 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// are written and logged, so an incremental load afterwards carries just those.
     @discardableResult
     public func replace(_ kind: CallDirectoryEntryKind, with entries: some Sequence<CallDirectoryEntry>) throws -> Change {
+        try replace([kind: Array(entries)])
+    }
+
+    /// Replaces several lists at once, in one transaction and one version: a reader sees all the
+    /// old lists or all the new ones (replacing them one transaction each would let a reader see
+    /// the new block list with the old labels).
+    @discardableResult
+    public func replace(_ lists: [CallDirectoryEntryKind: [CallDirectoryEntry]]) throws -> Change {
         try database.writer.write { db in
             let version = try Self.version(db) + 1
-            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS incoming (number INTEGER PRIMARY KEY, label TEXT)")
-            try db.execute(sql: "DELETE FROM incoming")
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO incoming (number, label) VALUES (?, ?)")
-            for entry in entries {
-                try insert.execute(arguments: [entry.number, kind == .identification ? (entry.label ?? "") : nil])
+            var total = Change(added: 0, removed: 0, version: version)
+            for kind in CallDirectoryEntryKind.allCases {
+                guard let entries = lists[kind] else { continue }
+                let change = try Self.replace(db, kind, with: entries, version: version)
+                total.added += change.added
+                total.removed += change.removed
             }
-            let arguments: StatementArguments = [kind.rawValue, version]
-            // Removals: stored but not incoming.
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO callChange (kind, number, version, present)
-                    SELECT ?1, number, ?2, 0 FROM callEntry WHERE kind = ?1 AND number NOT IN (SELECT number FROM incoming)
-                    """, arguments: arguments)
-            let removed = db.changesCount
-            try db.execute(
-                sql: "DELETE FROM callEntry WHERE kind = ? AND number NOT IN (SELECT number FROM incoming)", arguments: [kind.rawValue])
-            // Additions and relabels.
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO callChange (kind, number, version, present, label)
-                    SELECT ?1, i.number, ?2, 1, i.label FROM incoming i
-                    LEFT JOIN callEntry e ON e.kind = ?1 AND e.number = i.number
-                    WHERE e.number IS NULL OR e.label IS NOT i.label
-                    """, arguments: arguments)
-            let added = db.changesCount
-            try db.execute(
-                sql: """
-                    INSERT INTO callEntry (kind, number, label, pattern, version, addedAt)
-                    SELECT ?1, i.number, i.label, NULL, ?2, ?3 FROM incoming i WHERE true
-                    ON CONFLICT (kind, number) DO UPDATE SET label = excluded.label, version = excluded.version
-                    WHERE callEntry.label IS NOT excluded.label
-                    """, arguments: [kind.rawValue, version, Date()])
-            try db.execute(sql: "DELETE FROM incoming")
-            return try Self.finish(db, added: added, removed: removed, version: version)
+            return try Self.finish(db, added: total.added, removed: total.removed, version: version)
         }
+    }
+
+    private static func replace(
+        _ db: Database, _ kind: CallDirectoryEntryKind, with entries: [CallDirectoryEntry], version: Int64
+    ) throws
+        -> (added: Int, removed: Int)
+    {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS incoming (number INTEGER PRIMARY KEY, label TEXT)")
+        try db.execute(sql: "DELETE FROM incoming")
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO incoming (number, label) VALUES (?, ?)")
+        for entry in entries {
+            try insert.execute(arguments: [entry.number, kind == .identification ? (entry.label ?? "") : nil])
+        }
+        let arguments: StatementArguments = [kind.rawValue, version]
+        // Removals: stored but not incoming.
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO callChange (kind, number, version, present)
+                SELECT ?1, number, ?2, 0 FROM callEntry WHERE kind = ?1 AND number NOT IN (SELECT number FROM incoming)
+                """, arguments: arguments)
+        let removed = db.changesCount
+        try db.execute(
+            sql: "DELETE FROM callEntry WHERE kind = ? AND number NOT IN (SELECT number FROM incoming)", arguments: [kind.rawValue])
+        // Additions and relabels.
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO callChange (kind, number, version, present, label)
+                SELECT ?1, i.number, ?2, 1, i.label FROM incoming i
+                LEFT JOIN callEntry e ON e.kind = ?1 AND e.number = i.number
+                WHERE e.number IS NULL OR e.label IS NOT i.label
+                """, arguments: arguments)
+        let added = db.changesCount
+        try db.execute(
+            sql: """
+                INSERT INTO callEntry (kind, number, label, pattern, version, addedAt)
+                SELECT ?1, i.number, i.label, NULL, ?2, ?3 FROM incoming i WHERE true
+                ON CONFLICT (kind, number) DO UPDATE SET label = excluded.label, version = excluded.version
+                WHERE callEntry.label IS NOT excluded.label
+                """, arguments: [kind.rawValue, version, Date()])
+        try db.execute(sql: "DELETE FROM incoming")
+        return (added, removed)
     }
 
     private static func finish(_ db: Database, added: Int, removed: Int, version: Int64) throws -> Change {
