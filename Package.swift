@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: formats and models at the bottom (FilterLists, Storage),
+// Dependencies point one way: formats and models at the bottom (FilterLists, CallFilter, Storage),
 // engines above them (ContentBlocker, ...), the command-line tools on top.
 let package = Package(
     name: "pepper",
@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "ListSync", targets: ["ListSync"]),
+        .library(name: "CallFilter", targets: ["CallFilter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -23,10 +24,14 @@ let package = Package(
     targets: [
         // MARK: Formats, models and persistence (portable)
         .target(name: "FilterLists"),
+        // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
+        // so an iOS call-directory or message-filter extension links it unchanged.
+        .target(name: "CallFilter"),
         .target(
             name: "Storage",
             dependencies: [
                 "FilterLists",
+                "CallFilter",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -58,6 +63,7 @@ let package = Package(
                 "ContentBlocker",
                 "Storage",
                 "ListSync",
+                "CallFilter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -67,6 +73,8 @@ let package = Package(
             dependencies: [
                 "FilterLists",
                 "ContentBlocker",
+                "CallFilter",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,7 +83,8 @@ let package = Package(
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
+        .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [

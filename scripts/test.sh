@@ -22,6 +22,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The phone-number oracle (Google libphonenumber's Python port) for the CallFilter agreement
+# test, pinned to the version Sources/CallFilter/PhoneNumbers/PhoneMetadataTable.swift was generated
+# from; without it that test skips with a message, so a failed install is only a warning.
+if [ ! -x .venv-oracle/bin/python ] || ! .venv-oracle/bin/python -c "import phonenumbers" 2>/dev/null; then
+    echo "==> Installing phonenumbers into .venv-oracle"
+    if ! { python3 -m venv .venv-oracle && .venv-oracle/bin/pip install -q --disable-pip-version-check phonenumbers==9.0.43; }; then
+        echo "warning: could not install phonenumbers; the phone-number oracle test will be skipped" >&2
+    fi
+fi
+export PEPPER_PHONENUMBERS_PYTHON="$PWD/.venv-oracle/bin/python"
+
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests
 

@@ -14,7 +14,9 @@ public struct Pepper: AsyncParsableCommand {
             starter list into WebKit content-blocker JSON under $PEPPER_HOME/out.
             """,
         version: PepperVersion.current,
-        subcommands: [CompileCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self]
+        subcommands: [
+            CompileCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, CallsCommand.self, SmsCommand.self,
+        ]
     )
 
     public init() {}

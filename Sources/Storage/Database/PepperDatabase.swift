@@ -63,6 +63,7 @@ public final class PepperDatabase: Sendable {
                 try row.insert(db, onConflict: .ignore)
             }
         }
+        migrator.registerMigration("v-calls-1-lists-messages-decisions", migrate: CallsSchema.migrate)
         return migrator
     }
 }

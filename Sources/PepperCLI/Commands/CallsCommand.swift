@@ -1,0 +1,429 @@
+import ArgumentParser
+import CallFilter
+import Foundation
+import Storage
+
+/// `pepper calls`: phone numbers, the block and identification lists, CallKit entries.
+struct CallsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calls",
+        abstract: "Block and identify phone numbers; export CallKit call-directory entries.",
+        discussion: """
+            Numbers are stored in E.164 (+12539501212) and exported as CallKit wants them: the digits \
+            as a 64-bit integer, strictly ascending, without duplicates. A number may end in # wildcards \
+            (+1 253 950 12##) to stand for a range. A fresh state blocks +1 253-950-1212 and identifies \
+            +1 425-950-1212 as "Suspicious".
+            """,
+        subcommands: [
+            Normalize.self, Block.self, Unblock.self, Identify.self, Unidentify.self, List.self, Export.self, Import.self, Check.self,
+            Stats.self,
+        ]
+    )
+
+    struct Normalize: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print numbers in E.164, or INVALID and the reason.",
+            discussion: """
+                One line per input: the E.164 form (+12539501212), or INVALID, a tab and the reason. \
+                Without NUMBER arguments, numbers are read from stdin, one per line. The exit status is 0 \
+                even when some numbers are invalid.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Argument(help: ArgumentHelp("Numbers as people type them: 253-950-1212, +44 20 7946 0000, 011 44 …", valueName: "number"))
+        var numbers: [String] = []
+
+        func run() async throws {
+            let parser = try regionOptions.parser()
+            var output = OutputBuffer()
+            func normalize(_ text: String) {
+                do {
+                    output.write(try parser.parse(text).e164)
+                } catch {
+                    output.write("INVALID\t\(error)")
+                }
+                output.byte(10)
+            }
+            if numbers.isEmpty {
+                while let line = readLine(strippingNewline: true) { normalize(line) }
+            } else {
+                numbers.forEach(normalize)
+            }
+            output.flush()
+        }
+    }
+
+    struct Block: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Block calls from a number or a range (+1 253 950 12##).")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
+        @Argument(help: ArgumentHelp("A number, or a range ending in # wildcards.", valueName: "number")) var number: String
+
+        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
+
+        func run() async throws {
+            let (entries, shown, pattern) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
+            let change = try CallListStore(database: homeOptions.openDatabase()).add(.blocking, entries, pattern: pattern)
+            print(change.added == 0 ? "\(shown) is already blocked" : "Blocked \(shown) (list version \(change.version))")
+        }
+    }
+
+    struct Unblock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop blocking a number or a range.")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
+        @Argument(help: ArgumentHelp("A blocked number or range.", valueName: "number")) var number: String
+
+        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
+
+        func run() async throws {
+            let (entries, shown, _) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
+            let change = try CallListStore(database: homeOptions.openDatabase()).remove(.blocking, entries.map(\.number))
+            guard change.removed > 0 else { throw CLIError("\(shown) is not blocked") }
+            print("Unblocked \(shown) (list version \(change.version))")
+        }
+    }
+
+    struct Identify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Label calls from a number or a range (shown on the incoming call).")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
+        @Option(help: "The label, e.g. \"Suspicious\" or \"Pizza place\".") var label: String
+        @Argument(help: ArgumentHelp("A number, or a range ending in # wildcards.", valueName: "number")) var number: String
+
+        func validate() throws {
+            guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
+            _ = try CallsCommand.entries(number, label: label, parser: regionOptions.parser(), cap: maxRange)
+        }
+
+        func run() async throws {
+            let (entries, shown, pattern) = try CallsCommand.entries(number, label: label, parser: regionOptions.parser(), cap: maxRange)
+            let change = try CallListStore(database: homeOptions.openDatabase()).add(.identification, entries, pattern: pattern)
+            print(
+                change.added == 0
+                    ? "\(shown) is already labelled \"\(label)\"" : "Labelled \(shown) \"\(label)\" (list version \(change.version))")
+        }
+    }
+
+    struct Unidentify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the label of a number or a range.")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
+        @Argument(help: ArgumentHelp("A labelled number or range.", valueName: "number")) var number: String
+
+        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
+
+        func run() async throws {
+            let (entries, shown, _) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
+            let change = try CallListStore(database: homeOptions.openDatabase()).remove(.identification, entries.map(\.number))
+            guard change.removed > 0 else { throw CLIError("\(shown) has no label") }
+            print("Removed the label of \(shown) (list version \(change.version))")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the blocked and identified numbers.")
+        @OptionGroup var homeOptions: HomeOptions
+        @Flag(help: "Print a JSON array of {kind, number, e164, label?, range?}.") var json = false
+
+        struct Item: Encodable {
+            var kind: String
+            var number: Int64
+            var e164: String
+            var label: String?
+            var range: String?
+        }
+
+        func run() async throws {
+            let entries = try CallListStore(database: homeOptions.openDatabase()).entries()
+            let items = entries.map { entry in
+                Item(
+                    kind: entry.kind.rawValue, number: entry.number,
+                    e164: PhoneNumber(callDirectoryValue: entry.number)?.e164 ?? "+\(entry.number)",
+                    label: entry.label, range: entry.pattern)
+            }
+            if json { return try Terminal.printJSON(items) }
+            var shownRanges = Set<String>()
+            var output = OutputBuffer()
+            for item in items {
+                if let range = item.range {
+                    let key = item.kind + range
+                    guard shownRanges.insert(key).inserted else { continue }
+                    let count = items.filter { $0.kind == item.kind && $0.range == range }.count
+                    output.write("\(item.kind)\t\(range)\t\(count) numbers")
+                } else {
+                    output.write("\(item.kind)\t\(item.e164)")
+                }
+                if let label = item.label { output.write("\t\(label)") }
+                output.byte(10)
+            }
+            output.flush()
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the CallKit entries: everything, or the changes since a version.",
+            discussion: """
+                Full export: `block<TAB>NUMBER` lines, then `identify<TAB>NUMBER<TAB>LABEL` lines, each list \
+                strictly ascending (NUMBER is the E.164 digits as an integer, as CallKit takes them). \
+                With --incremental-since VERSION: the changes since that version, as a call-directory \
+                extension applies them: `unblock` and `unidentify` lines (removals), then `block` and \
+                `identify` lines (additions; a new label is a removal and an addition). \
+                The lists' version is printed on stderr (and in --json); pass it next time. \
+                Errors carry CallKit's names: entriesOutOfOrder, duplicateEntries, maximumEntriesExceeded.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Option(help: ArgumentHelp("Only the changes since this list version.", valueName: "version")) var incrementalSince: Int64?
+        @Option(help: "Fail with maximumEntriesExceeded when a list has more entries.") var maxEntries: Int?
+        @Flag(help: "Print one JSON object: {incremental, entries: [{action, number, label?}], version}.") var json = false
+
+        func validate() throws {
+            if let incrementalSince, incrementalSince < 0 { throw ValidationError("--incremental-since must be a version (0 or more)") }
+            if let maxEntries, maxEntries < 1 { throw ValidationError("--max-entries must be at least 1") }
+        }
+
+        func run() async throws {
+            let store = CallListStore(database: try homeOptions.openDatabase())
+            if let incrementalSince, incrementalSince > (try store.version()) {
+                throw CLIError("\(CallDirectoryError.unknownVersion(incrementalSince)) (the lists are at version \(try store.version()))")
+            }
+            let writer = ExportWriter(json: json, incremental: incrementalSince != nil)
+            let outcome: CallDirectoryHandler<CallListStore>.Outcome
+            do {
+                outcome = try CallDirectoryHandler(source: store, maximumEntries: maxEntries)
+                    .beginRequest(with: writer, lastLoadedVersion: incrementalSince)
+            } catch let error as CallDirectoryError {
+                writer.output.flush()
+                throw CLIError("\(error)")
+            }
+            if json {
+                writer.output.write("\n],\"version\":\(outcome.version)}\n")
+                writer.output.flush()
+            }
+            let added = outcome.added.values.reduce(0, +)
+            let removed = outcome.removed.values.reduce(0, +)
+            Terminal.status(
+                "version \(outcome.version): "
+                    + (outcome.incremental
+                        ? "\(removed) removals and \(added) additions since version \(incrementalSince ?? 0)"
+                        : "full export, \(outcome.added[.blocking] ?? 0) blocking and \(outcome.added[.identification] ?? 0) identification entries")
+            )
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add numbers from a file (or - for stdin), or replace the lists with it.",
+            discussion: """
+                One number or # range per line; `NUMBER<TAB>LABEL` lines go to the identification list, \
+                the others to the block list. Blank lines and lines starting with # are skipped. \
+                With --replace, both lists become exactly the file's contents, in one transaction: \
+                a call-directory extension reading at the same time sees the old lists or the new ones.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
+        @Flag(help: "Replace both lists instead of adding to them.") var replace = false
+        @Argument(help: ArgumentHelp("The file, or - for stdin.", valueName: "file")) var file: String
+
+        func run() async throws {
+            let parser = try regionOptions.parser()
+            let data: Data
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                guard let contents = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
+                data = contents
+            }
+            var blocking: [CallDirectoryEntry] = []
+            var identification: [CallDirectoryEntry] = []
+            var invalid = 0
+            for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if text.isEmpty || text.hasPrefix("#") { continue }
+                let fields = text.split(separator: "\t", maxSplits: 1).map(String.init)
+                let label = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : nil
+                do {
+                    let (entries, _, _) = try CallsCommand.entries(fields[0], label: label, parser: parser, cap: maxRange)
+                    if label != nil { identification += entries } else { blocking += entries }
+                } catch {
+                    invalid += 1
+                    Terminal.warning("\(file):\(index + 1): \(error)")
+                }
+            }
+            let store = CallListStore(database: try homeOptions.openDatabase())
+            let changes: [CallListStore.Change]
+            if replace {
+                blocking.sort { $0.number < $1.number }
+                identification.sort { $0.number < $1.number }
+                // Both lists in one transaction: a reader never sees new blocks with old labels.
+                changes = [try store.replace([.blocking: blocking, .identification: identification])]
+            } else {
+                changes = [try store.add(.blocking, blocking), try store.add(.identification, identification)]
+            }
+            print(
+                "Imported \(blocking.count) blocking and \(identification.count) identification entries: "
+                    + "\(changes.map(\.added).reduce(0, +)) added, \(changes.map(\.removed).reduce(0, +)) removed, list version \(changes.map(\.version).max() ?? 0)"
+                    + (invalid > 0 ? "; \(invalid) invalid lines skipped" : ""))
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print what happens to a call from a number: block, identify (with the label) or allow.",
+            discussion: "The decision is recorded for `pepper calls stats` unless --no-record is given.")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Flag(inversion: .prefixedNo, help: "Record the decision for stats.") var record = true
+        @Flag(help: "Print {action, e164, label?} as JSON.") var json = false
+        @Argument(help: ArgumentHelp("The caller's number.", valueName: "number")) var number: String
+
+        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: 1) }
+
+        func run() async throws {
+            let parsed = try regionOptions.parser().parse(number)
+            let database = try homeOptions.openDatabase()
+            let (blocked, label) = try CallListStore(database: database).lookup(parsed.callDirectoryValue ?? 0)
+            let action = blocked ? "block" : label != nil ? "identify" : "allow"
+            if record {
+                try DecisionStore(database: database).record([
+                    .init(
+                        domain: .call, subject: parsed.e164, action: action, ruleKind: blocked || label != nil ? "list" : "none",
+                        rule: label)
+                ])
+            }
+            if json {
+                struct Result: Encodable {
+                    var action: String
+                    var e164: String
+                    var label: String?
+                }
+                try Terminal.printJSON(Result(action: action, e164: parsed.e164, label: label))
+            } else {
+                print(label.map { "\(action)\t\(parsed.e164)\t\($0)" } ?? "\(action)\t\(parsed.e164)")
+            }
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print list sizes and the recorded call decisions.")
+        @OptionGroup var homeOptions: HomeOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let database = try homeOptions.openDatabase()
+            let store = CallListStore(database: database)
+            let counts = try store.counts()
+            let decisions = DecisionStore(database: database)
+            let totals = try decisions.counts(.call)
+            let recent = try decisions.recent(.call, limit: 10)
+            if json {
+                struct Report: Encodable {
+                    var version: Int64
+                    var blocking: Int
+                    var identification: Int
+                    var decisions: [DecisionStore.Count]
+                    var recent: [DecisionStore.Decision]
+                }
+                return try Terminal.printJSON(
+                    Report(
+                        version: try store.version(), blocking: counts[.blocking] ?? 0, identification: counts[.identification] ?? 0,
+                        decisions: totals, recent: recent))
+            }
+            print("list version \(try store.version()): \(counts[.blocking] ?? 0) blocked, \(counts[.identification] ?? 0) identified")
+            print("decisions: \(totals.map(\.count).reduce(0, +))")
+            for count in totals {
+                print(
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)\(count.rule.isEmpty ? "" : " (\(count.rule))")")
+            }
+            if !recent.isEmpty { print("recent:") }
+            for decision in recent { print("  \(decision.at)  \(decision.subject)  \(decision.action)") }
+        }
+    }
+
+    /// The entries a NUMBER argument stands for (one number, or a # range), how to show it, and the range pattern.
+    static func entries(
+        _ text: String, label: String?, parser: PhoneNumberParser, cap: Int
+    ) throws -> ([CallDirectoryEntry], String, String?) {
+        do {
+            if let range = try NumberRange(text, parser: parser, cap: cap) {
+                return (
+                    range.callDirectoryValues.map { CallDirectoryEntry(number: $0, label: label) }, "\(range) (\(range.count) numbers)",
+                    "\(range)"
+                )
+            }
+        } catch {
+            throw ValidationError("\(text): \(error)")
+        }
+        do {
+            let number = try parser.parse(text)
+            guard let value = number.callDirectoryValue else {
+                throw ValidationError("\(text): too many digits for a call-directory entry")
+            }
+            return ([CallDirectoryEntry(number: value, label: label)], number.e164, nil)
+        } catch let error as PhoneNumberError {
+            throw ValidationError("\(text): \(error)")
+        }
+    }
+}
+
+/// A ``CallDirectoryContext`` that prints what CallKit would be told.
+final class ExportWriter: CallDirectoryContext {
+    let isIncremental: Bool
+    private let json: Bool
+    var output = OutputBuffer()
+    private var first = true
+
+    init(json: Bool, incremental: Bool) {
+        self.json = json
+        self.isIncremental = incremental
+        if json { output.write("{\"incremental\":\(incremental),\"entries\":[") }
+    }
+
+    private func line(_ action: String, _ number: Int64, _ label: String? = nil) {
+        if json {
+            output.write(first ? "\n" : ",\n")
+            first = false
+            output.write("{\"action\":\"\(action)\",\"number\":")
+            output.write(number)
+            if let label { output.write(",\"label\":\(Self.jsonString(label))") }
+            output.byte(UInt8(ascii: "}"))
+        } else {
+            output.write(action)
+            output.byte(9)
+            output.write(number)
+            if let label {
+                output.byte(9)
+                output.write(label)
+            }
+            output.byte(10)
+        }
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func addBlockingEntry(withNextSequentialPhoneNumber phoneNumber: Int64) { line("block", phoneNumber) }
+    func removeBlockingEntry(withPhoneNumber phoneNumber: Int64) { line("unblock", phoneNumber) }
+    func removeAllBlockingEntries() { line("unblock-all", 0) }
+    func addIdentificationEntry(withNextSequentialPhoneNumber phoneNumber: Int64, label: String) { line("identify", phoneNumber, label) }
+    func removeIdentificationEntry(withPhoneNumber phoneNumber: Int64) { line("unidentify", phoneNumber) }
+    func removeAllIdentificationEntries() { line("unidentify-all", 0) }
+
+    func completeRequest() {
+        output.flush()
+    }
+
+    func cancelRequest(withError error: any Error) {
+        output.flush()
+    }
+}

@@ -1,0 +1,382 @@
+import ArgumentParser
+import CallFilter
+import Foundation
+import Storage
+
+/// `pepper sms`: message filtering by words and senders.
+struct SmsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sms",
+        abstract: "Filter text messages by words and senders: allow, junk, promotion or transaction.",
+        discussion: """
+            Words match whole words, case-insensitively, after Unicode normalisation and folding of \
+            look-alike characters (Cyrillic and Greek homoglyphs, fr3e, w0n, full-width and accented \
+            letters), so "You have WON a fr3e cruise" matches "won" and "free". A fresh state has the \
+            words "free" and "won" (junk). Order of rules: contacts are allowed, blocked senders are junk, \
+            then word rules (a rule for the very sender first, else junk over promotion over transaction), \
+            then, with contacts-only on, unknown senders are junk.
+            """,
+        subcommands: [Words.self, Senders.self, Check.self, Classify.self, Stats.self]
+    )
+
+    enum ActionOption: String, ExpressibleByArgument, CaseIterable {
+        case junk, promotion, transaction
+        var action: MessageAction { MessageAction(rawValue: rawValue)! }
+    }
+
+    struct Words: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Manage the word rules.", subcommands: [Add.self, Remove.self, List.self], defaultSubcommand: List.self)
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a word or phrase (or change its action).")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var regionOptions: RegionOptions
+            @Option(help: "What a match does.") var action: ActionOption = .junk
+            @Option(
+                help: ArgumentHelp(
+                    "A sub-folder, as IdentityLookup names them (promotionalOffers, transactionalFinance, …).", valueName: "sub-action"))
+            var subAction: String = "none"
+            @Option(
+                name: .customLong("from"),
+                help: ArgumentHelp("Only for messages from this sender (sender+words rule).", valueName: "sender"))
+            var sender: String?
+            @Argument(help: "The word or phrase.") var word: String
+
+            func validate() throws {
+                guard !TextFolding.foldedWords(word).isEmpty else { throw ValidationError("\"\(word)\" has no letters or digits") }
+                guard let sub = MessageSubAction(rawValue: subAction) else {
+                    throw ValidationError("--sub-action: one of \(MessageSubAction.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                guard sub == .none || sub.action == action.action else {
+                    throw ValidationError("--sub-action \(subAction) does not belong to --action \(action.rawValue)")
+                }
+            }
+
+            func run() async throws {
+                let senderKey = try sender.map { MessageSender.key($0, parser: try regionOptions.parser()) }
+                let rule = WordRule(
+                    word: word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: senderKey)
+                let added = try MessageRuleStore(database: homeOptions.openDatabase()).addWord(rule)
+                let scope = senderKey.map { " from \($0)" } ?? ""
+                print(added ? "Added \"\(word)\"\(scope): \(action.rawValue)" : "Updated \"\(word)\"\(scope): \(action.rawValue)")
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a word rule.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var regionOptions: RegionOptions
+            @Option(name: .customLong("from"), help: ArgumentHelp("Remove the rule for this sender.", valueName: "sender")) var sender:
+                String?
+            @Argument(help: "The word or phrase.") var word: String
+
+            func run() async throws {
+                let senderKey = try sender.map { MessageSender.key($0, parser: try regionOptions.parser()) }
+                guard try MessageRuleStore(database: homeOptions.openDatabase()).removeWord(word, sender: senderKey) else {
+                    throw CLIError("\"\(word)\" is not a word rule\(senderKey.map { " for \($0)" } ?? "")")
+                }
+                print("Removed \"\(word)\"")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Print the word rules.")
+            @OptionGroup var homeOptions: HomeOptions
+            @Flag(help: "Print a JSON array of {word, action, subAction, sender?}.") var json = false
+
+            func run() async throws {
+                let words = try MessageRuleStore(database: homeOptions.openDatabase()).words()
+                if json { return try Terminal.printJSON(words) }
+                for rule in words {
+                    var line = "\(rule.word)\t\(rule.action.rawValue)"
+                    if rule.subAction != .none { line += "/\(rule.subAction.rawValue)" }
+                    if let sender = rule.sender { line += "\tfrom \(sender)" }
+                    print(line)
+                }
+            }
+        }
+    }
+
+    struct Senders: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Manage blocked senders, contacts and the unknown-senders rule.",
+            subcommands: [Block.self, Unblock.self, List.self, Contacts.self, ContactsOnly.self], defaultSubcommand: List.self)
+
+        struct Block: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Treat messages from a number, short code or sender ID as junk.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var regionOptions: RegionOptions
+            @Argument(help: ArgumentHelp("A phone number, short code (72975) or sender ID (PROMO).", valueName: "number")) var number:
+                String
+
+            func validate() throws {
+                guard !MessageSender.key(number, parser: try regionOptions.parser()).isEmpty else {
+                    throw ValidationError("\"\(number)\" is not a sender: no letters or digits")
+                }
+            }
+
+            func run() async throws {
+                let key = MessageSender.key(number, parser: try regionOptions.parser())
+                let added = try MessageRuleStore(database: homeOptions.openDatabase()).blockSender(key)
+                print(added ? "Blocked sender \(key)" : "\(key) is already blocked")
+            }
+        }
+
+        struct Unblock: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Stop treating a sender's messages as junk.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var regionOptions: RegionOptions
+            @Argument(help: ArgumentHelp("A blocked sender.", valueName: "number")) var number: String
+
+            func run() async throws {
+                let key = MessageSender.key(number, parser: try regionOptions.parser())
+                guard try MessageRuleStore(database: homeOptions.openDatabase()).unblockSender(key) else {
+                    throw CLIError("\(key) is not a blocked sender")
+                }
+                print("Unblocked sender \(key)")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Print the blocked senders.")
+            @OptionGroup var homeOptions: HomeOptions
+            @Flag(help: "Print a JSON array.") var json = false
+
+            func run() async throws {
+                let senders = try MessageRuleStore(database: homeOptions.openDatabase()).blockedSenders()
+                if json { return try Terminal.printJSON(senders) }
+                senders.forEach { print($0) }
+            }
+        }
+
+        struct Contacts: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Import the contacts' numbers from a vCard file (replacing earlier imports).",
+                discussion: "Messages from contacts are always allowed; with contacts-only on, everyone else's are junk.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var regionOptions: RegionOptions
+            @Argument(help: ArgumentHelp("A .vcf file.", valueName: "file")) var file: String
+
+            func run() async throws {
+                guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
+                let keys = VCardContacts.senderKeys(String(decoding: data, as: UTF8.self), parser: try regionOptions.parser())
+                guard !keys.isEmpty else { throw CLIError("\(file): no contacts with phone numbers (is it a vCard file?)") }
+                try MessageRuleStore(database: homeOptions.openDatabase()).replaceContacts(keys)
+                print("Imported \(keys.count) contact numbers")
+            }
+        }
+
+        struct ContactsOnly: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "contacts-only", abstract: "Treat messages from senders who are not contacts as junk (on), or not (off).")
+            @OptionGroup var homeOptions: HomeOptions
+            @Argument(help: "on or off.") var state: OnOff
+
+            enum OnOff: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+            func run() async throws {
+                try MessageRuleStore(database: homeOptions.openDatabase()).setContactsOnly(state == .on)
+                print("Contacts only: \(state.rawValue)")
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print allow, junk, promotion or transaction for a message, and why.",
+            discussion: "The decision is recorded for `pepper sms stats` unless --no-record is given.")
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Option(name: .customLong("from"), help: ArgumentHelp("The sender: a number, short code or sender ID.", valueName: "sender"))
+        var sender: String
+        @Option(help: ArgumentHelp("Use this vCard file as the contacts for this check.", valueName: "file")) var contacts: String?
+        @Flag(inversion: .prefixedNo, help: "Record the decision for stats.") var record = true
+        @Flag(help: "Print {action, subAction, rule: {kind, value}, reason} as JSON.") var json = false
+        @Argument(help: "The message text.") var text: String
+
+        func run() async throws {
+            let parser = try regionOptions.parser()
+            let database = try homeOptions.openDatabase()
+            var rules = try MessageRuleStore(database: database).rules()
+            if let contacts {
+                guard let data = FileManager.default.contents(atPath: contacts) else { throw CLIError("\(contacts): cannot read") }
+                rules.contacts = VCardContacts.senderKeys(String(decoding: data, as: UTF8.self), parser: parser)
+            }
+            let verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
+            if record { try DecisionStore(database: database).record([SmsCommand.decision(verdict, sender: sender, parser: parser)]) }
+            if json {
+                try Terminal.printJSON(VerdictJSON(verdict, id: nil))
+            } else {
+                let action =
+                    verdict.subAction == .none ? verdict.action.rawValue : "\(verdict.action.rawValue) (\(verdict.subAction.rawValue))"
+                print("\(action)\t\(verdict.rule)")
+            }
+        }
+    }
+
+    struct Classify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Classify messages from stdin: one JSON object per line in, one verdict per line out.",
+            discussion: """
+                Input lines: {"from": SENDER, "text": TEXT} (also "sender"/"body"; optional "id", echoed back, \
+                and "receiverISOCountryCode" to read national sender numbers). Output lines: \
+                {"id"?, "action", "subAction"?, "rule": {"kind", "value"?}, "reason"}. A line that is not such \
+                an object gives {"line": N, "error": …} and the exit status 1 at the end.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Flag(inversion: .prefixedNo, help: "Record the decisions for stats.") var record = true
+
+        struct Input: Decodable {
+            var id: JSONValue?
+            var from: String?
+            var sender: String?
+            var text: String?
+            var body: String?
+            var receiverISOCountryCode: String?
+        }
+
+        func run() async throws {
+            let parser = try regionOptions.parser()
+            let database = try homeOptions.openDatabase()
+            let rules = try MessageRuleStore(database: database).rules()
+            let handler = try MessageFilterHandler(rules: rules, defaultRegion: parser.defaultRegion)
+            let decoder = JSONDecoder()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var output = OutputBuffer()
+            var decisions: [DecisionStore.Decision] = []
+            var errors = 0
+            var number = 0
+            while let line = readLine(strippingNewline: true) {
+                number += 1
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                let encoded: Data
+                do {
+                    let input = try decoder.decode(Input.self, from: Data(line.utf8))
+                    let query = MessageFilterQuery(
+                        sender: input.from ?? input.sender, messageBody: input.text ?? input.body,
+                        receiverISOCountryCode: input.receiverISOCountryCode)
+                    let verdict = handler.verdict(for: query)
+                    if record { decisions.append(SmsCommand.decision(verdict, sender: query.sender ?? "", parser: parser)) }
+                    encoded = try encoder.encode(VerdictJSON(verdict, id: input.id))
+                } catch {
+                    errors += 1
+                    encoded = try encoder.encode([
+                        "line": JSONValue.number(Double(number)), "error": .string("not a JSON message object: \(error)"),
+                    ])
+                }
+                output.write(String(decoding: encoded, as: UTF8.self))
+                output.byte(10)
+            }
+            output.flush()
+            try DecisionStore(database: database).record(decisions)
+            if errors > 0 { throw CLIError("\(errors) of \(number) lines were not JSON message objects") }
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the recorded message decisions: counts per action and rule, and the latest.")
+        @OptionGroup var homeOptions: HomeOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let database = try homeOptions.openDatabase()
+            let decisions = DecisionStore(database: database)
+            let totals = try decisions.counts(.message)
+            let recent = try decisions.recent(.message, limit: 10)
+            if json {
+                struct Report: Encodable {
+                    var total: Int
+                    var byAction: [String: Int]
+                    var decisions: [DecisionStore.Count]
+                    var recent: [DecisionStore.Decision]
+                }
+                var byAction: [String: Int] = [:]
+                for count in totals { byAction[count.action, default: 0] += count.count }
+                return try Terminal.printJSON(
+                    Report(total: totals.map(\.count).reduce(0, +), byAction: byAction, decisions: totals, recent: recent))
+            }
+            print("messages classified: \(Terminal.count(totals.map(\.count).reduce(0, +)))")
+            for action in MessageAction.allCases {
+                let count = totals.filter { $0.action == action.rawValue }.map(\.count).reduce(0, +)
+                print("  \(Terminal.pad(action.rawValue, 12)) \(Terminal.padLeft(Terminal.count(count), 9))")
+            }
+            if !totals.isEmpty { print("by rule:") }
+            for count in totals.prefix(20) {
+                print(
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)  \(count.ruleKind)\(count.rule.isEmpty ? "" : " \"\(count.rule)\"")"
+                )
+            }
+            if !recent.isEmpty { print("latest:") }
+            for decision in recent {
+                print(
+                    "  \(decision.at)  \(decision.subject)  \(decision.action)  \(decision.ruleKind)\(decision.rule.map { " \"\($0)\"" } ?? "")"
+                )
+            }
+        }
+    }
+
+    static func decision(_ verdict: MessageVerdict, sender: String, parser: PhoneNumberParser) -> DecisionStore.Decision {
+        let key = MessageSender.key(sender, parser: parser)
+        return DecisionStore.Decision(
+            domain: .message, subject: key.isEmpty ? sender : key, action: verdict.action.rawValue, ruleKind: verdict.rule.kind,
+            rule: verdict.rule.value)
+    }
+}
+
+/// A verdict as printed by `--json` and `pepper sms classify`.
+struct VerdictJSON: Encodable {
+    struct Rule: Encodable {
+        var kind: String
+        var value: String?
+    }
+
+    var id: JSONValue?
+    var action: String
+    var subAction: String?
+    var rule: Rule
+    var reason: String
+
+    init(_ verdict: MessageVerdict, id: JSONValue?) {
+        self.id = id
+        action = verdict.action.rawValue
+        subAction = verdict.subAction == .none ? nil : verdict.subAction.rawValue
+        rule = Rule(kind: verdict.rule.kind, value: verdict.rule.value)
+        reason = verdict.rule.description
+    }
+}
+
+/// A JSON scalar, to echo message ids back whatever their type.
+enum JSONValue: Codable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}

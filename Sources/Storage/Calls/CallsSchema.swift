@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// Tables for call and message filtering (DESIGN.md §8), added by migration
+/// `v-calls-1-lists-messages-decisions`.
+///
+/// - `callEntry`: the current block and identification lists, keyed `(kind, number)` so that
+///   `ORDER BY number` per list is an index scan (CallKit's ascending order for free).
+/// - `callChange`: every change with the version that made it, so an extension can ask for the
+///   changes since the version it loaded last (incremental loads).
+/// - `callListState`: the lists' version, bumped by every committed change.
+/// - `smsWord`, `smsSender`, `smsContact`, `smsSetting`: message rules.
+/// - `decisionCount`, `decisionLog`: what was decided, for `pepper calls stats` / `pepper sms stats`.
+enum CallsSchema {
+    static func migrate(_ db: Database) throws {
+        try db.create(table: "callEntry", options: [.withoutRowID]) { table in
+            table.column("kind", .text).notNull()
+            table.column("number", .integer).notNull()
+            table.column("label", .text)
+            table.column("pattern", .text)
+            table.column("version", .integer).notNull()
+            table.column("addedAt", .datetime).notNull()
+            table.primaryKey(["kind", "number"])
+        }
+        try db.create(table: "callChange", options: [.withoutRowID]) { table in
+            table.column("kind", .text).notNull()
+            table.column("number", .integer).notNull()
+            table.column("version", .integer).notNull()
+            table.column("present", .boolean).notNull()
+            table.column("label", .text)
+            table.primaryKey(["kind", "number", "version"])
+        }
+        try db.create(index: "callChangeByVersion", on: "callChange", columns: ["kind", "version"])
+        try db.create(table: "callListState") { table in
+            table.column("id", .integer).primaryKey().check { $0 == 1 }
+            table.column("version", .integer).notNull()
+        }
+        try db.create(table: "smsWord") { table in
+            table.column("folded", .text).notNull()
+            table.column("sender", .text).notNull().defaults(to: "")
+            table.column("word", .text).notNull()
+            table.column("action", .text).notNull()
+            table.column("subAction", .text).notNull().defaults(to: "none")
+            table.column("addedAt", .datetime).notNull()
+            table.primaryKey(["folded", "sender"])
+        }
+        try db.create(table: "smsSender") { table in
+            table.primaryKey("sender", .text)
+            table.column("addedAt", .datetime).notNull()
+        }
+        try db.create(table: "smsContact") { table in
+            table.primaryKey("sender", .text)
+        }
+        try db.create(table: "smsSetting") { table in
+            table.primaryKey("key", .text)
+            table.column("value", .text).notNull()
+        }
+        try db.create(table: "decisionCount") { table in
+            table.column("domain", .text).notNull()
+            table.column("action", .text).notNull()
+            table.column("ruleKind", .text).notNull()
+            table.column("rule", .text).notNull()
+            table.column("count", .integer).notNull()
+            table.column("lastAt", .datetime).notNull()
+            table.primaryKey(["domain", "action", "ruleKind", "rule"])
+        }
+        try db.create(table: "decisionLog") { table in
+            table.autoIncrementedPrimaryKey("id")
+            table.column("domain", .text).notNull()
+            table.column("at", .datetime).notNull()
+            table.column("subject", .text).notNull()
+            table.column("action", .text).notNull()
+            table.column("ruleKind", .text).notNull()
+            table.column("rule", .text)
+        }
+
+        // The defaults of a fresh state (DESIGN.md §8), as version 1 of the lists.
+        let now = Date()
+        try db.execute(sql: "INSERT INTO callListState (id, version) VALUES (1, 1)")
+        for (kind, number, label) in [("block", Int64(12_539_501_212), nil), ("identify", Int64(14_259_501_212), "Suspicious")]
+            as [(String, Int64, String?)]
+        {
+            try db.execute(
+                sql: "INSERT INTO callEntry (kind, number, label, version, addedAt) VALUES (?, ?, ?, 1, ?)",
+                arguments: [kind, number, label, now])
+            try db.execute(
+                sql: "INSERT INTO callChange (kind, number, version, present, label) VALUES (?, ?, 1, 1, ?)",
+                arguments: [kind, number, label])
+        }
+        for word in ["free", "won"] {
+            try db.execute(
+                sql: "INSERT INTO smsWord (folded, sender, word, action, subAction, addedAt) VALUES (?, '', ?, 'junk', 'none', ?)",
+                arguments: [word, word, now])
+        }
+    }
+}

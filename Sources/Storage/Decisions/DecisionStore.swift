@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// What call and message filtering decided, kept as counters per action and rule (for good) and
+/// as a history of the most recent decisions (bounded), so stats are real counts, not estimates.
+public struct DecisionStore: Sendable {
+    /// Calls or messages.
+    public enum Domain: String, Sendable, Codable {
+        /// Call decisions (`pepper calls check`).
+        case call
+        /// Message decisions (`pepper sms check`, `pepper sms classify`, the message-filter extension).
+        case message
+    }
+
+    /// One decision.
+    public struct Decision: Sendable, Hashable, Codable {
+        /// Calls or messages.
+        public var domain: Domain
+        /// The caller or sender.
+        public var subject: String
+        /// The action (`block`, `identify`, `allow`, `junk`, …).
+        public var action: String
+        /// The kind of rule that decided (`word`, `sender`, `block-list`, …).
+        public var ruleKind: String
+        /// The rule itself (the word, the number), if any.
+        public var rule: String?
+        /// When.
+        public var at: Date
+
+        /// A decision made now.
+        public init(domain: Domain, subject: String, action: String, ruleKind: String, rule: String?, at: Date = Date()) {
+            self.domain = domain
+            self.subject = subject
+            self.action = action
+            self.ruleKind = ruleKind
+            self.rule = rule
+            self.at = at
+        }
+    }
+
+    /// A counter.
+    public struct Count: Sendable, Hashable, Codable {
+        /// The action.
+        public var action: String
+        /// The kind of rule.
+        public var ruleKind: String
+        /// The rule ("" when none).
+        public var rule: String
+        /// How many decisions.
+        public var count: Int
+        /// The latest one.
+        public var lastAt: Date
+    }
+
+    /// How many recent decisions are kept per domain.
+    public static let historyLimit = 1_000
+
+    private let database: PepperDatabase
+
+    /// The decisions of `database`.
+    public init(database: PepperDatabase) {
+        self.database = database
+    }
+
+    /// Records decisions in one transaction.
+    public func record(_ decisions: [Decision]) throws {
+        guard !decisions.isEmpty else { return }
+        try database.writer.write { db in
+            let count = try db.cachedStatement(
+                sql: """
+                    INSERT INTO decisionCount (domain, action, ruleKind, rule, count, lastAt) VALUES (?, ?, ?, ?, 1, ?)
+                    ON CONFLICT (domain, action, ruleKind, rule) DO UPDATE SET count = count + 1, lastAt = excluded.lastAt
+                    """)
+            let log = try db.cachedStatement(
+                sql: "INSERT INTO decisionLog (domain, at, subject, action, ruleKind, rule) VALUES (?, ?, ?, ?, ?, ?)")
+            // Only the newest `historyLimit` can survive, so older ones in a big batch are not logged.
+            for (index, decision) in decisions.enumerated() {
+                try count.execute(arguments: [
+                    decision.domain.rawValue, decision.action, decision.ruleKind, decision.rule ?? "", decision.at,
+                ])
+                if index >= decisions.count - Self.historyLimit {
+                    try log.execute(
+                        arguments: [
+                            decision.domain.rawValue, decision.at, decision.subject, decision.action, decision.ruleKind, decision.rule,
+                        ])
+                }
+            }
+            for domain in Set(decisions.map(\.domain)) {
+                try db.execute(
+                    sql: """
+                        DELETE FROM decisionLog WHERE domain = ?1 AND id <= (
+                            SELECT id FROM decisionLog WHERE domain = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
+                        """, arguments: [domain.rawValue, Self.historyLimit])
+            }
+        }
+    }
+
+    /// The counters of `domain`, largest first.
+    public func counts(_ domain: Domain) throws -> [Count] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT action, ruleKind, rule, count, lastAt FROM decisionCount WHERE domain = ? ORDER BY count DESC, action, rule",
+                arguments: [domain.rawValue]
+            ).map { Count(action: $0[0], ruleKind: $0[1], rule: $0[2], count: $0[3], lastAt: $0[4]) }
+        }
+    }
+
+    /// The most recent decisions of `domain`, newest first.
+    public func recent(_ domain: Domain, limit: Int = 20) throws -> [Decision] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT subject, action, ruleKind, rule, at FROM decisionLog WHERE domain = ? ORDER BY id DESC LIMIT ?",
+                arguments: [domain.rawValue, limit]
+            ).map { Decision(domain: domain, subject: $0[0], action: $0[1], ruleKind: $0[2], rule: $0[3], at: $0[4]) }
+        }
+    }
+}

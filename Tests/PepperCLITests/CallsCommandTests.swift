@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@Suite("pepper calls and pepper sms")
+struct CallsCommandTests {
+    func home() -> URL { TestPaths.temporaryDirectory("calls") }
+
+    @Test func acceptance() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let check = try PepperProcess.run(["sms", "check", "--from", "+15551234567", "You have WON a fr3e cruise"], home: home)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout == "junk\tword rule \"won\" matched \"WON\"\n")
+        let export = try PepperProcess.run(["calls", "export"], home: home)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout == "block\t12539501212\nidentify\t14259501212\tSuspicious\n")
+        #expect(export.stderr.contains("version 1"))
+    }
+
+    @Test func normalizeArgumentsAndStdin() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let outcome = try PepperProcess.run(
+            ["calls", "normalize", "253-950-1212", "(253) 950 1212", "+44 20 7946 0000", "call me", "950-1212"], home: home)
+        #expect(outcome.status == 0)
+        #expect(
+            outcome.stdout.split(separator: "\n") == [
+                "+12539501212", "+12539501212", "+442079460000", "INVALID\tnot a phone number",
+                "INVALID\ta local US number (7 digits): add the area code",
+            ])
+        // 00 is the UK's international prefix: "001 253" is +1 253, too short.
+        let stdin = try PepperProcess.run(
+            ["calls", "normalize", "--region", "GB"], home: home, stdin: Data("020 7946 0000\n001 253\n".utf8))
+        #expect(stdin.stdout == "+442079460000\nINVALID\ttoo short: 3 digits, US numbers have 10 digits\n")
+        let badRegion = try PepperProcess.run(["calls", "normalize", "--region", "Mars", "1"], home: home)
+        #expect(badRegion.status == 64)
+    }
+
+    @Test func blockIdentifyListExportIncrementally() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(try PepperProcess.run(["calls", "block", "+1 206 555 01##"], home: home).status == 0)
+        #expect(try PepperProcess.run(["calls", "identify", "425 555 0100", "--label", "Pizza"], home: home).status == 0)
+        #expect(try PepperProcess.run(["calls", "unblock", "+1 253 950 1212"], home: home).status == 0)
+        let missing = try PepperProcess.run(["calls", "unblock", "+1 253 950 1212"], home: home)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("not blocked"))
+        #expect(try PepperProcess.run(["calls", "block", "+1 206 5## ####"], home: home).status == 64)
+        #expect(try PepperProcess.run(["calls", "block", "hello"], home: home).status == 64)
+        #expect(try PepperProcess.run(["calls", "identify", "425 555 0100", "--label", " "], home: home).status == 64)
+
+        let list = try PepperProcess.run(["calls", "list"], home: home)
+        #expect(list.stdout == "block\t+120655501##\t100 numbers\nidentify\t+14255550100\tPizza\nidentify\t+14259501212\tSuspicious\n")
+
+        let full = try PepperProcess.run(["calls", "export"], home: home)
+        let blocks = full.stdout.split(separator: "\n").filter { $0.hasPrefix("block\t") }.map { Int64($0.split(separator: "\t")[1])! }
+        #expect(blocks.count == 100)
+        #expect(blocks == blocks.sorted())
+        #expect(blocks.first == 12_065_550_100)
+        #expect(full.stdout.hasSuffix("identify\t14255550100\tPizza\nidentify\t14259501212\tSuspicious\n"))
+
+        let incremental = try PepperProcess.run(["calls", "export", "--incremental-since", "1"], home: home)
+        #expect(incremental.status == 0, "\(incremental.stderr)")
+        let lines = incremental.stdout.split(separator: "\n")
+        #expect(lines.first == "unblock\t12539501212")
+        #expect(lines.count == 1 + 100 + 1)
+        #expect(lines.last == "identify\t14255550100\tPizza")
+        #expect(incremental.stderr.contains("version 4: 1 removals and 101 additions since version 1"))
+
+        let json = try PepperProcess.run(["calls", "export", "--incremental-since", "3", "--json"], home: home)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["version"] as? Int == 4)
+        #expect((object?["entries"] as? [[String: Any]])?.first?["action"] as? String == "unblock")
+
+        let future = try PepperProcess.run(["calls", "export", "--incremental-since", "99"], home: home)
+        #expect(future.status == 1)
+        #expect(future.stderr.contains("unknownVersion"))
+        let capped = try PepperProcess.run(["calls", "export", "--max-entries", "10"], home: home)
+        #expect(capped.status == 1)
+        #expect(capped.stderr.contains("maximumEntriesExceeded"))
+    }
+
+    @Test func callChecksAreCounted() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(try PepperProcess.run(["calls", "check", "253-950-1212"], home: home).stdout == "block\t+12539501212\n")
+        #expect(try PepperProcess.run(["calls", "check", "425-950-1212"], home: home).stdout == "identify\t+14259501212\tSuspicious\n")
+        #expect(try PepperProcess.run(["calls", "check", "206-555-0100"], home: home).stdout == "allow\t+12065550100\n")
+        let stats = try PepperProcess.run(["calls", "stats", "--json"], home: home)
+        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+        #expect(object?["blocking"] as? Int == 1)
+        #expect((object?["decisions"] as? [[String: Any]])?.count == 3)
+    }
+
+    @Test func smsRulesCheckClassifyAndStats() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(
+            try PepperProcess.run(
+                ["sms", "words", "add", "limited offer", "--action", "promotion", "--sub-action", "promotionalOffers"], home: home
+            ).status == 0)
+        #expect(
+            try PepperProcess.run(["sms", "words", "add", "code", "--action", "transaction", "--from", "BANK"], home: home).status == 0)
+        #expect(
+            try PepperProcess.run(["sms", "words", "add", "x", "--action", "junk", "--sub-action", "promotionalOffers"], home: home).status
+                == 64)
+        #expect(try PepperProcess.run(["sms", "words", "remove", "FREE"], home: home).status == 0)
+        #expect(try PepperProcess.run(["sms", "words", "remove", "FREE"], home: home).status == 1)
+        let words = try PepperProcess.run(["sms", "words", "list"], home: home)
+        #expect(words.stdout == "code\ttransaction\tfrom bank\nlimited offer\tpromotion/promotionalOffers\nwon\tjunk\n")
+        #expect(try PepperProcess.run(["sms", "senders", "block", "(253) 950-1212"], home: home).stdout == "Blocked sender +12539501212\n")
+        #expect(try PepperProcess.run(["sms", "senders", "list"], home: home).stdout == "+12539501212\n")
+
+        let vcf = home.appendingPathComponent("contacts.vcf")
+        try "BEGIN:VCARD\nVERSION:3.0\nFN:Mum\nTEL;TYPE=CELL:+1 425 555 0100\nEND:VCARD\n".write(to: vcf, atomically: true, encoding: .utf8)
+        #expect(try PepperProcess.run(["sms", "senders", "contacts", vcf.path], home: home).stdout == "Imported 1 contact numbers\n")
+        #expect(try PepperProcess.run(["sms", "senders", "contacts-only", "on"], home: home).status == 0)
+
+        func check(_ sender: String, _ text: String) throws -> String {
+            try PepperProcess.run(["sms", "check", "--from", sender, text], home: home).stdout
+        }
+        #expect(try check("+14255550100", "you won") == "allow\tsender +14255550100 is a contact\n")
+        #expect(try check("253 950 1212", "hi") == "junk\tsender rule: +12539501212 is blocked\n")
+        #expect(try check("Bank", "Your code is 7") == "transaction\tsender+word rule: \"code\" from bank matched \"code\"\n")
+        #expect(
+            try check("+15550001111", "A LIMITED OFFER")
+                == "promotion (promotionalOffers)\tword rule \"limited offer\" matched \"LIMITED OFFER\"\n")
+        #expect(try check("+15550001111", "hello") == "junk\tunknown sender +15550001111 (contacts only)\n")
+
+        let input = """
+            {"id": 1, "from": "+15550001111", "text": "you have w0n"}
+            {"id": "b", "sender": "+14255550100", "body": "won"}
+            not json
+            {"from": "020 7946 0000", "text": "hello", "receiverISOCountryCode": "GB"}
+
+            """
+        let classified = try PepperProcess.run(["sms", "classify"], home: home, stdin: Data(input.utf8))
+        #expect(classified.status == 1)
+        let lines = classified.stdout.split(separator: "\n").map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(lines.count == 4)
+        #expect(lines[0]?["action"] as? String == "junk")
+        #expect(lines[0]?["id"] as? Int == 1)
+        #expect((lines[0]?["rule"] as? [String: Any])?["value"] as? String == "won")
+        #expect(lines[1]?["action"] as? String == "allow")
+        #expect(lines[1]?["id"] as? String == "b")
+        #expect(lines[2]?["line"] as? Int == 3)
+        #expect(lines[3]?["reason"] as? String == "unknown sender +442079460000 (contacts only)")
+
+        let stats = try PepperProcess.run(["sms", "stats", "--json"], home: home)
+        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+        #expect(object?["total"] as? Int == 8)
+        #expect((object?["byAction"] as? [String: Int])?["junk"] == 4)
+        let human = try PepperProcess.run(["sms", "stats"], home: home)
+        #expect(human.stdout.hasPrefix("messages classified: 8\n"))
+        #expect(try PepperProcess.run(["sms", "check", "--no-record", "--from", "1", "x"], home: home).status == 0)
+        #expect(try PepperProcess.run(["sms", "stats", "--json"], home: home).stdout == stats.stdout)
+    }
+
+    @Test func helpDescribesTheContract() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let help = try PepperProcess.run(["calls", "--help"], home: home)
+        for word in ["normalize", "block", "unblock", "identify", "list", "export", "stats"] { #expect(help.stdout.contains(word)) }
+        let sms = try PepperProcess.run(["sms", "--help"], home: home)
+        for word in ["words", "senders", "check", "classify", "stats"] { #expect(sms.stdout.contains(word)) }
+        #expect(try PepperProcess.run(["calls", "export", "--help"], home: home).stdout.contains("entriesOutOfOrder"))
+    }
+}

@@ -1,0 +1,172 @@
+import CallFilter
+import Foundation
+import Testing
+
+@testable import Storage
+
+/// Records what a call-directory load sends, checking ascending order per list as CallKit does.
+final class RecordingContext: CallDirectoryContext {
+    let isIncremental: Bool
+    var blocking: Set<Int64>
+    var identification: [Int64: String]
+    var problems: [String] = []
+    var completed = false
+    private var lastBlock: Int64 = 0
+    private var lastIdentify: Int64 = 0
+
+    init(isIncremental: Bool, blocking: Set<Int64> = [], identification: [Int64: String] = [:]) {
+        self.isIncremental = isIncremental
+        self.blocking = isIncremental ? blocking : []
+        self.identification = isIncremental ? identification : [:]
+    }
+
+    func addBlockingEntry(withNextSequentialPhoneNumber phoneNumber: Int64) {
+        if phoneNumber <= lastBlock { problems.append("block \(phoneNumber) after \(lastBlock)") }
+        if blocking.contains(phoneNumber) { problems.append("duplicate block \(phoneNumber)") }
+        lastBlock = phoneNumber
+        blocking.insert(phoneNumber)
+    }
+    func removeBlockingEntry(withPhoneNumber phoneNumber: Int64) {
+        if !isIncremental { problems.append("removal in full load") }
+        if blocking.remove(phoneNumber) == nil { problems.append("removing absent \(phoneNumber)") }
+    }
+    func removeAllBlockingEntries() { blocking.removeAll() }
+    func addIdentificationEntry(withNextSequentialPhoneNumber phoneNumber: Int64, label: String) {
+        if phoneNumber <= lastIdentify { problems.append("identify \(phoneNumber) after \(lastIdentify)") }
+        if identification[phoneNumber] != nil { problems.append("duplicate identify \(phoneNumber)") }
+        lastIdentify = phoneNumber
+        identification[phoneNumber] = label
+    }
+    func removeIdentificationEntry(withPhoneNumber phoneNumber: Int64) {
+        if !isIncremental { problems.append("removal in full load") }
+        if identification.removeValue(forKey: phoneNumber) == nil { problems.append("removing absent label \(phoneNumber)") }
+    }
+    func removeAllIdentificationEntries() { identification.removeAll() }
+    func completeRequest() { completed = true }
+    func cancelRequest(withError error: any Error) { problems.append("cancelled: \(error)") }
+}
+
+@Suite("Call and message state")
+struct CallsStorageTests {
+    func temporaryHome() -> PepperHome {
+        PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-calls-\(UUID())"))
+    }
+
+    @Test func freshStateHasTheDefaults() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let database = try PepperDatabase(home: home)
+        let store = CallListStore(database: database)
+        #expect(try store.version() == 1)
+        #expect(
+            try store.entries() == [
+                .init(kind: .blocking, number: 12_539_501_212, label: nil, pattern: nil),
+                .init(kind: .identification, number: 14_259_501_212, label: "Suspicious", pattern: nil),
+            ])
+        #expect(try MessageRuleStore(database: database).words().map(\.word) == ["free", "won"])
+        let applied = try database.writer.read { db in try PepperDatabase.migrator.appliedIdentifiers(db) }
+        #expect(applied.contains("v-calls-1-lists-messages-decisions"))
+    }
+
+    @Test func incrementalChangesMatchAFullReload() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let store = CallListStore(database: try PepperDatabase(home: home))
+        let first = RecordingContext(isIncremental: false)
+        let loaded = try CallDirectoryHandler(source: store).beginRequest(with: first, lastLoadedVersion: nil)
+        #expect(first.problems.isEmpty)
+
+        // Add, remove, re-add, relabel, add-then-remove: only the net effect may reach CallKit.
+        try store.add(.blocking, [300, 100, 200].map { CallDirectoryEntry(number: $0) })
+        try store.remove(.blocking, [12_539_501_212, 200])
+        try store.add(.blocking, [CallDirectoryEntry(number: 12_539_501_212)])
+        try store.add(.identification, [CallDirectoryEntry(number: 14_259_501_212, label: "Scam")])
+        try store.add(.identification, [CallDirectoryEntry(number: 500, label: "Temp")])
+        try store.remove(.identification, [500])
+        #expect(try store.add(.blocking, [CallDirectoryEntry(number: 100)]).added == 0)
+
+        let incremental = RecordingContext(isIncremental: true, blocking: first.blocking, identification: first.identification)
+        let outcome = try CallDirectoryHandler(source: store).beginRequest(with: incremental, lastLoadedVersion: loaded.version)
+        #expect(incremental.problems.isEmpty, "\(incremental.problems)")
+        #expect(outcome.incremental)
+        #expect(outcome.added == [.blocking: 2, .identification: 1])
+        #expect(outcome.removed == [.blocking: 0, .identification: 1])
+
+        let full = RecordingContext(isIncremental: false)
+        try CallDirectoryHandler(source: store).beginRequest(with: full, lastLoadedVersion: nil)
+        #expect(incremental.blocking == full.blocking)
+        #expect(incremental.identification == full.identification)
+        #expect(full.blocking == [100, 300, 12_539_501_212])
+        #expect(full.identification == [14_259_501_212: "Scam"])
+        #expect(throws: CallDirectoryError.unknownVersion(99)) {
+            try store.withSnapshot { snapshot in try snapshot.withChanges(.blocking, since: 99) { _, _ in } }
+        }
+    }
+
+    @Test func replaceWritesOnlyTheDifference() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let store = CallListStore(database: try PepperDatabase(home: home))
+        let before = try store.version()
+        let change = try store.replace(.blocking, with: (1...1_000).map { CallDirectoryEntry(number: Int64($0)) })
+        #expect(change.added == 1_000)
+        #expect(change.removed == 1)  // the default entry
+        let again = try store.replace(.blocking, with: (2...1_001).map { CallDirectoryEntry(number: Int64($0)) })
+        #expect(again.added == 1)
+        #expect(again.removed == 1)
+        #expect(again.version == before + 2)
+        #expect(try store.replace(.blocking, with: (2...1_001).map { CallDirectoryEntry(number: Int64($0)) }).version == before + 2)
+        let relabel = try store.replace(.identification, with: [CallDirectoryEntry(number: 14_259_501_212, label: "Fraud")])
+        #expect(relabel.added == 1 && relabel.removed == 0)
+        #expect(try store.lookup(14_259_501_212).label == "Fraud")
+        let context = RecordingContext(isIncremental: true)
+        try CallDirectoryHandler(source: store).beginRequest(with: context, lastLoadedVersion: again.version)
+        #expect(context.identification == [14_259_501_212: "Fraud"])
+        // Both lists in one transaction: one version for the pair.
+        let both = try store.replace([
+            .blocking: [CallDirectoryEntry(number: 5_000)], .identification: [CallDirectoryEntry(number: 8, label: "Eight")],
+        ])
+        #expect(both.version == relabel.version + 1)
+        #expect(both.added == 2, "\(both)")
+        #expect(both.removed == 1_000 + 1, "\(both)")
+        let afterBoth = try store.entries()
+        #expect(afterBoth.map(\.number) == [5_000, 8], "\(afterBoth)")
+    }
+
+    @Test func messageRulesAndDecisions() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let database = try PepperDatabase(home: home)
+        let rules = MessageRuleStore(database: database)
+        #expect(try rules.addWord(WordRule(word: "Click HERE", action: .promotion)))
+        #expect(try rules.addWord(WordRule(word: "c1ick here", action: .junk)) == false)  // same folded word: updated
+        #expect(try rules.words().first { $0.word == "c1ick here" }?.action == .junk)
+        #expect(try rules.addWord(WordRule(word: "verify", sender: "+18885550123")))
+        #expect(try rules.removeWord("FREE"))
+        #expect(try rules.removeWord("free") == false)
+        #expect(try rules.blockSender("+12539501212"))
+        #expect(try rules.blockSender("+12539501212") == false)
+        try rules.replaceContacts(["+14255550100"])
+        try rules.setContactsOnly(true)
+        let loaded = try rules.rules()
+        #expect(loaded.blockedSenders == ["+12539501212"])
+        #expect(loaded.contacts == ["+14255550100"])
+        #expect(loaded.contactsOnly)
+        #expect(loaded.wordRules.map(\.word) == ["c1ick here", "verify", "won"])
+
+        let decisions = DecisionStore(database: database)
+        let many = (0..<(DecisionStore.historyLimit + 50)).map {
+            DecisionStore.Decision(
+                domain: .message, subject: "+1555000\($0)", action: $0 % 2 == 0 ? "junk" : "allow", ruleKind: "word", rule: "won")
+        }
+        try decisions.record(many)
+        try decisions.record([.init(domain: .call, subject: "+12539501212", action: "block", ruleKind: "list", rule: nil)])
+        let counts = try decisions.counts(.message)
+        #expect(counts.map(\.count).reduce(0, +) == DecisionStore.historyLimit + 50)
+        #expect(counts.first { $0.action == "junk" }?.count == (DecisionStore.historyLimit + 50 + 1) / 2)
+        let recent = try decisions.recent(.message, limit: 5_000)
+        #expect(recent.count == DecisionStore.historyLimit)
+        #expect(recent.first?.subject == many.last?.subject)
+        #expect(try decisions.counts(.call).map(\.count) == [1])
+    }
+}
