@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "ListSync", targets: ["ListSync"]),
+        .library(name: "FilterEngine", targets: ["FilterEngine"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
     ],
     dependencies: [
@@ -37,6 +38,7 @@ let package = Package(
         ),
 
         // MARK: Engines (portable)
+        .target(name: "FilterEngine", dependencies: ["FilterLists"]),
         .target(
             name: "ContentBlocker",
             dependencies: [
@@ -50,6 +52,7 @@ let package = Package(
             dependencies: [
                 "FilterLists",
                 "ContentBlocker",
+                "FilterEngine",
                 "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -63,6 +66,7 @@ let package = Package(
                 "ContentBlocker",
                 "Storage",
                 "ListSync",
+                "FilterEngine",
                 "CallFilter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -73,6 +77,7 @@ let package = Package(
             dependencies: [
                 "FilterLists",
                 "ContentBlocker",
+                "FilterEngine",
                 "CallFilter",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -85,6 +90,7 @@ let package = Package(
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
+        .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
@@ -94,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport"],
+            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport"],
             resources: [.copy("WebKit")]
         ),
     ]

@@ -19,6 +19,15 @@ enum Measurement {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
+    /// This process's current resident memory (VmRSS), in bytes.
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (Int(line.filter(\.isNumber)) ?? 0) * 1_024
+        }
+        return 0
+    }
+
     /// This process's peak resident memory (VmHWM), in bytes.
     static func peakResidentBytes() -> Int {
         highWaterMark(of: nil)

@@ -121,6 +121,8 @@ public enum BlockerBuilder {
         let allowlist = try AllowlistStore(database: database).domains()
         var output = try compile(parsed, allowlist: allowlist, maximumRules: maximumRules)
         let changed = try output.write(to: home.outputURL)
+        // The engine for `pepper check` and the DNS filter follows the output.
+        try EngineCache.rebuild(home: home, database: database, parsed: parsed)
         let store = ListSourceStore(database: database)
         for source in output.manifest.sources {
             guard var stored = try store.source(named: source.name) else { continue }

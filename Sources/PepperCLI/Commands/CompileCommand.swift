@@ -82,7 +82,11 @@ struct CompileCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot write the output to \(outputURL.path): \(error)")
         }
-        if sources.isEmpty && output == nil { try recordCounts(result, database: database) }
+        if sources.isEmpty && output == nil {
+            try recordCounts(result, database: database)
+            // The engine for `pepper check` and the DNS filter follows the home's output.
+            if allow.isEmpty { try EngineCache.rebuild(home: home, database: database, parsed: parsed) }
+        }
         let elapsed = Date().timeIntervalSince(start)
         if json {
             try Terminal.printJSON(CompileSummary(manifest: result.manifest, output: outputURL.path, changed: changed, seconds: elapsed))

@@ -235,10 +235,19 @@ def browse(scenario):
             return False
 
         handlers = [view.connect("load-changed", changed), view.connect("load-failed", failed)]
-        timeout = GLib.timeout_add(20000, lambda: (loop.quit(), False)[1])
+        timer = {"fired": False}
+
+        def timed_out(timer=timer):
+            timer["fired"] = True
+            loop.quit()
+            return False
+
+        # A pending timeout must not outlive its visit: it would cut a later visit short.
+        timeout = GLib.timeout_add(20000, timed_out)
         view.load_uri(visit["url"])
         loop.run()
-        GLib.source_remove(timeout) if not state["finished"] else None
+        if not timer["fired"]:
+            GLib.source_remove(timeout)
         for handler in handlers:
             view.disconnect(handler)
 

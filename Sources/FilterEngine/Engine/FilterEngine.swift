@@ -1,0 +1,301 @@
+import FilterLists
+import Foundation
+
+/// Matches requests and domains against filter lists, fast, and explains every verdict.
+///
+/// Built from the rules of ``FilterLists`` (the same rules `pepper compile` turns into WebKit
+/// rules), with the same semantics: types, first/third party by registrable domain (Public
+/// Suffix List), `$domain`, `$important`, `$badfilter`, `$document` exceptions and the user
+/// allowlist. Rules are found through a token index (each rule under its rarest token that is
+/// sure to appear in any URL it matches), so a request is compared with a few rules only.
+///
+/// The engine is a handful of flat arrays: ``write(to:)`` saves it and
+/// ``init(contentsOf:)`` loads it back without parsing any list.
+public struct FilterEngine: Sendable {
+    let data: EngineData
+    let regexes: RegexCache
+    let publicSuffixes: PublicSuffixList
+
+    /// Builds an engine from parsed lists and the user's allowlist (normalised domains).
+    ///
+    /// - Parameter identifier: Names the inputs (e.g. the compiled manifest's identifier), kept
+    ///   in saved files so a stale engine can be recognised.
+    public init(lists: [ParsedFilterList], allowlist: [String] = [], identifier: String = "") {
+        self.init(storage: EngineBuilder.build(lists: lists, allowlist: allowlist, identifier: identifier))
+    }
+
+    init(storage: EngineStorage) {
+        data = EngineData(storage)
+        regexes = RegexCache(data: data)
+        publicSuffixes = .shared
+    }
+
+    /// The identifier given when the engine was built.
+    public var identifier: String { data.identifier }
+
+    /// Number of request rules (blocks and exceptions).
+    public var ruleCount: Int { data.rules.count }
+
+    /// Index statistics, for benchmarks: rules found by host, by token, and tried for every request.
+    public var indexStatistics: String {
+        let tables = [
+            ("important", data.importantHosts, data.importantIndex), ("block", data.blockHosts, data.blockIndex),
+            ("exception", data.exceptionHosts, data.exceptionIndex),
+        ]
+        return tables.map { name, hosts, tokens in
+            "\(name): \(hosts.count) hosts, \(tokens.ids.count) by token, \(tokens.fallback.count) without token"
+        }.joined(separator: "; ")
+    }
+
+    /// Number of hosts with blocking hostname rules (the DNS-level candidates).
+    public var blockedDomainCount: Int { data.blockHosts.count + data.importantHosts.count }
+
+    /// Bytes held by the engine's arrays (its memory, give or take the array headers).
+    public var memoryFootprint: Int {
+        func bytes<T>(_ buffer: UnsafeBufferPointer<T>) -> Int { buffer.count * MemoryLayout<T>.stride }
+        var total = bytes(data.arena) + bytes(data.rules) + bytes(data.nextRule) + bytes(data.siteHashes) + bytes(data.listNameSpans)
+        for table in [data.importantIndex, data.blockIndex, data.exceptionIndex] {
+            total += bytes(table.keys) + bytes(table.starts) + bytes(table.counts) + bytes(table.ids) + bytes(table.fallback)
+        }
+        for table in [data.importantHosts, data.blockHosts, data.exceptionHosts] { total += bytes(table.slots) + bytes(table.filter) }
+        return total + bytes(data.documentExceptions) + bytes(data.allowlistHashes) + bytes(data.regexLiterals)
+    }
+
+    // MARK: Requests
+
+    /// Judges a request.
+    ///
+    /// - Throws: ``FilterRequestError`` when the URL is not absolute.
+    public func match(_ request: FilterRequest) throws(FilterRequestError) -> Verdict {
+        var lowered = Self.loweredBytes(request.url)
+        guard let hostRange = PreparedURL.hostRange(in: lowered), !hostRange.isEmpty else { throw .notAnAbsoluteURL(request.url) }
+        var page = request.sourceURL.map(Self.loweredBytes) ?? []
+        let pageHostRange = PreparedURL.hostRange(in: page) ?? 0..<0
+        return lowered.withUnsafeMutableBufferPointer { url in
+            page.withUnsafeMutableBufferPointer { page in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.maximumTokens) { tokens in
+                    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maximumLabels) { hashes in
+                        withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.maximumLabels) { starts in
+                            let tokenCount = MatchContext.tokens(of: UnsafeBufferPointer(url), into: tokens)
+                            let urlHashes = UnsafeMutableBufferPointer(rebasing: hashes[0..<Self.maximumLabels])
+                            let hostCount = HostHash.suffixes(UnsafeBufferPointer(url), hostRange, hashes: urlHashes, starts: starts)
+                            var context = MatchContext(
+                                data: data, engine: self, url: UnsafeBufferPointer(url), original: request.url, hostRange: hostRange,
+                                hostHashes: UnsafeBufferPointer(rebasing: urlHashes[0..<hostCount]),
+                                hostStarts: UnsafeBufferPointer(rebasing: starts[0..<hostCount]),
+                                page: UnsafeBufferPointer(page), pageHostRange: pageHostRange, type: request.type.rawValue,
+                                tokens: UnsafeBufferPointer(rebasing: tokens[0..<tokenCount]),
+                                pageSuffixHashes: UnsafeMutableBufferPointer(
+                                    rebasing: hashes[Self.maximumLabels..<(2 * Self.maximumLabels)]))
+                            return context.verdict()
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Labels of a host name looked up (a DNS name has at most 127); a longer URL host is
+    /// matched by its last 127 labels.
+    static let maximumLabels = 128
+    /// Distinct tokens of a URL looked up in the index; the rare URL with more is matched on its first 512.
+    static let maximumTokens = 512
+
+    @inline(__always)
+    static func loweredBytes(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") { bytes[index] += 32 }
+        return bytes
+    }
+
+    // MARK: Domains
+
+    /// Judges a host name for DNS-level filtering: blocked when it or a parent is blocked by a
+    /// hostname rule that applies whatever the request (`||domain^`, hosts files, domain lists,
+    /// Tracker Radar and Disconnect trackers), unless it or a parent is allowed by such an
+    /// exception or by the allowlist. Allocation-free unless a rule is reported.
+    public func match(domain: String) -> Verdict {
+        let (decision, rule, overridden, allowlistEntry) = resolveDomain(domain)
+        if let allowlistEntry {
+            return Verdict(decision: .noMatch, rule: MatchedRule(text: "allowlist: \(allowlistEntry)", list: "allowlist", line: 0))
+        }
+        return Verdict(decision: decision, rule: rule.map(describe), overridden: overridden.map(describe))
+    }
+
+    /// The decision alone, without building rule descriptions.
+    public func domainDecision(_ domain: String) -> Verdict.Decision {
+        resolveDomain(domain).decision
+    }
+
+    /// The decision for a lower-case ASCII host name given as bytes (no trailing dot): the DNS
+    /// server's hot path, without any allocation.
+    public func domainDecision(lowercasedName name: UnsafeBufferPointer<UInt8>) -> Verdict.Decision {
+        guard !name.isEmpty, name.count <= 253 else { return .noMatch }
+        return matchDomain(name).decision
+    }
+
+    /// The decision for a host name, the deciding rule (and the overridden block), or the
+    /// allowlist entry that covers it.
+    private func resolveDomain(_ domain: String) -> (decision: Verdict.Decision, rule: UInt32?, overridden: UInt32?, allowlist: String?) {
+        var name = domain
+        return name.withUTF8 { raw in
+            var length = raw.count
+            if length > 0 && raw[length - 1] == UInt8(ascii: ".") { length -= 1 }
+            guard length > 0, length <= 253 else { return (.noMatch, nil, nil, nil) }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+                for index in 0..<length {
+                    let byte = raw[index]
+                    buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                }
+                return matchDomain(UnsafeBufferPointer(buffer))
+            }
+        }
+    }
+
+    private func matchDomain(
+        _ name: UnsafeBufferPointer<UInt8>
+    ) -> (decision: Verdict.Decision, rule: UInt32?, overridden: UInt32?, allowlist: String?) {
+        let host = 0..<name.count
+        var allowlistEntry: Int?
+        var allowed: UInt32?
+        var blocked: UInt32?
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maximumLabels) { hashes in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.maximumLabels) { starts in
+                let count = HostHash.suffixes(name, host, hashes: hashes, starts: starts)
+                for index in 0..<count {
+                    let hash = hashes[index]
+                    let range = starts[index]..<host.upperBound
+                    if !data.allowlistHashes.isEmpty && data.allowlistHashes.binarySearchContains(hash, in: 0..<data.allowlistHashes.count)
+                    {
+                        allowlistEntry = starts[index]
+                        return
+                    }
+                    if allowed == nil { allowed = dnsRule(in: data.exceptionHosts, hash: hash, name: name, range: range) }
+                    if blocked == nil {
+                        blocked =
+                            dnsRule(in: data.importantHosts, hash: hash, name: name, range: range)
+                            ?? dnsRule(in: data.blockHosts, hash: hash, name: name, range: range)
+                    }
+                }
+            }
+        }
+        if let allowlistEntry { return (.noMatch, nil, nil, String(decoding: name[allowlistEntry...], as: UTF8.self)) }
+        guard let blocked else { return (.noMatch, nil, nil, nil) }
+        if let allowed { return (.allowed, allowed, blocked, nil) }
+        return (.blocked, blocked, nil, nil)
+    }
+
+    /// The first DNS-level rule of `table` for exactly this host.
+    @inline(__always)
+    private func dnsRule(in table: FrozenHostTable, hash: UInt64, name: UnsafeBufferPointer<UInt8>, range: Range<Int>) -> UInt32? {
+        guard let slot = table.slot(for: hash), slot.dnsHead != UInt32.max,
+            HostBytes.equalsHost(name, range, pattern: data.pattern(data.rules[Int(slot.dnsHead)]))
+        else { return nil }
+        return slot.dnsHead
+    }
+
+    /// Whether a host is allowlisted (it or a parent), with the entry.
+    func allowlisted(_ host: Substring) -> String? {
+        guard !data.allowlistHashes.isEmpty else { return nil }
+        var found: String?
+        Self.forEachSuffix(of: host) { suffix in
+            if data.allowlistHashes.binarySearchContains(HostHash.of(suffix), in: 0..<data.allowlistHashes.count) {
+                found = String(suffix)
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    // MARK: Explanations
+
+    /// The text, list and line of a rule.
+    func describe(_ rule: UInt32) -> MatchedRule {
+        let record = data.rules[Int(rule)]
+        let text =
+            record.textLength == 0
+            ? "||" + data.string(offset: record.patternOffset, length: record.patternLength)
+            : data.string(offset: record.textOffset, length: record.textLength)
+        return MatchedRule(text: text, list: data.listNames[Int(record.list)], line: Int(record.line))
+    }
+
+    /// Calls `body` with `a.b.com`, `b.com`, `com` in turn, until it returns `false`.
+    static func forEachSuffix(of host: Substring, _ body: (Substring) -> Bool) {
+        guard body(host) else { return }
+        let utf8 = host.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ".") {
+                let next = utf8.index(after: index)
+                if next < utf8.endIndex, !body(host[next...]) { return }
+            }
+            index = utf8.index(after: index)
+        }
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt64 {
+    @inline(__always)
+    func binarySearchContains(_ value: UInt64, in range: Range<Int>) -> Bool {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            let element = self[middle]
+            if element == value { return true }
+            if element < value { low = middle + 1 } else { high = middle }
+        }
+        return false
+    }
+}
+
+/// The compiled regular expressions of regex rules and the literal each requires
+/// (NSRegularExpression is immutable and thread-safe once built).
+final class RegexCache: @unchecked Sendable {
+    private let expressions: [UInt32: (NSRegularExpression, [UInt8])]
+
+    init(data: EngineData) {
+        var expressions: [UInt32: (NSRegularExpression, [UInt8])] = [:]
+        var index = 0
+        let literals = data.regexLiterals
+        while index + 2 < literals.count {
+            let rule = literals[index]
+            let literal = Array(data.arena[Int(literals[index + 1])..<Int(literals[index + 1] + literals[index + 2])])
+            let record = data.rules[Int(rule)]
+            let source = data.string(offset: record.patternOffset, length: record.patternLength)
+            let options: NSRegularExpression.Options = record.flags.contains(.matchCase) ? [] : [.caseInsensitive]
+            if let expression = try? NSRegularExpression(pattern: source, options: options) { expressions[rule] = (expression, literal) }
+            index += 3
+        }
+        self.expressions = expressions
+    }
+
+    /// Whether the rule's expression matches; the required literal is looked for first in the
+    /// lower-cased URL, which rules most requests out cheaply.
+    func matches(rule: UInt32, url: String, lowered: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let (expression, literal) = expressions[rule] else { return false }
+        if !literal.isEmpty {
+            let found = literal.withUnsafeBufferPointer { Self.contains(lowered, $0) }
+            if !found { return false }
+        }
+        return expression.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil
+    }
+
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count && haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+}
