@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
+        .library(name: "Browsing", targets: ["Browsing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -55,6 +56,28 @@ let package = Package(
             ]
         ),
 
+        // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
+        // portable, so an iOS WKWebView shell can use it unchanged.
+        .target(name: "Browsing", dependencies: ["FilterLists", "Storage"]),
+
+        // MARK: Linux-only: the WebKitGTK browser
+        // GTK 3 + WebKitGTK 4.1 (Debian libwebkit2gtk-4.1-dev). Only Linux targets depend on it,
+        // through platform conditions, so Apple-platform builds never look for it.
+        .systemLibrary(
+            name: "CWebKitGTK",
+            pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]
+        ),
+        .target(
+            name: "BrowserGTK",
+            dependencies: [
+                "Browsing",
+                "Storage",
+                "ContentBlocker",
+                .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
+            ]
+        ),
+
         // MARK: Command-line tools
         .target(
             name: "PepperCLI",
@@ -64,6 +87,8 @@ let package = Package(
                 "Storage",
                 "ListSync",
                 "CallFilter",
+                "Browsing",
+                .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -85,6 +110,7 @@ let package = Package(
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Storage"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
