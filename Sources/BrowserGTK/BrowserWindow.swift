@@ -39,6 +39,9 @@ final class BrowserWindow {
     /// Whether the shield is rebuilding and reloading the rules.
     private(set) var togglingBlocking = false
     private var closed = false
+    private var shownAddress: String?
+    /// What the person asked for while the rules were loading, done once they are.
+    private var waitingForFilters: [@MainActor () -> Void] = []
     /// The status `pepper browse` exits with.
     private(set) var exitStatus: Int32 = 0
 
@@ -133,6 +136,8 @@ final class BrowserWindow {
     func start() {
         gtk_widget_show_all(window)
         gtk_widget_set_visible(infoBar, session.shouldSuggestSearchEngine ? 1 : 0)
+        // Typing goes to the address bar on the start page, to the page otherwise.
+        gtk_widget_grab_focus(session.isShowingStartPage && configuration.initialURL == nil ? entry : cast(webView))
         refresh()
         applyFilters { [self] in
             let initial = configuration.initialURL.flatMap { session.open($0) }
@@ -155,6 +160,9 @@ final class BrowserWindow {
             }
             filtersReady = true
             next()
+            let waiting = waitingForFilters
+            waitingForFilters = []
+            waiting.forEach { $0() }
         }
     }
 
@@ -165,11 +173,13 @@ final class BrowserWindow {
             closed = true
             gtk_main_quit()
         }
-        Signal.connect(raw(window), "key-press-event", event: { [self] event in
-            guard let event else { return false }
-            let key = event.assumingMemoryBound(to: GdkEventKey.self).pointee
-            return handleKey(keyval: key.keyval, state: key.state)
-        })
+        Signal.connect(
+            raw(window), "key-press-event",
+            event: { [self] event in
+                guard let event else { return false }
+                let key = event.assumingMemoryBound(to: GdkEventKey.self).pointee
+                return handleKey(keyval: key.keyval, state: key.state)
+            })
         Signal.connect(raw(backButton), "clicked") { [self] in navigateBack() }
         Signal.connect(raw(forwardButton), "clicked") { [self] in navigateForward() }
         Signal.connect(raw(reloadButton), "clicked") { [self] in reload() }
@@ -191,29 +201,36 @@ final class BrowserWindow {
             let progress = webkit_web_view_is_loading(webView) != 0 ? webkit_web_view_get_estimated_load_progress(webView) : 0
             gtk_entry_set_progress_fraction(cast(entry), progress >= 1 ? 0 : progress)
         }
-        Signal.connect(view, "resource-load-started", twoPointers: { [self] _, request in
-            guard let request, let uri = borrowString(webkit_uri_request_get_uri(request.assumingMemoryBound(to: WebKitURIRequest.self)))
-            else { return }
-            session.resourceStarted(uri)
-        })
+        Signal.connect(
+            view, "resource-load-started",
+            twoPointers: { [self] _, request in
+                guard let request,
+                    let uri = borrowString(webkit_uri_request_get_uri(request.assumingMemoryBound(to: WebKitURIRequest.self)))
+                else { return }
+                session.resourceStarted(uri)
+            })
         Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event) })
-        Signal.connect(view, "button-press-event", event: { [self] event in
-            // The mouse's back and forward buttons.
-            guard let event else { return false }
-            switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
-            case 8: navigateBack()
-            case 9: navigateForward()
-            default: return false
-            }
-            return true
-        })
+        Signal.connect(
+            view, "button-press-event",
+            event: { [self] event in
+                // The mouse's back and forward buttons.
+                guard let event else { return false }
+                switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
+                case 8: navigateBack()
+                case 9: navigateForward()
+                default: return false
+                }
+                return true
+            })
         connectNewWindowPolicy()
-        Signal.connect(raw(contentManager), "script-message-received::\(PageScript.handlerName)", pointer: { [self] result in
-            guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
-                let url = takeString(jsc_value_to_string(value))
-            else { return }
-            if session.subresourceFailed(url) { refresh() }
-        })
+        Signal.connect(
+            raw(contentManager), "script-message-received::\(PageScript.handlerName)",
+            pointer: { [self] result in
+                guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
+                    let url = takeString(jsc_value_to_string(value))
+                else { return }
+                if session.subresourceFailed(url) { refresh() }
+            })
         Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) })
     }
 
@@ -222,7 +239,8 @@ final class BrowserWindow {
     private func connectNewWindowPolicy() {
         let handler: @convention(c) (gpointer?, gpointer?, gint, gpointer?) -> gboolean = { view, decision, type, _ in
             guard type == gint(WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION.rawValue), let view, let decision else { return 0 }
-            let navigation = webkit_navigation_policy_decision_get_navigation_action(decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
+            let navigation = webkit_navigation_policy_decision_get_navigation_action(
+                decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
             let request = webkit_navigation_action_get_request(navigation)
             if let uri = webkit_uri_request_get_uri(request) {
                 webkit_web_view_load_uri(view.assumingMemoryBound(to: WebKitWebView.self), uri)
@@ -230,7 +248,8 @@ final class BrowserWindow {
             webkit_policy_decision_ignore(decision.assumingMemoryBound(to: WebKitPolicyDecision.self))
             return 1
         }
-        g_signal_connect_data(raw(webView), "decide-policy", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            raw(webView), "decide-policy", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
     }
 
     // MARK: Engine events
@@ -293,7 +312,12 @@ final class BrowserWindow {
 
     /// The address bar's Enter: an address, or words for the search engine.
     func openTyped(_ text: String) {
-        guard filtersReady, let url = session.open(text) else { return }
+        guard filtersReady else {
+            // No page loads before the content blocker is in place.
+            waitingForFilters.append { [self] in openTyped(text) }
+            return
+        }
+        guard let url = session.open(text) else { return }
         gtk_entry_set_text(cast(entry), url)
         webkit_web_view_load_uri(webView, url)
         gtk_widget_grab_focus(cast(webView))
@@ -423,9 +447,12 @@ final class BrowserWindow {
         gtk_button_set_label(cast(shieldButton), shieldLabel)
         gtk_widget_set_sensitive(shieldButton, session.canToggleBlocking && !togglingBlocking ? 1 : 0)
         gtk_entry_set_placeholder_text(cast(entry), "Search with \(session.searchEngine.displayName) or enter an address")
-        if gtk_widget_has_focus(entry) == 0 {
-            let shown = borrowString(webkit_web_view_get_uri(webView)) ?? session.currentURL ?? ""
-            gtk_entry_set_text(cast(entry), shown)
+        // The address follows the page whenever the page changes; in between, what the person
+        // types stays.
+        let address = borrowString(webkit_web_view_get_uri(webView)) ?? session.currentURL ?? ""
+        if address != shownAddress {
+            shownAddress = address
+            gtk_entry_set_text(cast(entry), address)
         }
         let title = session.currentTitle.flatMap { $0.isEmpty ? nil : $0 }
         gtk_window_set_title(cast(window), title.map { "\($0) — Pepper" } ?? "Pepper")

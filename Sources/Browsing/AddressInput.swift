@@ -74,9 +74,11 @@ public enum AddressInput: Hashable, Sendable {
         }
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         let isIPv4 = labels.count == 4 && labels.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }
-        let validLabels = !host.isEmpty && labels.allSatisfy { label in
-            !label.isEmpty && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
-        }
+        let validLabels =
+            !host.isEmpty
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+            }
         if host == "localhost" || isIPv4 {
             self = .address("http://" + trimmed)
         } else if validLabels && (labels.count >= 2 && labels.last!.allSatisfy(\.isLetter) || hasPort) {
