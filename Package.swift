@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "pepper", targets: ["pepper"]),
         .executable(name: "pepper-bench", targets: ["pepper-bench"]),
+        .executable(name: "pepper-browser", targets: ["pepper-browser"]),
         .library(name: "FilterLists", targets: ["FilterLists"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
@@ -87,12 +88,20 @@ let package = Package(
                 "Storage",
                 "ListSync",
                 "CallFilter",
-                "Browsing",
-                .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
+        // `pepper browse` runs the `pepper-browser` program installed beside `pepper` (it execs
+        // it), so that the other commands start without loading GTK and WebKit (about 200
+        // shared libraries). `pepper` must not depend on it: SwiftPM would link it in.
+        .executableTarget(
+            name: "pepper-browser",
+            dependencies: [
+                "Storage", "ListSync",
+                .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .executableTarget(
             name: "pepper-bench",
             dependencies: [
@@ -120,7 +129,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport"],
+            dependencies: [
+                "PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport",
+                .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
+            ],
             resources: [.copy("WebKit")]
         ),
     ]

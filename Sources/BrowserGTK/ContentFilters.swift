@@ -78,6 +78,7 @@ final class ContentFilters {
                     try? FileManager.default.removeItem(at: self.identifierFile)
                     try? Data(manifest.identifier.utf8).write(to: self.identifierFile, options: .atomic)
                     install(filters, true)
+                    self.removeFilters(except: Set(names))
                 }
             }
         }
@@ -120,6 +121,25 @@ final class ContentFilters {
         }
         webkit_user_content_filter_store_save(store, name, bytes, nil, callback, userData)
         g_bytes_unref(bytes)
+    }
+
+    /// Removes compiled filters the output no longer has (it now has fewer lists).
+    private func removeFilters(except keep: Set<String>) {
+        let (callback, userData) = AsyncCall.callback { [self] _, result in
+            guard let identifiers = webkit_user_content_filter_store_fetch_identifiers_finish(store, result) else { return }
+            defer { g_strfreev(identifiers) }
+            var index = 0
+            while let identifier = identifiers[index] {
+                index += 1
+                let name = String(cString: identifier)
+                guard !keep.contains(name) else { continue }
+                let (removed, removedData) = AsyncCall.callback { [self] _, result in
+                    _ = webkit_user_content_filter_store_remove_finish(store, result, nil)
+                }
+                webkit_user_content_filter_store_remove(store, name, nil, removed, removedData)
+            }
+        }
+        webkit_user_content_filter_store_fetch_identifiers(store, nil, callback, userData)
     }
 
     private func load(names: [String], done: [OpaquePointer], completion: @escaping @MainActor ([OpaquePointer]?) -> Void) {

@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
-import ListSync
-import Storage
 
-#if os(Linux)
-import BrowserGTK
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `pepper browse [URL]`: the WebKitGTK privacy browser (DESIGN.md §9).
@@ -25,14 +23,15 @@ struct BrowseCommand: AsyncParsableCommand {
             on the page, and a click turns blocking off or on for the site (it
             edits the allowlist and recompiles $PEPPER_HOME/out).
 
-            Cookies and caches are forgotten when the window closes.
+            Cookies and caches are forgotten when the window closes. The window is
+            the pepper-browser program, installed beside pepper.
             """
     )
 
     @OptionGroup var homeOptions: HomeOptions
     @Argument(help: "An address or search words to open (default: the page open when the browser was last closed).")
     var url: String?
-    @Option(help: ArgumentHelp("Send all traffic through this HTTP proxy.", valueName: "url"))
+    @Option(help: ArgumentHelp("Send all traffic through this proxy (http:// or socks5://).", valueName: "url"))
     var proxy: String?
     @Option(help: ArgumentHelp("The window's size in pixels.", valueName: "WxH"))
     var windowSize: String = "1024x768"
@@ -54,26 +53,31 @@ struct BrowseCommand: AsyncParsableCommand {
         return (width, height)
     }
 
-    @MainActor
     func run() async throws {
         #if os(Linux)
-        let home = homeOptions.pepperHome
-        let (width, height) = parsedSize!
-        let configuration = BrowserConfiguration(
-            home: home, initialURL: url, proxy: proxy, width: width, height: height, automation: automation,
-            rebuild: {
-                let database = try PepperDatabase(home: home)
-                _ = try BlockerBuilder.rebuild(home: home, database: database)
-            })
-        let status: Int32
-        do {
-            status = try BrowserApplication.run(configuration)
-        } catch {
-            throw CLIError(error.description)
+        // The window is a program of its own (see Sources/pepper-browser), installed beside
+        // `pepper`: this process becomes it, keeping its standard input, output and pid.
+        let helper = Self.browserExecutable
+        guard FileManager.default.isExecutableFile(atPath: helper.path) else {
+            throw CLIError(
+                "pepper browse needs the pepper-browser program beside pepper (\(helper.path)); build it with `swift build --product pepper-browser`"
+            )
         }
-        if status != 0 { throw ExitCode(status) }
+        var arguments = [helper.path, "--home", homeOptions.pepperHome.url.path, "--window-size", windowSize]
+        if let proxy { arguments += ["--proxy", proxy] }
+        if automation { arguments.append("--automation") }
+        if let url { arguments += ["--", url] }
+        let argv = arguments.map { strdup($0) } + [nil]
+        execv(helper.path, argv)
+        throw CLIError("cannot start \(helper.path): \(String(cString: strerror(errno)))")
         #else
         throw CLIError("pepper browse needs WebKitGTK and runs on Linux only")
         #endif
+    }
+
+    /// `pepper-browser` in the folder of the running `pepper`.
+    static var browserExecutable: URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("pepper-browser")
     }
 }
