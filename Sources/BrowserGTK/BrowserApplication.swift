@@ -93,7 +93,7 @@ public enum BrowserApplication {
         window.start()
         gtk_main()
         withExtendedLifetime(automation) {}
-        return window.exitStatus
+        return 0
     }
 }
 #endif

@@ -42,8 +42,6 @@ final class BrowserWindow {
     private var shownAddress: String?
     /// What the person asked for while the rules were loading, done once they are.
     private var waitingForFilters: [@MainActor () -> Void] = []
-    /// The status `pepper browse` exits with.
-    private(set) var exitStatus: Int32 = 0
 
     /// Builds the window (not shown until ``start()``).
     init(configuration: BrowserConfiguration, database: PepperDatabase) throws(BrowsingError) {

@@ -3,7 +3,7 @@ import Storage
 
 /// The browser's model: everything the window shows and remembers, without any toolkit.
 ///
-/// The shell (``BrowserGTK`` on Linux; a SwiftUI view on Apple platforms) forwards what the
+/// The shell (`BrowserGTK` on Linux; a SwiftUI view on Apple platforms) forwards what the
 /// person does (``goBack()``, ``zoomIn()``, ``toggleBlocking()``, ``open(_:)``) and what the
 /// engine reports (``engineAddedItem(url:originalURL:)``, ``engineMoved(by:url:)``,
 /// ``pageCommitted()``, ``titleChanged(_:)``, ``resourceStarted(_:)``, ``subresourceFailed(_:)``),

@@ -160,3 +160,25 @@ struct BrowserEndToEndTests {
         #expect(outcome.stderr.contains("cannot open a display"))
     }
 }
+
+@Suite("pepper browse without its window program")
+struct BrowserHelperTests {
+    @Test func saysWhereItLookedForPepperBrowser() throws {
+        let directory = TestPaths.temporaryDirectory("lonely-pepper")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lonely = directory.appendingPathComponent("pepper")
+        try FileManager.default.copyItem(at: PepperProcess.executable, to: lonely)
+        let outcome = try Subprocess.run(lonely, ["browse", "--home", directory.path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("pepper-browser"))
+        #expect(outcome.stderr.contains(directory.path))
+    }
+
+    @Test func rejectsABadWindowSize() throws {
+        let home = TestPaths.temporaryDirectory("browse-size")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let outcome = try PepperProcess.run(["browse", "--window-size", "huge"], home: home)
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--window-size"))
+    }
+}
