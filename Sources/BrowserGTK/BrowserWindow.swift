@@ -227,7 +227,12 @@ final class BrowserWindow {
                 guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
                     let url = takeString(jsc_value_to_string(value))
                 else { return }
-                if session.subresourceFailed(url) { refresh() }
+                if url == PageScript.restoredMessage {
+                    session.pageRestoredFromCache()
+                    refresh()
+                } else if session.subresourceFailed(url) {
+                    refresh()
+                }
             })
         Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) })
     }
@@ -255,7 +260,7 @@ final class BrowserWindow {
     private func loadChanged(_ event: Int) {
         switch UInt32(event) {
         case WEBKIT_LOAD_COMMITTED.rawValue:
-            session.pageCommitted()
+            session.pageCommitted(url: borrowString(webkit_web_view_get_uri(webView)) ?? "")
             // The zoom of this device, applied again to every page.
             webkit_web_view_set_zoom_level(webView, session.zoom.factor)
         default:

@@ -7,11 +7,14 @@
 /// a rejected `fetch`, an `error` on an `XMLHttpRequest`. The script posts each failed address
 /// once per document to the `pepperBlocked` message handler; the browser counts as blocked
 /// those that never started loading. When a page comes back from the back/forward cache
-/// (`pageshow` with `persisted`), nothing reloads, so the script reports its list again.
+/// (`pageshow` with `persisted`), nothing loads or fails again, so the top frame says so and
+/// the browser brings back the page's last count.
 /// It runs in every frame at document start, before any of the page's own scripts.
 enum PageScript {
     /// The script message handler's name.
     static let handlerName = "pepperBlocked"
+    /// The message the top frame posts when it comes back from the back/forward cache.
+    static let restoredMessage = "pepper:restored-from-cache"
 
     /// The script's source.
     static let source = """
@@ -50,7 +53,7 @@ enum PageScript {
             return open.apply(this, arguments);
           };
           window.addEventListener('pageshow', function (event) {
-            if (event.persisted) failed.forEach(function (url) { handler.postMessage(url); });
+            if (event.persisted && window.top === window) handler.postMessage('\(restoredMessage)');
           });
         })();
         """

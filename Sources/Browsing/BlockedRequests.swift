@@ -8,9 +8,19 @@ import Foundation
 /// event on the element, a rejected `fetch`). So the shell reports both, and a subresource
 /// that failed in the page without ever starting to load was blocked
 /// (``subresourceFailed(_:)``). Counts are of distinct addresses per page and start again
-/// when a new page commits (``pageCommitted()``).
+/// when a new page commits (``pageCommitted(url:)``).
+///
+/// A page shown again from the engine's back/forward cache loads nothing, so nothing starts
+/// or fails: the counts of the last pages are remembered by address and brought back by
+/// ``pageRestoredFromCache()``.
 public struct BlockedRequests: Hashable, Sendable {
+    /// How many pages' counts are remembered for back/forward-cache restores.
+    public static let rememberedPages = 50
+
     private var started: Set<String> = []
+    private var page = ""
+    private var remembered: [String: [String]] = [:]
+    private var rememberedOrder: [String] = []
     /// The blocked addresses of the current page, in the order they were seen.
     public private(set) var blocked: [String] = []
 
@@ -20,10 +30,16 @@ public struct BlockedRequests: Hashable, Sendable {
     /// How many distinct requests were blocked on the current page.
     public var count: Int { blocked.count }
 
-    /// A new page committed: counting starts again.
-    public mutating func pageCommitted() {
+    /// A page committed at `url`: counting starts again.
+    public mutating func pageCommitted(url: String) {
+        page = Self.key(url)
         started.removeAll()
         blocked.removeAll()
+    }
+
+    /// The current page came back from the back/forward cache: its last count applies again.
+    public mutating func pageRestoredFromCache() {
+        if let previous = remembered[page] { blocked = previous }
     }
 
     /// The engine started loading `url` for the current page.
@@ -38,7 +54,17 @@ public struct BlockedRequests: Hashable, Sendable {
         let key = Self.key(url)
         guard !key.isEmpty, !started.contains(key), !blocked.contains(key) else { return false }
         blocked.append(key)
+        remember()
         return true
+    }
+
+    private mutating func remember() {
+        if remembered.updateValue(blocked, forKey: page) == nil {
+            rememberedOrder.append(page)
+            if rememberedOrder.count > Self.rememberedPages {
+                remembered.removeValue(forKey: rememberedOrder.removeFirst())
+            }
+        }
     }
 
     /// The address without its fragment, which is never sent (and differs between reports).

@@ -6,7 +6,7 @@ import Storage
 /// The shell (`BrowserGTK` on Linux; a SwiftUI view on Apple platforms) forwards what the
 /// person does (``goBack()``, ``zoomIn()``, ``toggleBlocking()``, ``open(_:)``) and what the
 /// engine reports (``engineAddedItem(url:originalURL:)``, ``engineMoved(by:url:)``,
-/// ``pageCommitted()``, ``titleChanged(_:)``, ``resourceStarted(_:)``, ``subresourceFailed(_:)``),
+/// ``pageCommitted(url:)``, ``titleChanged(_:)``, ``resourceStarted(_:)``, ``subresourceFailed(_:)``),
 /// and renders the state (``canGoBack``, ``zoom``, ``blockedCount``, ``isShowingStartPage``, ...).
 /// Every change worth keeping — the history and its position, the zoom, the search engine and
 /// whether its suggestion was answered — is written to Pepper's state at once, so a crash or a
@@ -173,9 +173,14 @@ public final class BrowserSession {
         try saveHistory()
     }
 
-    /// A page committed (a new document started showing): the blocked count starts again.
-    public func pageCommitted() {
-        blocked.pageCommitted()
+    /// A page committed at `url` (a document started showing): the blocked count starts again.
+    public func pageCommitted(url: String) {
+        blocked.pageCommitted(url: url)
+    }
+
+    /// The page came back from the engine's back/forward cache: its blocked count applies again.
+    public func pageRestoredFromCache() {
+        blocked.pageRestoredFromCache()
     }
 
     /// The engine started loading a resource of the current page.

@@ -395,6 +395,30 @@ struct BrowsingSettingsTests {
         #expect(session.blockedCount == 2)
         try engine.load(pageB, in: session)
         #expect(session.blockedCount == 0)
+
+        // Back to A from the engine's page cache: nothing loads, the page says it was restored.
+        try engine.move(-1, in: session)
+        #expect(session.blockedCount == 0)
+        session.pageRestoredFromCache()
+        #expect(session.blockedCount == 2)
+        #expect(session.blocked.blocked == ["http://tracker.test/t.js", "http://tracker.test/p.gif"])
+        try engine.move(1, in: session)
+        session.pageRestoredFromCache()
+        #expect(session.blockedCount == 0, "B blocked nothing")
+    }
+
+    @Test func rememberedCountsAreBounded() {
+        var requests = BlockedRequests()
+        for page in 0...BlockedRequests.rememberedPages {
+            requests.pageCommitted(url: "http://p\(page).test/")
+            requests.subresourceFailed("http://tracker.test/\(page)")
+        }
+        requests.pageCommitted(url: "http://p0.test/")
+        requests.pageRestoredFromCache()
+        #expect(requests.count == 0, "the oldest page was forgotten")
+        requests.pageCommitted(url: "http://p1.test/")
+        requests.pageRestoredFromCache()
+        #expect(requests.count == 1)
     }
 
     @Test func swipes() {

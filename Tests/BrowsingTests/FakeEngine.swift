@@ -19,14 +19,14 @@ struct FakeEngine {
         items.append(final)
         position += 1
         try session.engineAddedItem(url: final, originalURL: final == url ? nil : url)
-        session.pageCommitted()
+        session.pageCommitted(url: final)
     }
 
     mutating func move(_ delta: Int, in session: BrowserSession) throws {
         precondition(items.indices.contains(position + delta), "the engine cannot move by \(delta)")
         position += delta
         try session.engineMoved(by: delta, url: items[position])
-        session.pageCommitted()
+        session.pageCommitted(url: items[position])
     }
 
     /// Carries out a session's command.
