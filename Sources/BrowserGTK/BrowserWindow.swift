@@ -61,7 +61,7 @@ final class BrowserWindow {
         entry = gtk_entry_new()
         gtk_widget_set_hexpand(entry, 1)
         zoomButton = Self.button("100%", tooltip: "Page zoom: Ctrl + and Ctrl − change it, Ctrl 0 or a click resets it")
-        shieldButton = Self.button("Shield", tooltip: "Requests blocked on this page; click to turn blocking off or on for this site")
+        shieldButton = Self.button("Shield", tooltip: Self.shieldTooltip)
 
         let toolbar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4)!
         gtk_container_set_border_width(cast(toolbar), 4)
@@ -120,6 +120,8 @@ final class BrowserWindow {
         gtk_container_add(cast(window), column)
         connectSignals()
     }
+
+    private static let shieldTooltip = "Requests blocked on this page; click to turn blocking off or on for this site"
 
     private static func button(_ label: String, tooltip: String) -> UnsafeMutablePointer<GtkWidget> {
         let button = gtk_button_new_with_label(label)!
@@ -347,11 +349,8 @@ final class BrowserWindow {
     /// The shield: turn blocking off or on for the current site. The allowlist changes and
     /// `$PEPPER_HOME/out` is rebuilt on a worker thread (large lists take a moment); then the
     /// new rules are loaded and the page reloads.
-    func toggleBlocking(completion: (@MainActor (String?) -> Void)? = nil) {
-        guard filtersReady, !togglingBlocking, let url = session.currentURL, session.canToggleBlocking else {
-            completion?("the shield applies to web sites only")
-            return
-        }
+    func toggleBlocking() {
+        guard filtersReady, !togglingBlocking, let url = session.currentURL, session.canToggleBlocking else { return }
         togglingBlocking = true
         refresh()
         let siteBlocking = session.siteBlocking
@@ -361,15 +360,16 @@ final class BrowserWindow {
                 if case .failure(let error) = result {
                     togglingBlocking = false
                     report("\(error)")
+                    // Said where the person looks, not only on stderr.
+                    gtk_widget_set_tooltip_text(shieldButton, "Could not change blocking for this site: \(error)")
                     refresh()
-                    completion?(error.description)
                     return
                 }
+                gtk_widget_set_tooltip_text(shieldButton, Self.shieldTooltip)
                 applyFilters { [self] in
                     togglingBlocking = false
                     webkit_web_view_reload(webView)
                     refresh()
-                    completion?(nil)
                 }
             }
         }
@@ -459,7 +459,7 @@ final class BrowserWindow {
         }
         let title = session.currentTitle.flatMap { $0.isEmpty ? nil : $0 }
         gtk_window_set_title(cast(window), title.map { "\($0) — Pepper" } ?? "Pepper")
-        gtk_label_set_text(cast(startLabel), startPageText)
+        gtk_label_set_markup(cast(startLabel), startPageMarkup)
         let showStart = session.isShowingStartPage && webkit_web_view_get_uri(webView) == nil
         gtk_stack_set_visible_child_name(cast(stack), showStart ? "start" : "web")
     }
@@ -472,14 +472,18 @@ final class BrowserWindow {
         return "Shield: \(session.blockedCount) blocked"
     }
 
-    private var startPageText: String {
-        var lines = ["Pepper", "", "Type an address, or words to search with \(session.searchEngine.displayName)."]
+    private var startPageMarkup: String {
+        var lines = ["Type an address, or words to search with \(session.searchEngine.displayName)."]
         if let rules = appliedRules {
-            lines.append("Ads and trackers are blocked by \(rules.rules) rules in \(rules.lists) list\(rules.lists == 1 ? "" : "s").")
+            let ruleCount = rules.rules.formatted(.number)
+            lines.append(
+                "Ads and trackers are blocked by \(ruleCount) rule\(rules.rules == 1 ? "" : "s") "
+                    + "in \(rules.lists) list\(rules.lists == 1 ? "" : "s").")
         } else if let problem = blockerProblem {
             lines.append("The content blocker is not loaded: \(problem)")
         }
-        return lines.joined(separator: "\n")
+        let body = takeString(g_markup_escape_text(lines.joined(separator: "\n"), -1)) ?? ""
+        return "<span size=\"xx-large\" weight=\"bold\">Pepper</span>\n\n" + body
     }
 
     // MARK: For automation
