@@ -9,12 +9,14 @@ let package = Package(
     products: [
         .executable(name: "pepper", targets: ["pepper"]),
         .executable(name: "pepper-bench", targets: ["pepper-bench"]),
+        .executable(name: "pepper-browser", targets: ["pepper-browser"]),
         .library(name: "FilterLists", targets: ["FilterLists"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "FilterEngine", targets: ["FilterEngine"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
+        .library(name: "Browsing", targets: ["Browsing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -58,6 +60,28 @@ let package = Package(
             ]
         ),
 
+        // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
+        // portable, so an iOS WKWebView shell can use it unchanged.
+        .target(name: "Browsing", dependencies: ["FilterLists", "Storage"]),
+
+        // MARK: Linux-only: the WebKitGTK browser
+        // GTK 3 + WebKitGTK 4.1 (Debian libwebkit2gtk-4.1-dev). Only Linux targets depend on it,
+        // through platform conditions, so Apple-platform builds never look for it.
+        .systemLibrary(
+            name: "CWebKitGTK",
+            pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]
+        ),
+        .target(
+            name: "BrowserGTK",
+            dependencies: [
+                "Browsing",
+                "Storage",
+                "ContentBlocker",
+                .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
+            ]
+        ),
+
         // MARK: Command-line tools
         .target(
             name: "PepperCLI",
@@ -72,6 +96,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
+        // `pepper browse` runs the `pepper-browser` program installed beside `pepper` (it execs
+        // it), so that the other commands start without loading GTK and WebKit (about 200
+        // shared libraries). `pepper` must not depend on it: SwiftPM would link it in.
+        .executableTarget(
+            name: "pepper-browser",
+            dependencies: [
+                "Storage", "ListSync",
+                .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .executableTarget(
             name: "pepper-bench",
             dependencies: [
@@ -91,6 +125,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Storage"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
@@ -100,7 +135,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport"],
+            dependencies: [
+                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport",
+                .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
+            ],
             resources: [.copy("WebKit")]
         ),
     ]
