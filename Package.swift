@@ -62,7 +62,7 @@ let package = Package(
 
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
-        .target(name: "Browsing", dependencies: ["FilterLists", "Storage"]),
+        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Storage"]),
 
         // MARK: Linux-only: the WebKitGTK browser
         // GTK 3 + WebKitGTK 4.1 (Debian libwebkit2gtk-4.1-dev). Only Linux targets depend on it,
@@ -78,6 +78,8 @@ let package = Package(
                 "Browsing",
                 "Storage",
                 "ContentBlocker",
+                "FilterEngine",
+                "FilterLists",
                 .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -125,7 +127,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
-        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Storage"]),
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Storage"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [

@@ -1,5 +1,6 @@
 #if os(Linux)
 import CWebKitGTK
+import FilterEngine
 import Foundation
 import Storage
 
@@ -20,11 +21,14 @@ public struct BrowserConfiguration: Sendable {
     /// Rebuilds `$PEPPER_HOME/out` from the state (after the shield changes the allowlist, or
     /// at launch when there is no output yet).
     public var rebuild: @Sendable () throws -> Void
+    /// Loads the filter engine for the rules in `$PEPPER_HOME/out` (it tells which failed
+    /// requests were blocked and by which rule); `nil` when it cannot be had.
+    public var loadEngine: @Sendable () -> FilterEngine?
 
     /// A configuration with the given fields.
     public init(
         home: PepperHome, initialURL: String? = nil, proxy: String? = nil, width: Int = 1024, height: Int = 768, automation: Bool = false,
-        rebuild: @escaping @Sendable () throws -> Void
+        rebuild: @escaping @Sendable () throws -> Void, loadEngine: @escaping @Sendable () -> FilterEngine? = { nil }
     ) {
         self.home = home
         self.initialURL = initialURL
@@ -33,6 +37,7 @@ public struct BrowserConfiguration: Sendable {
         self.height = height
         self.automation = automation
         self.rebuild = rebuild
+        self.loadEngine = loadEngine
     }
 }
 

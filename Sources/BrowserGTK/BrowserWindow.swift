@@ -1,6 +1,8 @@
 #if os(Linux)
 import Browsing
 import CWebKitGTK
+import FilterEngine
+import FilterLists
 import Foundation
 import Storage
 
@@ -34,6 +36,8 @@ final class BrowserWindow {
     private var engineBackLength = 0
     private var appliedRules: ContentFilters.Outcome?
     private var blockerProblem: String?
+    /// Why the last shield click failed, shown in its tooltip until the next one works.
+    private var shieldProblem: String?
     /// Whether the content blocker is loaded (pages wait for it, so none loads unprotected).
     private(set) var filtersReady = false
     /// Whether the shield is rebuilding and reloading the rules.
@@ -153,6 +157,8 @@ final class BrowserWindow {
             case .success(let outcome):
                 appliedRules = outcome
                 blockerProblem = nil
+                // The engine for the same rules says which failed requests they blocked, and why.
+                session.requestJudge = configuration.loadEngine()
             case .failure(let error):
                 // Browsing goes on, visibly unprotected: the shield says so.
                 blockerProblem = error.description
@@ -232,7 +238,11 @@ final class BrowserWindow {
                 if url == PageScript.restoredMessage {
                     session.pageRestoredFromCache()
                     refresh()
-                } else if session.subresourceFailed(url) {
+                    return
+                }
+                let parts = url.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { return }
+                if session.subresourceFailed(String(parts[1]), type: ResourceTypes(requestTypeName: String(parts[0])) ?? .other) {
                     refresh()
                 }
             })
@@ -361,11 +371,11 @@ final class BrowserWindow {
                     togglingBlocking = false
                     report("\(error)")
                     // Said where the person looks, not only on stderr.
-                    gtk_widget_set_tooltip_text(shieldButton, "Could not change blocking for this site: \(error)")
+                    shieldProblem = "Could not change blocking for this site: \(error)"
                     refresh()
                     return
                 }
-                gtk_widget_set_tooltip_text(shieldButton, Self.shieldTooltip)
+                shieldProblem = nil
                 applyFilters { [self] in
                     togglingBlocking = false
                     webkit_web_view_reload(webView)
@@ -448,6 +458,7 @@ final class BrowserWindow {
         gtk_button_set_label(cast(zoomButton), session.zoom.description)
         gtk_widget_set_visible(zoomButton, session.zoom == .actualSize ? 0 : 1)
         gtk_button_set_label(cast(shieldButton), shieldLabel)
+        gtk_widget_set_tooltip_text(shieldButton, shieldTooltipText)
         gtk_widget_set_sensitive(shieldButton, session.canToggleBlocking && !togglingBlocking ? 1 : 0)
         gtk_entry_set_placeholder_text(cast(entry), "Search with \(session.searchEngine.displayName) or enter an address")
         // The address follows the page whenever the page changes; in between, what the person
@@ -470,6 +481,18 @@ final class BrowserWindow {
         if blockerProblem != nil { return "No blocker" }
         if !((try? session.isBlockingCurrentSite()) ?? true) { return "Shield off" }
         return "Shield: \(session.blockedCount) blocked"
+    }
+
+    /// The shield's tooltip: what it does (or why it failed), then what was blocked and by which rule.
+    var shieldTooltipText: String {
+        var lines = [shieldProblem ?? Self.shieldTooltip]
+        let blocked = session.blocked
+        for url in blocked.blocked.prefix(8) {
+            let rule = blocked.rules[url].map { "\($0.text)  (\($0.list):\($0.line))" } ?? "blocked"
+            lines.append("\(url.count > 80 ? url.prefix(79) + "…" : Substring(url)) — \(rule)")
+        }
+        if blocked.count > 8 { lines.append("and \(blocked.count - 8) more") }
+        return lines.joined(separator: "\n")
     }
 
     private var startPageMarkup: String {
@@ -503,6 +526,8 @@ final class BrowserWindow {
         var engineZoom: Int
         var blocked: Int
         var blockedURLs: [String]
+        /// The rule that blocked each of `blockedURLs` ("" when the engine was not available).
+        var blockedRules: [String]
         var blocking: Bool
         var shield: String
         var loading: Bool
@@ -524,7 +549,8 @@ final class BrowserWindow {
             backEnabled: gtk_widget_get_sensitive(backButton) != 0, forwardEnabled: gtk_widget_get_sensitive(forwardButton) != 0,
             engineCanGoBack: webkit_web_view_can_go_back(webView) != 0, zoom: session.zoom.percent,
             engineZoom: Int((webkit_web_view_get_zoom_level(webView) * 100).rounded()), blocked: session.blockedCount,
-            blockedURLs: session.blocked.blocked, blocking: (try? session.isBlockingCurrentSite()) ?? true,
+            blockedURLs: session.blocked.blocked, blockedRules: session.blocked.blocked.map { session.blocked.rules[$0]?.text ?? "" },
+            blocking: (try? session.isBlockingCurrentSite()) ?? true,
             shield: borrowString(gtk_button_get_label(cast(shieldButton))) ?? "", loading: isLoading, filtersReady: filtersReady,
             rulesIdentifier: appliedRules?.identifier, rulesCompiled: appliedRules?.compiled,
             suggestionVisible: gtk_widget_get_visible(infoBar) != 0, searchEngine: session.searchEngine.rawValue,

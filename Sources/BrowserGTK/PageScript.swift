@@ -8,7 +8,9 @@
 /// once per document to the `pepperBlocked` message handler; the browser counts as blocked
 /// those that never started loading. When a page comes back from the back/forward cache
 /// (`pageshow` with `persisted`), nothing loads or fails again, so the top frame says so and
-/// the browser brings back the page's last count.
+/// the browser brings back the page's last count. Each report is the request's type (in the
+/// filter lists' names: `image`, `script`, `stylesheet`, `subdocument`, `media`, `object`,
+/// `xmlhttprequest`, `other`), a space, and the address, so the filter engine can judge it.
 /// It runs in every frame at document start, before any of the page's own scripts.
 enum PageScript {
     /// The script message handler's name.
@@ -23,25 +25,28 @@ enum PageScript {
           var handler = handlers && handlers.\(handlerName);
           if (!handler) return;
           var failed = [];
-          function report(address) {
+          var kinds = {IMG: 'image', IMAGE: 'image', INPUT: 'image', SCRIPT: 'script', LINK: 'stylesheet',
+            IFRAME: 'subdocument', FRAME: 'subdocument', VIDEO: 'media', AUDIO: 'media', SOURCE: 'media',
+            TRACK: 'media', OBJECT: 'object', EMBED: 'object'};
+          function report(address, kind) {
             if (!address) return;
             var url;
             try { url = new URL(String(address), document.baseURI).href; } catch (e) { return; }
             if (url.indexOf('http') !== 0 || failed.indexOf(url) >= 0) return;
             failed.push(url);
-            handler.postMessage(url);
+            handler.postMessage(kind + ' ' + url);
           }
           window.addEventListener('error', function (event) {
             var target = event.target;
             if (!target || target === window || !target.tagName) return;
-            report(target.currentSrc || target.src || target.href || target.data);
+            report(target.currentSrc || target.src || target.href || target.data, kinds[target.tagName] || 'other');
           }, true);
           if (window.fetch) {
             var originalFetch = window.fetch;
             window.fetch = function (input) {
               var address = (input && input.url) || input;
               return originalFetch.apply(this, arguments).catch(function (error) {
-                report(address);
+                report(address, 'xmlhttprequest');
                 throw error;
               });
             };
@@ -49,7 +54,7 @@ enum PageScript {
           var open = XMLHttpRequest.prototype.open;
           XMLHttpRequest.prototype.open = function (method, address) {
             var request = this;
-            request.addEventListener('error', function () { report(address); });
+            request.addEventListener('error', function () { report(address, 'xmlhttprequest'); });
             return open.apply(this, arguments);
           };
           window.addEventListener('pageshow', function (event) {

@@ -1,3 +1,4 @@
+import FilterEngine
 import Foundation
 
 /// Counts the requests the content blocker stopped on the current page.
@@ -10,6 +11,11 @@ import Foundation
 /// (``subresourceFailed(_:)``). Counts are of distinct addresses per page and start again
 /// when a new page commits (``pageCommitted(url:)``).
 ///
+/// When the filter engine's verdict for the failed request is given, it decides instead: a
+/// failure counts only when the engine says the request is blocked (a request stopped by
+/// another policy, mixed content or CSP, is not), and the deciding rule is kept to show which
+/// rule blocked what.
+///
 /// A page shown again from the engine's back/forward cache loads nothing, so nothing starts
 /// or fails: the counts of the last pages are remembered by address and brought back by
 /// ``pageRestoredFromCache()``.
@@ -19,10 +25,12 @@ public struct BlockedRequests: Hashable, Sendable {
 
     private var started: Set<String> = []
     private var page = ""
-    private var remembered: [String: [String]] = [:]
+    private var remembered: [String: RememberedPage] = [:]
     private var rememberedOrder: [String] = []
     /// The blocked addresses of the current page, in the order they were seen.
     public private(set) var blocked: [String] = []
+    /// The rule that blocked each address of ``blocked``, when the filter engine judged it.
+    public private(set) var rules: [String: MatchedRule] = [:]
 
     /// No page yet.
     public init() {}
@@ -35,11 +43,15 @@ public struct BlockedRequests: Hashable, Sendable {
         page = Self.key(url)
         started.removeAll()
         blocked.removeAll()
+        rules.removeAll()
     }
 
     /// The current page came back from the back/forward cache: its last count applies again.
     public mutating func pageRestoredFromCache() {
-        if let previous = remembered[page] { blocked = previous }
+        if let previous = remembered[page] {
+            blocked = previous.blocked
+            rules = previous.rules
+        }
     }
 
     /// The engine started loading `url` for the current page.
@@ -47,24 +59,34 @@ public struct BlockedRequests: Hashable, Sendable {
         started.insert(Self.key(url))
     }
 
-    /// The page saw `url` fail. Returns whether it counts as blocked (it never started loading
-    /// and was not counted yet).
+    /// The page saw `url` fail. Returns whether it counts as blocked: it never started loading,
+    /// was not counted yet, and — when `verdict` (the filter engine's) is given — is blocked by
+    /// a rule.
     @discardableResult
-    public mutating func subresourceFailed(_ url: String) -> Bool {
+    public mutating func subresourceFailed(_ url: String, verdict: Verdict? = nil) -> Bool {
         let key = Self.key(url)
         guard !key.isEmpty, !started.contains(key), !blocked.contains(key) else { return false }
+        if let verdict {
+            guard verdict.decision == .blocked else { return false }
+            rules[key] = verdict.rule
+        }
         blocked.append(key)
         remember()
         return true
     }
 
     private mutating func remember() {
-        if remembered.updateValue(blocked, forKey: page) == nil {
+        if remembered.updateValue(RememberedPage(blocked: blocked, rules: rules), forKey: page) == nil {
             rememberedOrder.append(page)
             if rememberedOrder.count > Self.rememberedPages {
                 remembered.removeValue(forKey: rememberedOrder.removeFirst())
             }
         }
+    }
+
+    private struct RememberedPage: Hashable, Sendable {
+        var blocked: [String]
+        var rules: [String: MatchedRule]
     }
 
     /// The address without its fragment, which is never sent (and differs between reports).

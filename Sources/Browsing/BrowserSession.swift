@@ -1,3 +1,5 @@
+import FilterEngine
+import FilterLists
 import Foundation
 import Storage
 
@@ -188,10 +190,18 @@ public final class BrowserSession {
         blocked.resourceStarted(url)
     }
 
-    /// The page saw a subresource fail; returns whether it counted as blocked.
+    /// The filter engine for the rules in force, which tells which failed requests the
+    /// content blocker stopped and by which rule; without it, every failure that never started
+    /// loading counts.
+    public var requestJudge: FilterEngine?
+
+    /// The page saw a subresource of `type` fail; returns whether it counted as blocked.
     @discardableResult
-    public func subresourceFailed(_ url: String) -> Bool {
-        blocked.subresourceFailed(url)
+    public func subresourceFailed(_ url: String, type: ResourceTypes = .other) -> Bool {
+        guard let requestJudge else { return blocked.subresourceFailed(url) }
+        // The page is the top-level one, as WebKit's rules see it.
+        guard let verdict = try? requestJudge.match(FilterRequest(url: url, sourceURL: currentURL, type: type)) else { return false }
+        return blocked.subresourceFailed(url, verdict: verdict)
     }
 
     // MARK: Persistence

@@ -47,6 +47,12 @@ func browserConfiguration(_ arguments: [String]) -> BrowserConfiguration? {
             // The same rebuild as every command that changes the allowlist.
             let database = try PepperDatabase(home: pepperHome)
             _ = try BlockerBuilder.rebuild(home: pepperHome, database: database)
+        },
+        loadEngine: {
+            // Saved beside the output by every compile; rebuilt when it does not match it.
+            guard let database = try? PepperDatabase(home: pepperHome) else { return nil }
+            if let engine = try? EngineCache.load(home: pepperHome, database: database) { return engine }
+            return try? EngineCache.rebuild(home: pepperHome, database: database)
         })
 }
 

@@ -1,3 +1,5 @@
+import FilterEngine
+import FilterLists
 import Foundation
 import Storage
 import Testing
@@ -405,6 +407,30 @@ struct BrowsingSettingsTests {
         try engine.move(1, in: session)
         session.pageRestoredFromCache()
         #expect(session.blockedCount == 0, "B blocked nothing")
+    }
+
+    @Test func withTheFilterEngineOnlyBlockedFailuresCountAndTheirRulesAreKept() throws {
+        let home = TemporaryHome()
+        let session = try home.session()
+        let list = try FilterListParser().parse("||tracker.test^\n/ads/*$image\n@@||tracker.test/ok.js\n", name: "mine")
+        session.requestJudge = FilterEngine(lists: [list])
+        var engine = FakeEngine()
+        try engine.load(pageA, in: session)
+        #expect(session.subresourceFailed("http://tracker.test/t.js", type: .script))
+        #expect(session.subresourceFailed("http://a.test/ads/1.png", type: .image))
+        #expect(!session.subresourceFailed("http://a.test/ads/1.js", type: .script), "the image rule does not block scripts")
+        #expect(!session.subresourceFailed("http://tracker.test/ok.js", type: .script), "an exception: failed for another reason")
+        #expect(!session.subresourceFailed("http://cdn.test/lib.js", type: .script), "mixed content, CSP…: not the blocker")
+        #expect(session.blockedCount == 2)
+        #expect(session.blocked.rules["http://tracker.test/t.js"] == MatchedRule(text: "||tracker.test^", list: "mine", line: 1))
+        #expect(session.blocked.rules["http://a.test/ads/1.png"]?.line == 2)
+
+        // The rules come back with the count for a page restored from the page cache.
+        try engine.load(pageB, in: session)
+        #expect(session.blocked.rules.isEmpty)
+        try engine.move(-1, in: session)
+        session.pageRestoredFromCache()
+        #expect(session.blocked.rules["http://tracker.test/t.js"]?.text == "||tracker.test^")
     }
 
     @Test func rememberedCountsAreBounded() {

@@ -58,6 +58,7 @@ final class BrowserDriver {
         var engineZoom: Int
         var blocked: Int
         var blockedURLs: [String]
+        var blockedRules: [String]
         var blocking: Bool
         var shield: String
         var loading: Bool

@@ -73,6 +73,7 @@ struct BrowserEndToEndTests {
             #expect(onA.title == "Page A", "the blocked script did not run")
             #expect(onA.blocked == 2)
             #expect(Set(onA.blockedURLs) == [Self.pixel, Self.script])
+            #expect(onA.blockedRules == ["||tracker.test^", "||tracker.test^"], "the filter engine names the rule")
             #expect(onA.shield == "Shield: 2 blocked")
             #expect(!onA.backEnabled)
             #expect(requested("http://a.test/missing.png"), "page resources go through the proxy")
