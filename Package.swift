@@ -14,12 +14,22 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
+        .library(name: "Picket", targets: ["Picket"]),
+        .library(name: "PicketServer", targets: ["PicketServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // The Picket API server (Linux and macOS only): HTTP, PostgreSQL, graceful shutdown.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: Formats, models and persistence (portable)
@@ -27,11 +37,15 @@ let package = Package(
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
         .target(name: "CallFilter"),
+        // Online Picket Line models, API client, blocklist matching, geofence planner and the
+        // offline GeoNames gazetteer: Foundation only, so the iOS app and its extensions link it.
+        .target(name: "Picket"),
         .target(
             name: "Storage",
             dependencies: [
                 "FilterLists",
                 "CallFilter",
+                "Picket",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -51,7 +65,26 @@ let package = Package(
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
+                "Picket",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // MARK: Servers (Linux and macOS)
+        .target(
+            name: "PicketServer",
+            dependencies: [
+                "Picket",
+                "Storage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -64,6 +97,8 @@ let package = Package(
                 "Storage",
                 "ListSync",
                 "CallFilter",
+                "Picket",
+                "PicketServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,6 +110,7 @@ let package = Package(
                 "ContentBlocker",
                 "CallFilter",
                 "Storage",
+                "Picket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -85,16 +121,26 @@ let package = Package(
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
+        .testTarget(name: "PicketTests", dependencies: ["Picket"]),
+        .testTarget(
+            name: "PicketServerTests",
+            dependencies: [
+                "PicketServer", "Picket", "Storage", "PepperTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
-                "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport",
+                "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport", "Picket", "PicketServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport"],
+            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterLists", "PepperTestSupport", "Picket"],
             resources: [.copy("WebKit")]
         ),
     ]
