@@ -26,25 +26,31 @@ public struct GeoCoordinate: Sendable, Hashable, Codable, CustomStringConvertibl
 
 /// Great-circle geometry on a sphere of the Earth's mean radius.
 ///
-/// A sphere is within 0.5 % of the ellipsoid everywhere, which is far below what geofences of
-/// a few hundred metres and a GPS fix can tell apart, and it is what mobile clients use for
-/// region monitoring; the formulas stay exact for tiny distances (haversine, not the law of
-/// cosines, which loses precision below a few metres).
+/// A sphere is within 0.5 % of the ellipsoid everywhere, far below what geofences of a few
+/// hundred metres and a GPS fix can tell apart, and it is what mobile clients use for region
+/// monitoring. Distances use the spherical case of Vincenty's formula (an `atan2` of the cross
+/// and dot products), which stays exact from a millimetre to the antipodes; haversine loses
+/// precision near antipodes and the law of cosines below a few metres.
 public enum GreatCircle {
     /// The IUGG mean Earth radius, in metres.
     public static let earthRadius = 6_371_008.8
 
-    /// The distance in metres between two points along the surface (haversine formula).
+    /// The distance in metres between two points along the surface.
     public static func distance(_ a: GeoCoordinate, _ b: GeoCoordinate) -> Double {
         let phi1 = a.latitude * .pi / 180
         let phi2 = b.latitude * .pi / 180
-        let deltaPhi = phi2 - phi1
         let deltaLambda = (b.longitude - a.longitude) * .pi / 180
-        let sinDeltaPhi = sin(deltaPhi / 2)
-        let sinDeltaLambda = sin(deltaLambda / 2)
-        let h = sinDeltaPhi * sinDeltaPhi + cos(phi1) * cos(phi2) * sinDeltaLambda * sinDeltaLambda
-        // min(1, …): rounding can push h a hair above 1 for antipodal points.
-        return 2 * earthRadius * asin(min(1, h.squareRoot()))
+        let sinPhi1 = sin(phi1)
+        let cosPhi1 = cos(phi1)
+        let sinPhi2 = sin(phi2)
+        let cosPhi2 = cos(phi2)
+        let sinDeltaLambda = sin(deltaLambda)
+        let cosDeltaLambda = cos(deltaLambda)
+        let x = cosPhi2 * sinDeltaLambda
+        let y = cosPhi1 * sinPhi2 - sinPhi1 * cosPhi2 * cosDeltaLambda
+        let cross = (x * x + y * y).squareRoot()
+        let dot = sinPhi1 * sinPhi2 + cosPhi1 * cosPhi2 * cosDeltaLambda
+        return earthRadius * atan2(cross, dot)
     }
 
     /// The initial bearing from `a` to `b`, in degrees clockwise from north (0…360).

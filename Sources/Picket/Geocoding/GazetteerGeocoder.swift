@@ -130,12 +130,19 @@ public struct GazetteerGeocoder: Geocoder {
             break
         }
         if parts.count == 1 {
-            // "Seattle WA" or "Portland OR 97201" without commas.
+            // "Seattle WA", "Portland OR 97201" or "Seattle Washington" without commas: a
+            // trailing state counts when what precedes it names a place.
             var words = parts[0].split(separator: " ").map(String.init)
             if let last = words.last, Self.isUSZip(last), words.count > 1 { words.removeLast() }
-            if words.count > 1, let last = words.last, last.count == 2, let state = gazetteer.usStateCode(for: last) {
+            for length in [2, 1] where words.count > length {
+                let tail = words.suffix(length).joined(separator: " ")
+                let head = words.dropLast(length).joined(separator: " ")
+                guard length == 2 || tail.count == 2 || tail.count > 3, let state = gazetteer.usStateCode(for: tail),
+                    !gazetteer.places(named: head).isEmpty
+                else { continue }
                 query.constraints.append(Constraint(state: state))
-                words.removeLast()
+                words.removeLast(length)
+                break
             }
             parts[0] = words.joined(separator: " ")
         }
