@@ -100,6 +100,7 @@ let package = Package(
                 "Picket",
                 "PicketServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),

@@ -16,6 +16,7 @@ public struct Pepper: AsyncParsableCommand {
         version: PepperVersion.current,
         subcommands: [
             CompileCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, CallsCommand.self, SmsCommand.self,
+            PicketCommand.self,
         ]
     )
 

@@ -31,8 +31,8 @@ public struct PicketClient: Sendable {
 
     /// What `data` answered.
     public enum DataResult: Sendable, Hashable {
-        /// 200: a new payload, its `X-Content-Hash` and its size in bytes.
-        case updated(MobileData, hash: String, bytes: Int)
+        /// 200: a new payload, its `X-Content-Hash` and the body as received.
+        case updated(MobileData, hash: String, body: Data)
         /// 304: the payload whose hash was sent is still current.
         case notModified(hash: String)
     }
@@ -55,7 +55,7 @@ public struct PicketClient: Sendable {
         if response.statusCode == 304 { return .notModified(hash: hash ?? lastHash ?? "") }
         let payload: MobileData = try decode(data)
         guard let hash, !hash.isEmpty else { throw .invalidResponse("the 200 response has no X-Content-Hash header") }
-        return .updated(payload, hash: hash, bytes: data.count)
+        return .updated(payload, hash: hash, body: data)
     }
 
     /// `GET /api/mobile/active-strikes`.

@@ -21,7 +21,7 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         writer.raw("{")
         writer.key("error")
         writer.string(message)
-        writer.raw("}")
+        writer.raw("}\n")
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes)))

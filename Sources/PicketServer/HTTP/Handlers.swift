@@ -228,10 +228,16 @@ struct Handlers: Sendable {
         return value
     }
 
+    /// A JSON response. Bodies end with a newline, so `curl` output reads well in a terminal
+    /// (JSON allows the whitespace; decoders ignore it).
     private func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(bytes.count + 1)
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: buffer))
     }
 
     private func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
