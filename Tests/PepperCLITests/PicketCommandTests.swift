@@ -263,6 +263,9 @@ struct PicketCommandTests {
     @Test("serve and keys on PostgreSQL")
     func postgres() throws {
         guard let url = ProcessInfo.processInfo.environment["PEPPER_TEST_POSTGRES_URL"], !url.isEmpty else {
+            if ProcessInfo.processInfo.environment["PEPPER_REQUIRE_POSTGRES"] == "1" {
+                Issue.record("PEPPER_REQUIRE_POSTGRES=1 but PEPPER_TEST_POSTGRES_URL is not set")
+            }
             try Test.cancel("PostgreSQL tests need PEPPER_TEST_POSTGRES_URL (scripts/test.sh starts a throwaway server)")
         }
         let home = TestPaths.temporaryDirectory("picket-pg")

@@ -173,8 +173,8 @@ public struct PicketClient: Sendable {
         }
     }
 
-    /// Coordinates with up to 6 decimals (≈ 0.1 m): enough, and stable in URLs.
-    static func format(_ degrees: Double) -> String {
+    /// A coordinate as the client writes it in URLs: up to 6 decimals (≈ 0.1 m), no trailing zeros.
+    public static func format(_ degrees: Double) -> String {
         var text = String(format: "%.6f", degrees)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
