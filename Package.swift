@@ -17,12 +17,22 @@ let package = Package(
         .library(name: "FilterEngine", targets: ["FilterEngine"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
         .library(name: "Browsing", targets: ["Browsing"]),
+        .library(name: "Picket", targets: ["Picket"]),
+        .library(name: "PicketServer", targets: ["PicketServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // The Picket API server (Linux and macOS only): HTTP, PostgreSQL, graceful shutdown.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: Formats, models and persistence (portable)
@@ -30,11 +40,15 @@ let package = Package(
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
         .target(name: "CallFilter"),
+        // Online Picket Line models, API client, blocklist matching, geofence planner and the
+        // offline GeoNames gazetteer: Foundation only, so the iOS app and its extensions link it.
+        .target(name: "Picket"),
         .target(
             name: "Storage",
             dependencies: [
                 "FilterLists",
                 "CallFilter",
+                "Picket",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -56,6 +70,7 @@ let package = Package(
                 "ContentBlocker",
                 "FilterEngine",
                 "Storage",
+                "Picket",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -63,6 +78,24 @@ let package = Package(
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
         .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Storage"]),
+
+        // MARK: Servers (Linux and macOS)
+        .target(
+            name: "PicketServer",
+            dependencies: [
+                "Picket",
+                "Storage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: Linux-only: the WebKitGTK browser
         // GTK 3 + WebKitGTK 4.1 (Debian libwebkit2gtk-4.1-dev). Only Linux targets depend on it,
@@ -94,7 +127,10 @@ let package = Package(
                 "ListSync",
                 "FilterEngine",
                 "CallFilter",
+                "Picket",
+                "PicketServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
@@ -116,6 +152,7 @@ let package = Package(
                 "FilterEngine",
                 "CallFilter",
                 "Storage",
+                "Picket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -128,17 +165,27 @@ let package = Package(
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Storage"]),
+        .testTarget(name: "PicketTests", dependencies: ["Picket"]),
+        .testTarget(
+            name: "PicketServerTests",
+            dependencies: [
+                "PicketServer", "Picket", "Storage", "PepperTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
-                "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport",
+                "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport", "Picket", "PicketServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "PepperCLITests",
             dependencies: [
-                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport",
+                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit")]

@@ -2,13 +2,15 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb), checks formatting with `swift format lint`, builds, and runs every test with
-# real WebKit (PEPPER_REQUIRE_WEBKIT=1: a missing WebKit fails the run instead of skipping).
+# bindings, Xvfb, curl, PostgreSQL), checks formatting with `swift format lint`, builds, starts a
+# throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit
+# and PostgreSQL (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1: a missing one fails the run
+# instead of skipping).
 # Test artefacts (WebKit page logs, screenshots) land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth)
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -39,6 +41,12 @@ swift format lint --strict --recursive Package.swift Sources Tests
 echo "==> swift build"
 swift build --build-tests
 
+# PostgreSQL for the Picket store tests: a cluster in a temporary folder on a free loopback port,
+# stopped and removed when this script exits (scripts/postgres-server.sh).
+source scripts/postgres-server.sh
+pepper_postgres_start
+trap pepper_postgres_stop EXIT
+
 echo "==> swift test"
 mkdir -p artifacts
-PEPPER_REQUIRE_WEBKIT=1 swift test --skip-build "$@"
+PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 swift test --skip-build "$@"

@@ -10,6 +10,8 @@ struct PepperBench: AsyncParsableCommand {
         commandName: "pepper-bench",
         abstract: "Measure Pepper against its peers.",
         discussion: "Build in release mode: swift run -c release pepper-bench <benchmark> ...",
-        subcommands: [CompileBenchmark.self, TrackerRadarBenchmark.self, MatchBenchmark.self, CallsBenchmark.self]
+        subcommands: [
+            CompileBenchmark.self, TrackerRadarBenchmark.self, MatchBenchmark.self, CallsBenchmark.self, PicketBenchmark.self,
+        ]
     )
 }

@@ -97,8 +97,13 @@ public enum BlockerBuilder {
 
     /// The enabled sources of a home that have a stored copy, as inputs (in catalogue order).
     public static func storedInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
-        try ListSourceStore(database: database).enabled().compactMap { source in
+        let policy = try PicketPolicyStore(database: database).policy()
+        return try ListSourceStore(database: database).enabled().compactMap { source in
             guard let data = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)) else { return nil }
+            if source.format == PicketListSource.format {
+                // Rules from the employers' domains under the current policy (none under allow).
+                return try? PicketListSource.input(for: source, payload: data, policy: policy)
+            }
             return ListInput(
                 name: source.name, location: source.location, etag: source.etag, data: data,
                 format: FilterListFormat(rawValue: source.format),

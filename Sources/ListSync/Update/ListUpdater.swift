@@ -2,6 +2,7 @@ import ContentBlocker
 import Crypto
 import FilterLists
 import Foundation
+import Picket
 import Storage
 
 /// Brings list sources up to date: downloads what changed (conditionally, or as a differential
@@ -60,6 +61,9 @@ public struct ListUpdater: Sendable {
             return Report(name: source.name, status: .fresh(until: expiresAt))
         }
         source.lastAttempt = now
+        if source.format == PicketListSource.format {
+            return await updatePicket(source, stored: stored, copyURL: copyURL, now: now)
+        }
         do {
             let fetched = try await fetch(source, stored: stored, progress: progress)
             switch fetched {
@@ -87,6 +91,75 @@ public struct ListUpdater: Sendable {
             try? store.update(source)
             return Report(name: source.name, status: .failed(String(describing: error)))
         }
+    }
+
+    /// A Picket source: fetched through the API client (hash and 304), kept as the server sent
+    /// it, fresh for the server's `suggestedRefreshInterval`.
+    private func updatePicket(_ source: ListSource, stored: Data?, copyURL: URL, now: Date) async -> Report {
+        var source = source
+        let store = ListSourceStore(database: database)
+        do {
+            guard let server = PicketListSource.serverURL(source.location) else { throw PicketListError.badLocation(source.location) }
+            guard let key = source.picketKey else { throw PicketListError.missingKey(source.name) }
+            // As for HTTP lists: the hash describes the recorded copy, so send it only for that copy.
+            let validatorsMatch = stored.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0) == source.sha256 } ?? false
+            let fetched = try await fetchPicket(server: server, key: key, lastHash: validatorsMatch ? source.etag : nil)
+            switch fetched {
+            case .unchanged:
+                let interval = stored.flatMap { try? JSONDecoder().decode(MobileData.self, from: $0) }?.suggestedRefreshInterval
+                source.expiresAt = now.addingTimeInterval(Self.picketLifetime(interval))
+                source.lastSuccess = now
+                source.lastError = nil
+                try? store.update(source)
+                return Report(name: source.name, status: .notModified)
+            case .new(let body, let data, let hash, let strikes):
+                guard body.count <= downloader.policy.maximumBytes else {
+                    throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes)
+                }
+                try AtomicFile.write(body, to: copyURL)
+                let strikesURL = PicketListSource.strikesURL(home: home, name: source.name)
+                if let strikes { try? AtomicFile.write(strikes, to: strikesURL) }
+                let domains = Set(data.blocklist.urls.compactMap { BlocklistMatcher.normalizedHost($0.url) })
+                source.etag = hash
+                source.lastModified = nil
+                source.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(body)
+                source.expiresAt = now.addingTimeInterval(Self.picketLifetime(data.suggestedRefreshInterval))
+                source.lastSuccess = now
+                source.lastError = nil
+                source.rulesIn = domains.count
+                try? store.update(source)
+                return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
+            }
+        } catch {
+            source.lastError = String(describing: error)
+            try? store.update(source)
+            return Report(name: source.name, status: .failed(String(describing: error)))
+        }
+    }
+
+    /// Retries transient failures like the HTTP downloader does (a 429's `Retry-After` is
+    /// honoured when it is under a minute).
+    private func fetchPicket(server: URL, key: String, lastHash: String?) async throws -> PicketListSource.Fetched {
+        var attempt = 1
+        var delay = downloader.policy.initialBackoff
+        while true {
+            do {
+                return try await PicketListSource.fetch(
+                    server: server, key: key, lastHash: lastHash, timeout: downloader.policy.idleTimeout)
+            } catch {
+                guard error.isTransient, attempt < downloader.policy.attempts else { throw error }
+                var wait = delay
+                if case .rateLimited(let retryAfter?, _) = error, retryAfter <= 60 { wait = max(wait, retryAfter) }
+                attempt += 1
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                delay *= 2
+            }
+        }
+    }
+
+    /// The server's refresh hint (milliseconds), kept between 5 minutes and a day.
+    static func picketLifetime(_ milliseconds: Int?) -> TimeInterval {
+        min(max(Double(milliseconds ?? 3_600_000) / 1_000, 300), 86_400)
     }
 
     private enum Fetched {

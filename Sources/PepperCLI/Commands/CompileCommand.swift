@@ -11,7 +11,9 @@ struct CompileCommand: AsyncParsableCommand {
         commandName: "compile",
         abstract: "Compile filter lists into WebKit content-blocker rule lists.",
         discussion: """
-            SOURCE is a file path or an http(s) URL. Without SOURCE, the enabled
+            SOURCE is a file path, an http(s) URL, or picket:https://SERVER (the key
+            of a Picket list source with that location, or $PEPPER_PICKET_KEY, is
+            used; the Picket policy applies). Without SOURCE, the enabled
             list sources are used (their copies from the last `pepper update`),
             or, on a fresh state, the embedded starter list.
 
@@ -25,7 +27,7 @@ struct CompileCommand: AsyncParsableCommand {
 
     @OptionGroup var homeOptions: HomeOptions
 
-    @Argument(help: ArgumentHelp("Filter lists to compile (paths or URLs).", valueName: "source"))
+    @Argument(help: ArgumentHelp("Filter lists to compile (paths, URLs, picket:https://SERVER).", valueName: "source"))
     var sources: [String] = []
 
     @Option(help: "The syntax of the sources: auto, abp, hosts, domains, tds (DuckDuckGo Tracker Radar) or disconnect.")
@@ -98,9 +100,15 @@ struct CompileCommand: AsyncParsableCommand {
     private func loadInputs(database: PepperDatabase, home: PepperHome) async throws -> [ListInput] {
         guard sources.isEmpty else {
             var loaded: [ListInput] = []
+            let catalogue = try ListSourceStore(database: database).all()
+            let policy = try PicketPolicyStore(database: database).policy()
             for argument in sources {
                 do {
-                    loaded.append(try await SourceLoader.load(argument, format: format.format))
+                    let key =
+                        catalogue.first { $0.location == argument && $0.picketKey != nil }?.picketKey
+                        ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+                    let context = SourceLoader.PicketContext(key: key, policy: policy)
+                    loaded.append(try await SourceLoader.load(argument, format: format.format, picket: context))
                 } catch {
                     Terminal.warning("\(error)")
                 }

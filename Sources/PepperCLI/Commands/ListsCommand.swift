@@ -2,6 +2,7 @@ import ArgumentParser
 import FilterLists
 import Foundation
 import ListSync
+import Picket
 import Storage
 
 /// `pepper lists`: the catalogue of list sources.
@@ -58,29 +59,47 @@ struct ListsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Subscribe to a list by path or URL, fetch it and compile.",
-            discussion: "The list is checked before it is kept: a file with no usable rule is refused.")
+            discussion: """
+                The list is checked before it is kept: a file with no usable rule is
+                refused. picket:https://SERVER --key KEY subscribes to an Online Picket
+                Line server's blocklist (see `pepper picket policy`).
+                """)
         @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: "A file path or an http(s) URL.") var source: String
+        @Argument(help: "A file path, an http(s) URL or picket:https://SERVER.") var source: String
+        @Option(help: ArgumentHelp("For picket: sources, the API key (read:mobile).", valueName: "key")) var key: String?
         @Option(help: "A short name (default: from the file name).") var name: String?
         @Option(help: "auto, abp, hosts, domains, tds or disconnect.") var format: CompileCommand.FormatOption = .auto
         @Option(help: ArgumentHelp("For Disconnect lists: categories to block, comma-separated.", valueName: "list"))
         var categories: String?
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
+        func validate() throws {
+            if source.hasPrefix("picket:") {
+                guard PicketListSource.serverURL(source) != nil else { throw ValidationError("\(source): expected picket:https://SERVER") }
+                guard let key, APIKeyFormat.isWellFormed(key) else {
+                    throw ValidationError("picket: sources need --key opl_… (an API key with read:mobile)")
+                }
+            } else if key != nil {
+                throw ValidationError("--key is only for picket: sources")
+            }
+        }
+
         func run() async throws {
             let database = try homeOptions.openDatabase()
             let home = homeOptions.pepperHome
-            let isRemote = source.hasPrefix("http://") || source.hasPrefix("https://")
+            let isPicket = source.hasPrefix("picket:")
+            let isRemote = source.hasPrefix("http://") || source.hasPrefix("https://") || isPicket
             let location = isRemote ? source : URL(fileURLWithPath: source).standardizedFileURL.path
             if !isRemote && !FileManager.default.fileExists(atPath: location) { throw CLIError("\(source): no such file") }
-            let derived = Self.derivedName(from: location)
+            let derived = isPicket ? PicketListSource.defaultName(for: location) : Self.derivedName(from: location)
             let name = self.name ?? derived
             guard ListSource.isValidName(name) else {
                 throw ValidationError("'\(name)' is not a valid name: use lower-case letters, digits, '.', '-' and '_' (--name)")
             }
             let store = ListSourceStore(database: database)
             if try store.source(named: name) != nil { throw CLIError("a list named '\(name)' exists already; choose another --name") }
-            var entry = ListSource(name: name, location: location, format: format.rawValue)
+            var entry = ListSource(name: name, location: location, format: isPicket ? PicketListSource.format : format.rawValue)
+            if isPicket { entry.picketKey = key }
             if let categories {
                 entry.disconnectCategories = categories.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             }

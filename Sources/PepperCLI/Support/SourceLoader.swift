@@ -1,18 +1,25 @@
 import FilterLists
 import Foundation
 import ListSync
+import Picket
 
 /// Reads `SOURCE` arguments: file paths and http(s) URLs.
 enum SourceLoader {
     /// Largest list accepted (real lists are a few MB).
     static let maximumSize = 64 * 1_024 * 1_024
 
-    static func load(_ argument: String, format: FilterListFormat?) async throws -> ListInput {
+    /// What `picket:` sources need: a key and the policy.
+    struct PicketContext {
+        var key: String?
+        var policy: PicketPolicy
+    }
+
+    static func load(_ argument: String, format: FilterListFormat?, picket context: PicketContext? = nil) async throws -> ListInput {
         if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
             return try await download(argument, format: format)
         }
         if argument.hasPrefix("picket:") {
-            throw CLIError("\(argument): Picket blocklist sources are not supported by this version of pepper compile")
+            return try await picket(argument, context: context ?? PicketContext(key: nil, policy: .default))
         }
         let url = URL(fileURLWithPath: argument)
         var isDirectory: ObjCBool = false
@@ -30,6 +37,27 @@ enum SourceLoader {
         } catch {
             throw CLIError("\(argument): cannot read: \(error.localizedDescription)")
         }
+    }
+
+    /// The Picket blocklist of a server, fetched now and turned into rules under the policy.
+    private static func picket(_ argument: String, context: PicketContext) async throws -> ListInput {
+        guard let server = PicketListSource.serverURL(argument) else { throw CLIError("\(argument): expected picket:https://SERVER") }
+        guard let key = context.key else {
+            throw CLIError("\(argument): needs an API key: `pepper lists add \(argument) --key KEY`, or set PEPPER_PICKET_KEY")
+        }
+        let fetched: PicketListSource.Fetched
+        do {
+            fetched = try await PicketListSource.fetch(server: server, key: key, lastHash: nil)
+        } catch {
+            throw CLIError("\(argument): \(error)")
+        }
+        guard case .new(let body, _, let hash, _) = fetched else { throw CLIError("\(argument): unexpected 304") }
+        let (text, domains) = try PicketListSource.filterList(from: body, policy: context.policy, server: argument)
+        if !context.policy.blocksInContentBlocker {
+            Terminal.warning("\(argument): \(domains) domains, no rules: the Picket policy is allow (pepper picket policy)")
+        }
+        return ListInput(
+            name: PicketListSource.defaultName(for: argument), location: argument, etag: hash, data: Data(text.utf8), format: .abp)
     }
 
     private static func download(_ address: String, format: FilterListFormat?) async throws -> ListInput {

@@ -11,6 +11,13 @@ enum Terminal {
         }
     }
 
+    /// Writes a line to stdout at once (not buffered), for programs waiting for it.
+    static func line(_ message: String) {
+        lock.withLock {
+            FileHandle.standardOutput.write(Data((message + "\n").utf8))
+        }
+    }
+
     /// Writes a warning line to stderr.
     static func warning(_ message: String) {
         status("warning: " + message)

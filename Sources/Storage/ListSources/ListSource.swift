@@ -60,7 +60,7 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
     }
 
     /// Whether the location is a URL to download (rather than a local file).
-    public var isRemote: Bool { location.hasPrefix("http://") || location.hasPrefix("https://") }
+    public var isRemote: Bool { location.hasPrefix("http://") || location.hasPrefix("https://") || isPicket }
 
     /// For Disconnect sources: the categories chosen in ``settings`` (`{"categories": [...]}`).
     public var disconnectCategories: [String]? {
@@ -79,6 +79,28 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
             settings = data.map { String(decoding: $0, as: UTF8.self) }
         }
     }
+
+    /// For Picket sources (`picket:https://SERVER`): the API key kept in ``settings``
+    /// (`{"key": "opl_…"}`); the state database is private to the user, as the apps' keychain is.
+    public var picketKey: String? {
+        get {
+            guard let settings, let data = settings.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            return object["key"] as? String
+        }
+        set {
+            guard let newValue else {
+                settings = nil
+                return
+            }
+            let data = try? JSONSerialization.data(withJSONObject: ["key": newValue], options: [.sortedKeys])
+            settings = data.map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Whether the location is the Picket blocklist of a server (`picket:https://SERVER`).
+    public var isPicket: Bool { location.hasPrefix("picket:") }
 
     /// Whether `name` can name a source (it is also the file name of its stored copy).
     public static func isValidName(_ name: String) -> Bool {

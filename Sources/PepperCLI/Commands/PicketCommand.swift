@@ -1,0 +1,560 @@
+import ArgumentParser
+import Foundation
+import ListSync
+import Logging
+import Picket
+import PicketServer
+import Storage
+
+/// `pepper picket`: the Online Picket Line server, its keys and moderation, the blocklist
+/// policy, and the geofence engine.
+struct PicketCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "picket",
+        abstract: "Run the Online Picket Line API; moderate; set the blocklist policy.",
+        discussion: """
+            `serve` runs the API the OPL iOS and Android apps use (blocklist and
+            geofences, active strikes, GPS snapshots, strike reports, geocoding),
+            on the home's pepper.sqlite or on PostgreSQL (--database). `keys`,
+            `moderate` and `import` manage its data; `policy` says what Pepper does
+            with struck employers' domains; `track` replays a route through the
+            geofence engine against a server. docs/picket.md has the details.
+            """,
+        subcommands: [Serve.self, Keys.self, Moderate.self, Import.self, Policy.self, Track.self]
+    )
+
+    /// `--database`, shared by the commands that use the server's store.
+    struct DatabaseOptions: ParsableArguments {
+        @Option(
+            help: ArgumentHelp(
+                "Where the server's data lives: sqlite:PATH or postgres://USER@HOST:PORT/DB (default: $PEPPER_HOME/pepper.sqlite).",
+                valueName: "location"))
+        var database: String?
+
+        func validate() throws {
+            do {
+                _ = try PicketDatabase.Location(database)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func open(home: HomeOptions) async throws -> any PicketStore {
+            do {
+                return try await PicketDatabase.open(try PicketDatabase.Location(database), home: home.pepperHome)
+            } catch {
+                throw CLIError("cannot open the Picket database: \(error)")
+            }
+        }
+    }
+
+    // MARK: serve
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the Online Picket Line API server.",
+            discussion: """
+                Endpoints: GET /api/mobile/data, GET /api/mobile/active-strikes, POST
+                /api/mobile/gps-snapshot, /submit-strike, /geocode, /reverse-geocode,
+                and GET /health (docs/picket-openapi.json). Requests need an X-API-Key
+                with the endpoint's scope (`pepper picket keys create`). --demo loads
+                demo data (fictional employers around Seattle, Chicago, New York and
+                London) and prints a read key and a write key. SIGINT or SIGTERM stops
+                the server after the requests in flight.
+                """)
+
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var databaseOptions: DatabaseOptions
+
+        @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))
+        var listen = "127.0.0.1:8080"
+
+        @Flag(help: "Load the demo data and print new demo keys.")
+        var demo = false
+
+        @Option(help: ArgumentHelp("Requests per minute per key; 0 turns the limit off.", valueName: "n"))
+        var rateLimit = 600
+
+        @Option(help: ArgumentHelp("Largest request body, in kilobytes.", valueName: "kb"))
+        var maxBody = 64
+
+        @Option(help: ArgumentHelp("Seconds between checks for changes made elsewhere.", valueName: "seconds"))
+        var refreshCheck = 1.0
+
+        func validate() throws {
+            guard Self.parseListen(listen) != nil else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080") }
+            guard rateLimit >= 0, maxBody >= 1, refreshCheck >= 0 else {
+                throw ValidationError("--rate-limit, --max-body and --refresh-check must not be negative")
+            }
+        }
+
+        static func parseListen(_ text: String) -> (host: String, port: Int)? {
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+                return nil
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return host.isEmpty ? nil : (host, port)
+        }
+
+        func run() async throws {
+            let (host, port) = Self.parseListen(listen)!
+            let store = try await databaseOptions.open(home: homeOptions)
+            if demo { try await seedDemo(store, host: host, port: port) }
+            var logger = Logger(label: "pepper.picket")
+            logger.logLevel = .warning
+            let server = PicketServer(
+                store: store,
+                configuration: .init(
+                    host: host, port: port, maximumBodyBytes: maxBody * 1_024, requestsPerMinute: rateLimit == 0 ? nil : rateLimit,
+                    revisionCheckInterval: refreshCheck),
+                logger: logger)
+            let location = try PicketDatabase.Location(databaseOptions.database)
+            do {
+                try await server.run { bound in
+                    let shown = host.contains(":") ? "[\(host)]" : host
+                    Terminal.line("Listening on http://\(shown):\(bound) (store: \(location)). Ctrl-C stops.")
+                }
+            } catch {
+                await store.close()
+                throw CLIError("cannot serve on \(listen): \(error)")
+            }
+            await store.close()
+            Terminal.status("Stopped.")
+        }
+
+        private func seedDemo(_ store: any PicketStore, host: String, port: Int) async throws {
+            let records = DemoData.records()
+            _ = try await store.importRecords(records)
+            let read = try await APIKeys.create(scopes: [.readMobile], label: "demo read", in: store)
+            let write = try await APIKeys.create(scopes: [.writeGPSSnapshot, .writeSubmitStrike], label: "demo write", in: store)
+            let pending = records.actions.filter { $0.status == .pending }.count
+            Terminal.line(
+                "Demo data: \(records.employers.count) employers, \(records.actions.count) actions (\(pending) pending), "
+                    + "\(records.locations.count) locations.")
+            Terminal.line("Read key (read:mobile): \(read.key)")
+            Terminal.line("Write key (write:gps-snapshot write:submit-strike): \(write.key)")
+            Terminal.line("Try: curl -H \"X-API-Key: \(read.key)\" \"http://\(host):\(port)/api/mobile/data?lat=47.61&lng=-122.33\"")
+        }
+    }
+
+    // MARK: keys
+
+    struct Keys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create, list and revoke API keys.",
+            discussion: """
+                Scopes: read:mobile (data, active-strikes, geocode, reverse-geocode),
+                write:gps-snapshot, write:submit-strike. Only a hash of each key is
+                stored: `create` shows the key once.
+                """,
+            subcommands: [Create.self, List.self, Revoke.self],
+            defaultSubcommand: List.self)
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a key and print it (once).")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Option(name: .customLong("scope"), help: ArgumentHelp("A scope (repeatable).", valueName: "scope")) var scopes: [APIScope] = []
+            @Option(help: "A note saying whose key it is.") var label: String?
+            @Flag(help: "Print {\"id\", \"key\", \"scopes\"} as JSON.") var json = false
+
+            func validate() throws {
+                guard !scopes.isEmpty else {
+                    throw ValidationError("give at least one --scope: \(APIScope.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            }
+
+            func run() async throws {
+                let store = try await databaseOptions.open(home: homeOptions)
+                let created: (key: String, record: APIKeyRecord)
+                do {
+                    created = try await APIKeys.create(scopes: scopes, label: label, in: store)
+                } catch {
+                    await store.close()
+                    throw CLIError("cannot create the key: \(error)")
+                }
+                await store.close()
+                if json {
+                    try Terminal.printJSON(
+                        CreatedKey(id: created.record.id, key: created.key, scopes: created.record.scopes.map(\.rawValue)))
+                } else {
+                    print("Created \(created.record.id) (\(created.record.scopes.map(\.rawValue).joined(separator: " ")))")
+                    print(created.key)
+                    Terminal.status("Keep the key now: only its hash is stored.")
+                }
+            }
+
+            struct CreatedKey: Encodable {
+                var id: String
+                var key: String
+                var scopes: [String]
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the keys (never the keys themselves).")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Flag(help: "Print a JSON array.") var json = false
+
+            func run() async throws {
+                let store = try await databaseOptions.open(home: homeOptions)
+                let keys = try await Self.keys(store)
+                await store.close()
+                if json {
+                    try Terminal.printJSON(
+                        keys.map {
+                            KeyView(
+                                id: $0.id, scopes: $0.scopes.map(\.rawValue), label: $0.label, createdAt: $0.createdAt,
+                                revokedAt: $0.revokedAt)
+                        })
+                    return
+                }
+                if keys.isEmpty { Terminal.status("No keys yet: pepper picket keys create --scope read:mobile") }
+                for key in keys {
+                    let state = key.revokedAt.map { "revoked \(ListsCommand.List.format($0))" } ?? "active"
+                    let scopes = key.scopes.map(\.rawValue).joined(separator: " ")
+                    print("\(key.id)  \(Terminal.pad(state, 28))  \(Terminal.pad(scopes, 40))  \(key.label ?? "")")
+                }
+            }
+
+            static func keys(_ store: any PicketStore) async throws -> [APIKeyRecord] {
+                do {
+                    return try await store.apiKeys()
+                } catch {
+                    await store.close()
+                    throw CLIError("cannot read the keys: \(error)")
+                }
+            }
+
+            struct KeyView: Encodable {
+                var id: String
+                var scopes: [String]
+                var label: String?
+                var createdAt: Date
+                var revokedAt: Date?
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke a key; servers refuse it within a second.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Argument(help: "The key's id (key_…), as `keys list` shows it.") var id: String
+
+            func run() async throws {
+                let store = try await databaseOptions.open(home: homeOptions)
+                let revoked: Bool
+                do {
+                    revoked = try await store.revokeAPIKey(id: id, at: Date())
+                } catch {
+                    await store.close()
+                    throw CLIError("cannot revoke \(id): \(error)")
+                }
+                await store.close()
+                guard revoked else { throw CLIError("no active key with id \(id) (see `pepper picket keys list`)") }
+                print("Revoked \(id)")
+            }
+        }
+    }
+
+    // MARK: moderate
+
+    struct Moderate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Review submitted strikes and GPS snapshots.",
+            discussion: """
+                Submissions are invisible until approved. Approving a strike
+                publishes its employer (the website's host joins the blocklist) and
+                its action; approving a snapshot adds a picket site to its action.
+                """,
+            subcommands: [List.self, Approve.self, Reject.self],
+            defaultSubcommand: List.self)
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the pending submissions, oldest first.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Flag(help: "Print a JSON array of {\"id\", \"kind\", \"submittedAt\", …}.") var json = false
+
+            func run() async throws {
+                let store = try await databaseOptions.open(home: homeOptions)
+                let items: [ModerationItem]
+                do {
+                    items = try await store.pendingSubmissions()
+                } catch {
+                    await store.close()
+                    throw CLIError("cannot read the submissions: \(error)")
+                }
+                await store.close()
+                if json {
+                    try Terminal.printJSON(items)
+                    return
+                }
+                if items.isEmpty { Terminal.status("Nothing to moderate.") }
+                for item in items {
+                    if item.kind == "strike" {
+                        print(
+                            "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType ?? "?") by \(item.organization ?? "?")"
+                        )
+                        print("    where: \(item.location ?? "?")   from \(item.startDate ?? "?")\(item.endDate.map { " to \($0)" } ?? "")")
+                        if let website = item.website { print("    website: \(website)") }
+                        if let description = item.description { print("    \(description.prefix(200))") }
+                    } else {
+                        let place = [item.latitude, item.longitude].compactMap { $0 }.map { String($0) }.joined(separator: ",")
+                        print("\(item.id)  snapshot  \(item.submittedAt)  for \(item.actionId ?? "?") at \(place)")
+                        if let address = item.address { print("    address: \(address)") }
+                        if let notes = item.notes { print("    notes: \(notes.prefix(200))") }
+                    }
+                }
+            }
+        }
+
+        struct Approve: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Publish a submission.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Argument(help: "The submission's id (act_… or snap_…).") var id: String
+
+            func run() async throws {
+                try await Moderate.decide(id, .approve, homeOptions, databaseOptions)
+            }
+        }
+
+        struct Reject: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Reject a submission (it is kept, never served).")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Argument(help: "The submission's id (act_… or snap_…).") var id: String
+
+            func run() async throws {
+                try await Moderate.decide(id, .reject, homeOptions, databaseOptions)
+            }
+        }
+
+        static func decide(_ id: String, _ decision: ModerationDecision, _ home: HomeOptions, _ database: DatabaseOptions) async throws {
+            let store = try await database.open(home: home)
+            let outcome: ModerationOutcome
+            do {
+                outcome = try await store.moderate(id: id, decision: decision, at: Date())
+            } catch {
+                await store.close()
+                throw CLIError("\(error)")
+            }
+            await store.close()
+            switch outcome {
+            case .strike(let id, let employerId, let status):
+                print("\(status == .approved ? "Approved" : "Rejected") strike \(id) (employer \(employerId))")
+            case .snapshot(let id, let actionId, let status, let siteId):
+                print(
+                    "\(status == .approved ? "Approved" : "Rejected") snapshot \(id) for \(actionId)\(siteId.map { ": picket site \($0)" } ?? "")"
+                )
+            }
+        }
+    }
+
+    // MARK: import
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load employers and actions from a JSON file.",
+            discussion: """
+                {"employers": [{"id", "name", "website", "domains": [...], "locations":
+                [...]}], "actions": [{"id", "employerId", "actionType", "startDate",
+                "coordinates", "picketSites": [...], ...}]} — see docs/picket.md.
+                Records with an id replace the stored ones, so importing twice is
+                harmless. Imported actions are approved unless they say otherwise.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var databaseOptions: DatabaseOptions
+        @Argument(help: "The JSON file.") var file: String
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
+            let records: ImportRecords
+            do {
+                records = try PicketImport.records(from: data)
+            } catch {
+                throw CLIError("\(file): \(error)")
+            }
+            let store = try await databaseOptions.open(home: homeOptions)
+            let counts: ImportCounts
+            do {
+                counts = try await store.importRecords(records)
+            } catch {
+                await store.close()
+                throw CLIError("\(file): \(error)")
+            }
+            await store.close()
+            print("Imported \(counts.employers) employers, \(counts.actions) actions, \(counts.locations) locations")
+        }
+    }
+
+    // MARK: policy
+
+    struct Policy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set what Pepper does with struck employers' domains.",
+            discussion: """
+                ask: the DNS block page and the browser show the action and offer
+                "Proceed anyway" (the content blocker, which cannot ask, blocks);
+                block: block; allow: let through and only log. It applies to the
+                Picket list sources (pepper lists add picket:https://SERVER --key KEY)
+                and is compiled into $PEPPER_HOME/out at once.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "ask, block or allow (none: print the current policy).") var policy: PicketPolicy?
+        @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
+
+        func run() async throws {
+            let database = try homeOptions.openDatabase()
+            let store = PicketPolicyStore(database: database)
+            guard let policy else {
+                print(try store.policy().rawValue)
+                return
+            }
+            try store.setPolicy(policy)
+            let sources = try ListSourceStore(database: database).all().filter { $0.format == PicketListSource.format }
+            print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
+            if !noCompile && !sources.isEmpty { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
+        }
+    }
+
+    // MARK: track
+
+    struct Track: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay a route through the geofence engine against a server.",
+            discussion: """
+                Reads a GPX track or CSV lines lat,lng,timestamp and moves along it as
+                the apps do: data is fetched when there is none, when the position is
+                beyond the refresh threshold, or when the suggested interval has
+                passed (route time), sending the last hash; at most 20 regions are
+                monitored, nearest first. Prints each refresh and each "Entering
+                Strike Zone", "Near Strike" and "Leaving Strike Zone" with its time.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Option(help: ArgumentHelp("The server's base URL.", valueName: "url")) var server: String
+        @Option(help: ArgumentHelp("An API key with read:mobile.", valueName: "key")) var key: String
+        @Option(help: ArgumentHelp("GPX or CSV (lat,lng,timestamp).", valueName: "file")) var route: String
+        @Option(help: ArgumentHelp("The data radius in metres (server default: 100 miles).", valueName: "m")) var radius: Int?
+        @Option(help: ArgumentHelp("The strike-zone radius in metres.", valueName: "m")) var zone: Double = 100
+        @Flag(help: "Print JSON lines.") var json = false
+
+        func validate() throws {
+            guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--server must be an http(s) URL")
+            }
+            guard APIKeyFormat.isWellFormed(key) else { throw ValidationError("--key must be opl_ followed by 64 hex digits") }
+            if let radius, !(100...500_000).contains(radius) { throw ValidationError("--radius must be between 100 and 500000") }
+        }
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: route) else { throw CLIError("\(route): cannot read") }
+            let points: [Picket.Route.Point]
+            do {
+                points = try Picket.Route(data: data).points
+            } catch {
+                throw CLIError("\(route): \(error)")
+            }
+            let client = PicketClient(server: URL(string: server)!, apiKey: key)
+            var tracker = GeofenceTracker(planner: GeofencePlanner(zoneRadius: zone))
+            var output = TrackOutput(json: json)
+            var refreshes = (ok: 0, notModified: 0, failed: 0)
+            var eventCount = 0
+            for point in points {
+                if let reason = tracker.refreshReason(at: point.coordinate, now: point.time) {
+                    do {
+                        switch try await client.mobileData(at: point.coordinate, radius: radius, lastHash: tracker.cache?.hash) {
+                        case .updated(let payload, let hash, let body):
+                            tracker.store(payload, hash: hash, at: point.time)
+                            refreshes.ok += 1
+                            output.refresh(point, status: 200, reason: reason, data: payload, hash: hash, bytes: body.count)
+                        case .notModified(let hash):
+                            tracker.confirmUnchanged(at: point.coordinate, now: point.time)
+                            refreshes.notModified += 1
+                            output.refresh(point, status: 304, reason: reason, data: nil, hash: hash, bytes: 0)
+                        }
+                    } catch {
+                        // Without a usable key nothing will work; anything else: keep the cached data.
+                        if case .unauthorized = error { throw CLIError("\(server): \(error)") }
+                        if case .forbidden = error { throw CLIError("\(server): \(error)") }
+                        refreshes.failed += 1
+                        output.failure(point, error: error)
+                    }
+                }
+                for event in tracker.move(to: point.coordinate, at: point.time) {
+                    eventCount += 1
+                    output.event(event)
+                }
+            }
+            output.summary(points: points.count, refreshes: refreshes, events: eventCount)
+            if refreshes.ok + refreshes.notModified == 0 && refreshes.failed > 0 { throw ExitCode.failure }
+        }
+    }
+}
+
+/// `pepper picket track` output: aligned lines, or JSON lines.
+struct TrackOutput {
+    let json: Bool
+
+    static func time(_ date: Date) -> String {
+        let formatted = ISO8601.format(date)
+        return formatted.hasSuffix(".000Z") ? String(formatted.dropLast(5)) + "Z" : formatted
+    }
+
+    func emit(_ object: [String: Any], _ line: String) {
+        if json {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(line)
+        }
+    }
+
+    mutating func refresh(_ point: Picket.Route.Point, status: Int, reason: RefreshReason, data: MobileData?, hash: String, bytes: Int) {
+        let time = Self.time(point.time)
+        var object: [String: Any] = ["time": time, "event": "refresh", "status": status, "reason": reason.description, "hash": hash]
+        var line = "\(time)  refresh  \(status)  "
+        if let data {
+            object["geofences"] = data.geofences.total
+            object["blocklist"] = data.blocklist.totalUrls
+            object["bytes"] = bytes
+            line += "\(data.geofences.total) geofences, \(data.blocklist.totalUrls) blocklist entries, \(Terminal.bytes(bytes))"
+        } else {
+            line += "unchanged"
+        }
+        emit(object, line + " (\(reason))")
+    }
+
+    mutating func failure(_ point: Picket.Route.Point, error: PicketClientError) {
+        let time = Self.time(point.time)
+        emit(
+            ["time": time, "event": "refresh", "status": error.status ?? 0, "error": error.description],
+            "\(time)  refresh  failed: \(error); keeping the cached data")
+    }
+
+    mutating func event(_ event: GeofenceEvent) {
+        let time = Self.time(event.time)
+        let geofence = event.geofence
+        let place = geofence.locationName.map { " \"\($0)\"" } ?? ""
+        emit(
+            [
+                "time": time, "event": event.title, "geofenceId": geofence.id, "type": geofence.type, "actionId": geofence.actionId,
+                "employerName": geofence.employerName, "actionType": geofence.actionType, "distance": Int(event.distance.rounded()),
+            ],
+            "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(geofence.actionType) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
+        )
+    }
+
+    func summary(points: Int, refreshes: (ok: Int, notModified: Int, failed: Int), events: Int) {
+        Terminal.status(
+            "\(points) points, \(refreshes.ok + refreshes.notModified + refreshes.failed) refreshes "
+                + "(\(refreshes.ok) × 200, \(refreshes.notModified) × 304\(refreshes.failed > 0 ? ", \(refreshes.failed) failed" : "")), \(events) events"
+        )
+    }
+}
+
+extension APIScope: ExpressibleByArgument {}
+extension PicketPolicy: ExpressibleByArgument {}

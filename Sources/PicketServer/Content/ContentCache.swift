@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import Picket
+
+/// The server's view of the store: the published content and the key table, refreshed when
+/// the store's revision counters move (checked at most every `checkInterval` seconds, so
+/// changes made elsewhere — another server, `pepper picket moderate` — arrive within that
+/// time) and when an action starts or ends. Requests never wait for the store unless nothing is
+/// loaded yet; while one request refreshes, the others use what is loaded.
+final class ContentCache: @unchecked Sendable {
+    private let store: any PicketStore
+    private let checkInterval: Double
+    private let radii: PublishedContent.Radii
+    private let logger: Logger
+    private let lock = NSLock()
+    private var content: PublishedContent?
+    private var keys: KeyTable?
+    private var lastCheck: Double = -.infinity
+    private var refreshing = false
+
+    init(store: any PicketStore, checkInterval: Double, radii: PublishedContent.Radii, logger: Logger) {
+        self.store = store
+        self.checkInterval = checkInterval
+        self.radii = radii
+        self.logger = logger
+    }
+
+    /// The current content and keys, refreshed first if due.
+    func current() async throws -> (PublishedContent, KeyTable) {
+        let uptime = ProcessInfo.processInfo.systemUptime
+        let now = Date()
+        let loaded: (PublishedContent, KeyTable)? = lock.withLock {
+            guard let content, let keys else { return nil }
+            let fresh = uptime - lastCheck < checkInterval && (content.validUntil.map { now < $0 } ?? true)
+            if fresh || refreshing { return (content, keys) }
+            refreshing = true
+            return nil
+        }
+        if let loaded { return loaded }
+        return try await refresh(now: now, uptime: uptime)
+    }
+
+    /// Forces the next request to check the store (after this server changed it).
+    func invalidate() {
+        lock.withLock { lastCheck = -.infinity }
+    }
+
+    private func refresh(now: Date, uptime: Double) async throws -> (PublishedContent, KeyTable) {
+        let (oldContent, oldKeys) = lock.withLock { (content, keys) }
+        do {
+            var revision = try await store.revision()
+            let timeChanged = oldContent?.validUntil.map { now >= $0 } ?? false
+            var newContent = oldContent
+            if oldContent == nil || oldContent!.revision != revision.content || timeChanged {
+                if try await store.completeEndedActions(now: now) > 0 { revision = try await store.revision() }
+                let records = try await store.publishedRecords(now: now)
+                newContent = PublishedContent(records: records, revision: revision.content, now: now, radii: radii)
+            }
+            var newKeys = oldKeys
+            if oldKeys == nil || oldKeys!.revision != revision.keys {
+                newKeys = KeyTable(records: try await store.apiKeys(), revision: revision.keys)
+            }
+            let result = (newContent!, newKeys!)
+            lock.withLock {
+                content = result.0
+                keys = result.1
+                lastCheck = uptime
+                refreshing = false
+            }
+            return result
+        } catch {
+            let fallback: (PublishedContent, KeyTable)? = lock.withLock {
+                refreshing = false
+                guard let content, let keys else { return nil }
+                // Keep serving what is loaded; try the store again at the next interval.
+                lastCheck = uptime
+                return (content, keys)
+            }
+            logger.error("cannot refresh from the \(store.kind) store: \(error)")
+            if let fallback { return fallback }
+            throw error
+        }
+    }
+}

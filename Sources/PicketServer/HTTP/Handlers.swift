@@ -1,0 +1,263 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import Picket
+
+/// The endpoints' logic: authentication, rate limiting, validation, and the answers.
+struct Handlers: Sendable {
+    let store: any PicketStore
+    let geocoder: any Geocoder
+    let configuration: PicketServer.Configuration
+    let cache: ContentCache
+    let limiter: RateLimiter?
+
+    static let apiKeyField = HTTPField.Name("X-API-Key")!
+    static let contentHashField = HTTPField.Name("X-Content-Hash")!
+    static let retryAfterField = HTTPField.Name("Retry-After")!
+
+    // MARK: Endpoints
+
+    func health() async throws -> Response {
+        var writer = JSONWriter()
+        writer.raw("{")
+        writer.key("status")
+        writer.string("ok")
+        writer.raw(",")
+        writer.key("store")
+        writer.string(store.kind)
+        writer.raw("}")
+        return json(writer.bytes)
+    }
+
+    func data(_ request: Request) async throws -> Response {
+        let content = try await authorize(request, scope: .readMobile)
+        let parameters = request.uri.queryParameters
+        let latitude = try queryNumber(parameters, "lat", in: -90...90)
+        let longitude = try queryNumber(parameters, "lng", in: -180...180)
+        var radius = configuration.defaultRadius
+        if let text = parameters["radius"].map(String.init) {
+            guard let value = Int(text), (100...configuration.maximumRadius).contains(value) else {
+                throw APIError(.badRequest, "radius must be an integer number of metres between 100 and \(configuration.maximumRadius)")
+            }
+            radius = value
+        }
+        var known: String?
+        if let text = parameters["hash"].map(String.init), !text.isEmpty {
+            guard Self.isHash(text) else { throw APIError(.badRequest, "hash must be 64 hexadecimal characters") }
+            known = text.lowercased()
+        } else if let header = request.headers[.ifNoneMatch] {
+            known = Self.entityTag(header)
+        }
+
+        // The centre is rounded to 0.01° (about 1 km): the same neighbourhood gets the same
+        // payload and hash, so the hourly refresh at home is a 304, and the server never echoes a
+        // precise position.
+        let center = Coordinates(lat: (latitude * 100).rounded() / 100, lng: (longitude * 100).rounded() / 100)
+        let selection = content.select(center: center.geoCoordinate, radius: Double(radius))
+        let hash = content.contentHash(center: center, radius: radius, selection: selection)
+        var headers = HTTPFields()
+        headers[Self.contentHashField] = hash
+        headers[.eTag] = "\"\(hash)\""
+        headers[.cacheControl] = "private, no-cache"
+        if known == hash { return Response(status: .notModified, headers: headers) }
+        let body = content.renderData(
+            center: center, radius: radius, refreshThreshold: Int((Double(radius) * 0.8).rounded()),
+            suggestedRefreshInterval: configuration.suggestedRefreshInterval, generatedAt: ISO8601.format(Date()), selection: selection)
+        return json(body, headers: headers)
+    }
+
+    func activeStrikes(_ request: Request) async throws -> Response {
+        let content = try await authorize(request, scope: .readMobile)
+        return json(content.renderActiveStrikes(generatedAt: ISO8601.format(Date())))
+    }
+
+    func gpsSnapshot(_ request: Request) async throws -> Response {
+        let content = try await authorize(request, scope: .writeGPSSnapshot)
+        let fields = try await body(request)
+        let snapshot: SnapshotRecord
+        do {
+            let actionId = try fields.string("actionId", required: true, maximumLength: 64)!
+            let coordinate = try fields.coordinate()!
+            let address = try fields.string("address", maximumLength: 500)
+            let notes = try fields.string("notes", maximumLength: 2_000)
+            guard content.currentActionIDs.contains(actionId) else {
+                throw APIError(.notFound, "actionId \(actionId) is not an active strike (see /api/mobile/active-strikes)")
+            }
+            snapshot = SnapshotRecord(id: PicketID.make("snap"), actionId: actionId, coordinate: coordinate, address: address, notes: notes)
+        } catch let error as FieldError {
+            throw APIError(.badRequest, error.message)
+        }
+        try await store.insertSnapshot(snapshot)
+        return try encoded(SubmissionReceipt(message: "Snapshot submitted for moderation", id: snapshot.id), status: .created)
+    }
+
+    func submitStrike(_ request: Request) async throws -> Response {
+        _ = try await authorize(request, scope: .writeSubmitStrike)
+        let fields = try await body(request)
+        let now = Date()
+        let employer: EmployerRecord
+        let action: ActionRecord
+        do {
+            let employerFields = try fields.object("employer", required: true)!
+            let actionFields = try fields.object("action", required: true)!
+            let website = try employerFields.url("website")
+            employer = EmployerRecord(
+                id: PicketID.make("emp"), name: try employerFields.string("name", required: true, maximumLength: 200)!,
+                industry: try employerFields.string("industry", maximumLength: 100), website: website, status: .pending, createdAt: now)
+            let organization = try actionFields.string("organization", required: true, maximumLength: 200)!
+            let actionType = try actionFields.choice("actionType", required: true, as: ActionType.self)!
+            let location = try actionFields.string("location", required: true, maximumLength: 500)!
+            let startDate = try actionFields.date("startDate", required: true, now: now)!
+            let durationDays = try actionFields.integer("durationDays", in: 0...3_650)
+            let description = try actionFields.string("description", required: true, maximumLength: 5_000)!
+            let demands = try actionFields.string("demands", maximumLength: 5_000)
+            let contactInfo = try actionFields.string("contactInfo", maximumLength: 500)
+            let learnMoreUrl = try actionFields.url("learnMoreUrl")
+            let coordinate = try actionFields.object("coordinates")?.coordinate()
+            let endDate = durationDays.flatMap { $0 > 0 ? startDate.addingTimeInterval(Double($0) * 86_400) : nil }
+            action = ActionRecord(
+                id: PicketID.make("act"), employerId: employer.id, organization: organization, actionType: actionType.rawValue,
+                location: location, startDate: startDate, endDate: endDate, durationDays: durationDays, description: description,
+                demands: demands, contactInfo: contactInfo, moreInfoUrl: learnMoreUrl, coordinate: coordinate, status: .pending,
+                origin: "submission", submittedAt: now)
+        } catch let error as FieldError {
+            throw APIError(.badRequest, error.message)
+        }
+        _ = try await store.insertStrikeSubmission(employer: employer, action: action)
+        return try encoded(SubmissionReceipt(message: "Submitted for moderation", id: action.id), status: .created)
+    }
+
+    func geocode(_ request: Request) async throws -> Response {
+        _ = try await authorize(request, scope: .readMobile)
+        let fields = try await body(request)
+        let query: GeocodeRequest
+        do {
+            query = GeocodeRequest(
+                address: try fields.string("address", maximumLength: 500), street: try fields.string("street", maximumLength: 200),
+                city: try fields.string("city", maximumLength: 100), state: try fields.string("state", maximumLength: 100),
+                zipCode: try fields.string("zipCode", maximumLength: 20))
+        } catch let error as FieldError {
+            throw APIError(.badRequest, error.message)
+        }
+        guard query.address != nil || query.city != nil else { throw APIError(.badRequest, "address or city is required") }
+        let result = try await geocoder.geocode(query)
+        return try encoded(GeocodeResponse(success: result != nil, input: query.singleLine, result: result))
+    }
+
+    func reverseGeocode(_ request: Request) async throws -> Response {
+        _ = try await authorize(request, scope: .readMobile)
+        let fields = try await body(request)
+        let coordinate: GeoCoordinate
+        do {
+            coordinate = try fields.coordinate()!
+        } catch let error as FieldError {
+            throw APIError(.badRequest, error.message)
+        }
+        let result = try await geocoder.reverseGeocode(coordinate)
+        let input = GPSCoordinates(latitude: coordinate.latitude, longitude: coordinate.longitude)
+        return try encoded(ReverseGeocodeResponse(success: result != nil, input: input, result: result))
+    }
+
+    // MARK: Authentication and limits
+
+    /// Checks the key and its scope, then the rate limit; returns the published content.
+    private func authorize(_ request: Request, scope: APIScope) async throws -> PublishedContent {
+        guard let key = request.headers[Self.apiKeyField] else {
+            throw APIError(.unauthorized, "missing X-API-Key header")
+        }
+        guard APIKeyFormat.isWellFormed(key) else {
+            throw APIError(.unauthorized, "malformed X-API-Key: expected opl_ followed by 64 hexadecimal characters")
+        }
+        let (content, keys) = try await cache.current()
+        switch keys.lookup(key) {
+        case .unknown:
+            throw APIError(.unauthorized, "unknown API key")
+        case .revoked:
+            throw APIError(.unauthorized, "this API key has been revoked")
+        case .valid(let id, let scopes):
+            guard scopes.contains(scope) else { throw APIError(.forbidden, "this API key lacks the \(scope.rawValue) scope") }
+            if let limiter, case .limited(let retryAfter) = limiter.take(key: id) {
+                var headers = HTTPFields()
+                headers[Self.retryAfterField] = String(retryAfter)
+                throw APIError(
+                    .tooManyRequests,
+                    "rate limit of \(limiter.requestsPerMinute) requests per minute exceeded; retry after \(retryAfter) s",
+                    headers: headers)
+            }
+            return content
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func body(_ request: Request) async throws -> FieldReader {
+        let limit = configuration.maximumBodyBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw APIError(.contentTooLarge, "the request body is larger than \(limit) bytes")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "the request body is larger than \(limit) bytes")
+        }
+        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "the body must be a JSON object") }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw APIError(.badRequest, "the body is not valid JSON")
+        }
+        do {
+            return try FieldReader(value)
+        } catch let error as FieldError {
+            throw APIError(.badRequest, error.message)
+        }
+    }
+
+    private func queryNumber(
+        _ parameters: FlatDictionary<Substring, Substring>, _ name: String, in range: ClosedRange<Double>
+    ) throws -> Double {
+        guard let text = parameters[Substring(name)], !text.isEmpty else { throw APIError(.badRequest, "\(name) is required") }
+        guard let value = Double(text), value.isFinite else { throw APIError(.badRequest, "\(name) must be a number") }
+        guard range.contains(value) else {
+            throw APIError(.badRequest, "\(name) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound))")
+        }
+        return value
+    }
+
+    /// A JSON response. Bodies end with a newline, so `curl` output reads well in a terminal
+    /// (JSON allows the whitespace; decoders ignore it).
+    private func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(bytes.count + 1)
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    private func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return json(Array(try encoder.encode(value)), status: status)
+    }
+
+    static func isHash(_ text: Substring.SubSequence) -> Bool {
+        text.utf8.count == 64
+            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }
+    }
+
+    static func isHash(_ text: String) -> Bool { isHash(Substring(text)) }
+
+    /// The hash in an `If-None-Match` value (`"…"`, `W/"…"` or bare).
+    static func entityTag(_ header: String) -> String? {
+        var tag = Substring(header.trimmingCharacters(in: .whitespaces))
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.hasPrefix("\"") && tag.hasSuffix("\"") && tag.count >= 2 { tag = tag.dropFirst().dropLast() }
+        return isHash(tag) ? tag.lowercased() : nil
+    }
+}

@@ -1,0 +1,437 @@
+import Foundation
+import Picket
+import Testing
+
+/// `pepper picket …` as a user runs it: the built binary, a real server process, curl.
+@Suite("pepper picket", .serialized)
+struct PicketCommandTests {
+    @Test("serve --demo: the README's curl examples work as written; SIGINT stops it cleanly")
+    func demoAndReadmeExamples() throws {
+        let home = TestPaths.temporaryDirectory("picket-demo")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0"], home: home)
+        defer { server.kill() }
+        let readKey = try #require(server.output.firstMatch(after: "Read key (read:mobile): "))
+        let writeKey = try #require(server.output.firstMatch(after: "Write key (write:gps-snapshot write:submit-strike): "))
+        #expect(APIKeyFormat.isWellFormed(readKey) && APIKeyFormat.isWellFormed(writeKey))
+        #expect(server.output.contains("Demo data: 4 employers, 6 actions (1 pending), 4 locations."))
+
+        // The README's block of curl commands, run as a script: only the port differs.
+        let readme = try String(contentsOf: TestPaths.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = try #require(Self.codeBlock(in: readme, containing: "export KEY=opl_"))
+        let script = block.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("export KEY=") && !$0.hasPrefix("export WRITE_KEY=") }
+            .joined(separator: "\n")
+            .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(server.port)")
+        #expect(script.components(separatedBy: "curl ").count - 1 == 8, "the README shows eight curl commands")
+        let run = try Subprocess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": readKey, "WRITE_KEY": writeKey])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7, "\(run.stdout)")
+        guard lines.count == 7 else { return }
+        let data = try JSONDecoder().decode(MobileData.self, from: Data(lines[0].utf8))
+        #expect(data.geofences.all.first?.id == "act_demo_brightmart")
+        #expect(data.blocklist.urls.map(\.url).contains("brightmart.example"))
+        #expect(lines[1] == "304")
+        #expect(try JSONDecoder().decode(ActiveStrikes.self, from: Data(lines[2].utf8)).count == 4)
+        let geocoded = try JSONDecoder().decode(GeocodeResponse.self, from: Data(lines[3].utf8))
+        #expect(geocoded.result?.displayName == "Seattle, Washington, United States")
+        let reverse = try JSONDecoder().decode(ReverseGeocodeResponse.self, from: Data(lines[4].utf8))
+        #expect(reverse.result?.city == "Chicago")
+        #expect(try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[5].utf8)).message == "Snapshot submitted for moderation")
+        let strike = try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[6].utf8))
+        #expect(strike.message == "Submitted for moderation")
+
+        // Moderation sees both reports and the demo's pending one; approving changes the data.
+        let pending = try PepperProcess.run(["picket", "moderate", "list", "--json"], home: home)
+        #expect(pending.status == 0, "\(pending.stderr)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(pending.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(items.compactMap { $0["kind"] as? String }) == ["strike", "snapshot"])
+        #expect(items.count == 3)
+        #expect(items.allSatisfy { $0["id"] is String && $0["submittedAt"] is String })
+        let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: readKey)
+        let downtown = GeoCoordinate(latitude: 47.61, longitude: -122.33)
+        guard case .updated(_, let hash, _) = try Self.wait({ try await client.mobileData(at: downtown) }) else { return }
+        let approved = try PepperProcess.run(["picket", "moderate", "approve", strike.id], home: home)
+        #expect(approved.status == 0, "\(approved.stderr)")
+        #expect(approved.stdout.contains("Approved strike \(strike.id)"))
+        let refreshed = try Self.wait { try await client.mobileData(at: downtown, lastHash: hash) }
+        guard case .updated(let after, _, _) = refreshed else { return }
+        #expect(after.blocklist.urls.map(\.url).contains("cascadefoods.example"), "the approved strike's website is blocklisted")
+
+        let stopped = server.stop(signal: SIGINT)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("Stopped."))
+    }
+
+    @Test("keys, import, moderate, policy: output, JSON and exit codes")
+    func administration() throws {
+        let home = TestPaths.temporaryDirectory("picket-admin")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let created = try PepperProcess.run(
+            ["picket", "keys", "create", "--scope", "read:mobile", "--scope", "write:gps-snapshot", "--json"], home: home)
+        #expect(created.status == 0, "\(created.stderr)")
+        let key = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        #expect(Set(key.keys) == ["id", "key", "scopes"])
+        #expect((key["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot"])
+        #expect(APIKeyFormat.isWellFormed(key["key"] as? String ?? ""))
+        let id = try #require(key["id"] as? String)
+        let human = try PepperProcess.run(["picket", "keys", "create", "--scope", "write:submit-strike", "--label", "phone"], home: home)
+        #expect(human.stdout.split(separator: "\n").last.map { APIKeyFormat.isWellFormed(String($0)) } == true)
+        let listed = try PepperProcess.run(["picket", "keys", "list"], home: home)
+        #expect(listed.stdout.contains(id) && listed.stdout.contains("phone"))
+        #expect(!listed.stdout.contains(key["key"] as! String), "keys are never shown again")
+        #expect(try PepperProcess.run(["picket", "keys", "revoke", id], home: home).stdout == "Revoked \(id)\n")
+        let again = try PepperProcess.run(["picket", "keys", "revoke", id], home: home)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("no active key"))
+        let listedJSON = try PepperProcess.run(["picket", "keys", "list", "--json"], home: home)
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [[String: Any]])
+        #expect(keys.first { $0["id"] as? String == id }?["revokedAt"] is String)
+
+        // Usage errors exit 64, failures 1.
+        #expect(try PepperProcess.run(["picket", "keys", "create"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "keys", "create", "--scope", "admin"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "keys", "list", "--database", "mysql://x"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "serve", "--listen", "nowhere"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)
+        #expect(try PepperProcess.run(["picket", "policy", "sometimes"], home: home).status == 64)
+
+        // Import: checked field by field, then idempotent.
+        let file = home.appendingPathComponent("seed.json")
+        try Data(Self.seed.utf8).write(to: file)
+        let imported = try PepperProcess.run(["picket", "import", file.path], home: home)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "Imported 1 employers, 2 actions, 2 locations\n")
+        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        let broken = home.appendingPathComponent("broken.json")
+        try Data(Self.seed.replacingOccurrences(of: #""actionType": "strike""#, with: #""actionType": "riot""#).utf8).write(to: broken)
+        let refused = try PepperProcess.run(["picket", "import", broken.path], home: home)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("actions[0].actionType must be one of"))
+
+        // The imported pending action is moderated; a second decision fails.
+        let list = try PepperProcess.run(["picket", "moderate", "list"], home: home)
+        #expect(list.stdout.contains("act_seed_pending  strike"))
+        #expect(
+            try PepperProcess.run(["picket", "moderate", "reject", "act_seed_pending"], home: home).stdout.hasPrefix(
+                "Rejected strike act_seed_pending"))
+        let twice = try PepperProcess.run(["picket", "moderate", "approve", "act_seed_pending"], home: home)
+        #expect(twice.status == 1)
+        #expect(twice.stderr.contains("already rejected"))
+
+        // A separate SQLite file with --database.
+        let other = home.appendingPathComponent("other.sqlite").path
+        #expect(
+            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", "sqlite:" + other], home: home)
+                .status == 0)
+        #expect(FileManager.default.fileExists(atPath: other))
+
+        #expect(try PepperProcess.run(["picket", "policy"], home: home).stdout == "ask\n")
+        #expect(try PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
+        #expect(try PepperProcess.run(["picket", "policy"], home: home).stdout == "allow\n")
+    }
+
+    @Test("track: refreshes (200, then 304 an hour later) and zone events from a CSV and a GPX route")
+    func track() throws {
+        let home = TestPaths.temporaryDirectory("picket-track")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("seed.json")
+        try Data(Self.seed.utf8).write(to: file)
+        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        let key =
+            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+        defer { server.kill() }
+
+        // Walk east along 45.5° N through the strike (at -122.6750) and its picket site (-122.6700).
+        var csv = "lat,lng,timestamp\n"
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        for step in 0...60 {
+            let point = GreatCircle.destination(
+                from: GeoCoordinate(latitude: 45.5, longitude: -122.6850), bearing: 90, distance: Double(step) * 25)
+            csv += "\(point.latitude),\(point.longitude),\(Int(start.timeIntervalSince1970) + step * 20)\n"
+        }
+        // Two hours later, back in the first position's 0.01° cell: the data has not changed, 304.
+        csv += "45.5,-122.6860,\(Int(start.timeIntervalSince1970) + 7_200)\n"
+        let route = home.appendingPathComponent("walk.csv")
+        try Data(csv.utf8).write(to: route)
+        let run = try PepperProcess.run(
+            ["picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", key, "--route", route.path, "--json"], home: home)
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = run.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let summary = events.map { event -> String in
+            let name = event["event"] as? String ?? "?"
+            return name == "refresh" ? "refresh \(event["status"] ?? "?")" : "\(name) \(event["geofenceId"] ?? "?")"
+        }
+        #expect(
+            summary == [
+                "refresh 200", "Near Strike act_seed", "Entering Strike Zone act_seed", "Near Strike site_seed",
+                "Leaving Strike Zone act_seed", "Entering Strike Zone site_seed", "Leaving Strike Zone site_seed", "refresh 304",
+            ])
+        #expect(events.first?["time"] as? String == trackTime(start))
+        #expect(run.stderr.contains("62 points, 2 refreshes (1 × 200, 1 × 304), 6 events"))
+
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="pepper-test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="45.5" lon="-122.6800"><time>2026-11-22T09:00:00Z</time></trkpt>
+            <trkpt lat="45.5" lon="-122.6750"><time>2026-11-22T09:05:00Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let gpxFile = home.appendingPathComponent("walk.gpx")
+        try Data(gpx.utf8).write(to: gpxFile)
+        let human = try PepperProcess.run(
+            ["picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", key, "--route", gpxFile.path], home: home)
+        #expect(human.status == 0, "\(human.stderr)")
+        let lines = human.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("2026-11-22T09:00:00Z  refresh  200  2 geofences, 2 blocklist entries") == true, "\(human.stdout)")
+        #expect(lines.last?.hasPrefix("2026-11-22T09:05:00Z  Entering Strike Zone  Seed Co — strike (action, act_seed), 0 m") == true)
+
+        let badKey = try PepperProcess.run(
+            [
+                "picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", "opl_" + String(repeating: "0", count: 64),
+                "--route", gpxFile.path,
+            ],
+            home: home)
+        #expect(badKey.status == 1)
+        #expect(badKey.stderr.contains("unknown API key"))
+        #expect(
+            try PepperProcess.run(["picket", "track", "--server", "x", "--key", key, "--route", gpxFile.path], home: home).status == 64)
+        #expect(server.stop(signal: SIGTERM).status == 0, "SIGTERM stops the server cleanly")
+    }
+
+    @Test("the blocklist as a list source: add, update with 304, compile, policy")
+    func listSource() throws {
+        let home = TestPaths.temporaryDirectory("picket-lists")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("seed.json")
+        try Data(Self.seed.utf8).write(to: file)
+        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        let key =
+            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+        defer { server.kill() }
+        let location = "picket:http://127.0.0.1:\(server.port)"
+        for name in ["easylist", "easyprivacy"] { _ = try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
+
+        #expect(try PepperProcess.run(["lists", "add", location], home: home).status == 64, "a key is required")
+        let added = try PepperProcess.run(["lists", "add", location, "--key", key], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("Added picket-127.0.0.1 (2 rules)"))
+        let rules = try Self.compiledRules(home)
+        #expect(rules.contains(#"seedco\\.example"#) && rules.contains(#"seed-shop\\.example"#))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/.picket-picket-127.0.0.1.strikes.json").path))
+
+        let unchanged = try PepperProcess.run(["update", "--force"], home: home)
+        #expect(unchanged.stdout.contains("picket-127.0.0.1: not modified"), "\(unchanged.stdout)")
+
+        // A new employer's strike is approved: the next update downloads it.
+        let strike = """
+            {"employers": [{"id": "emp_new", "name": "Newco", "domains": ["newco.example"]}],
+             "actions": [{"id": "act_new", "employerId": "emp_new", "actionType": "boycott", "startDate": "2024-01-01"}]}
+            """
+        let second = home.appendingPathComponent("second.json")
+        try Data(strike.utf8).write(to: second)
+        #expect(try PepperProcess.run(["picket", "import", second.path], home: home).status == 0)
+        let updated = try Self.waitForUpdate(home)
+        #expect(updated.contains("picket-127.0.0.1: updated"), "\(updated)")
+        #expect(try Self.compiledRules(home).contains(#"newco\\.example"#))
+
+        #expect(try PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
+        #expect(!(try Self.compiledRules(home).contains(#"newco\\.example"#)), "allow: no rules")
+        #expect(try PepperProcess.run(["picket", "policy", "ask"], home: home).status == 0)
+        #expect(try Self.compiledRules(home).contains(#"newco\\.example"#), "ask: the content blocker blocks")
+
+        let compiled = try PepperProcess.run(
+            ["compile", "picket:http://localhost:\(server.port)", "--output", home.appendingPathComponent("o").path], home: home,
+            environment: ["PEPPER_PICKET_KEY": key])
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        #expect(compiled.stdout.contains("3 WebKit rules"))
+        let noKey = try PepperProcess.run(
+            ["compile", "picket:http://localhost:\(server.port)", "--output", home.appendingPathComponent("o2").path], home: home,
+            environment: ["PEPPER_PICKET_KEY": ""])
+        #expect(noKey.status == 1)
+        #expect(noKey.stderr.contains("needs an API key"))
+    }
+
+    @Test("serve and keys on PostgreSQL")
+    func postgres() throws {
+        guard let url = ProcessInfo.processInfo.environment["PEPPER_TEST_POSTGRES_URL"], !url.isEmpty else {
+            if ProcessInfo.processInfo.environment["PEPPER_REQUIRE_POSTGRES"] == "1" {
+                Issue.record("PEPPER_REQUIRE_POSTGRES=1 but PEPPER_TEST_POSTGRES_URL is not set")
+            }
+            try Test.cancel("PostgreSQL tests need PEPPER_TEST_POSTGRES_URL (scripts/test.sh starts a throwaway server)")
+        }
+        let home = TestPaths.temporaryDirectory("picket-pg")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("seed.json")
+        try Data(Self.seed.utf8).write(to: file)
+        #expect(try PepperProcess.run(["picket", "import", file.path, "--database", url], home: home).status == 0)
+        let created = try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", url], home: home)
+        #expect(created.status == 0, "\(created.stderr)")
+        let key = created.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0", "--database", url], home: home)
+        defer { server.kill() }
+        #expect(server.output.contains("(store: postgres://"))
+        let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: key)
+        let strikes = try Self.wait { try await client.activeStrikes() }
+        #expect(strikes.strikes.contains { $0.id == "act_seed" })
+        #expect(server.stop(signal: SIGTERM).status == 0)
+    }
+
+    // MARK: Helpers
+
+    static let seed = """
+        {"employers": [{"id": "emp_seed", "name": "Seed Co", "website": "https://seedco.example",
+                        "domains": ["seedco.example", "seed-shop.example"],
+                        "locations": [{"id": "loc_far", "name": "Seed Co Boise", "locationType": "store", "latitude": 43.6, "longitude": -116.2}]}],
+         "actions": [{"id": "act_seed", "employerId": "emp_seed", "organization": "Seed Workers", "actionType": "strike",
+                      "location": "Portland, OR", "startDate": "2024-01-01", "description": "Strike at the plant",
+                      "coordinates": {"latitude": 45.5, "longitude": -122.6750},
+                      "picketSites": [{"id": "site_seed", "name": "East gate", "latitude": 45.5, "longitude": -122.6700, "notificationRadius": 300}]},
+                     {"id": "act_seed_pending", "employerId": "emp_seed", "actionType": "strike", "startDate": "2024-02-01",
+                      "status": "pending", "description": "Not yet moderated"}]}
+        """
+
+    static func codeBlock(in markdown: String, containing marker: String) -> String? {
+        let parts = markdown.components(separatedBy: "```")
+        return stride(from: 1, to: parts.count, by: 2).map { parts[$0] }.first { $0.contains(marker) }.map { block in
+            block.split(separator: "\n", maxSplits: 1).last.map(String.init) ?? ""
+        }
+    }
+
+    static func compiledRules(_ home: URL) throws -> String {
+        try String(contentsOf: home.appendingPathComponent("out/blocker-1.json"), encoding: .utf8)
+    }
+
+    /// `pepper update --force` until the server's change arrives (it checks the store every second).
+    static func waitForUpdate(_ home: URL) throws -> String {
+        var output = ""
+        for _ in 0..<20 {
+            output = try PepperProcess.run(["update", "--force"], home: home).stdout
+            if output.contains(": updated") { return output }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        return output
+    }
+
+    /// Runs async client code from a synchronous test, retrying until the server's change
+    /// shows (it checks the store every second).
+    static func wait<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let box = ResultBox<Value>()
+        let semaphore = DispatchSemaphore(value: 0)
+        Task {
+            var last: Result<Value, any Error> = .failure(CancellationError())
+            for _ in 0..<20 {
+                do {
+                    let value = try await body()
+                    last = .success(value)
+                    if case .updated = value as? PicketClient.DataResult { break }
+                    if !(value is PicketClient.DataResult) { break }
+                } catch {
+                    last = .failure(error)
+                }
+                try? await Task.sleep(nanoseconds: 250_000_000)
+            }
+            box.set(last)
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return try box.get()
+    }
+}
+
+/// What `pepper picket track` prints for a time.
+func trackTime(_ date: Date) -> String {
+    let text = ISO8601.format(date)
+    return text.hasSuffix(".000Z") ? String(text.dropLast(5)) + "Z" : text
+}
+
+final class ResultBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Value, any Error>?
+
+    func set(_ result: Result<Value, any Error>) { lock.withLock { self.result = result } }
+    func get() throws -> Value { try lock.withLock { result! }.get() }
+}
+
+/// A long-running `pepper` process (a server): its stdout is collected as it comes, so a test
+/// can wait for "Listening on …" and read the port.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    private let collector = Collector()
+    private let errorURL: URL
+
+    var output: String { collector.text }
+
+    private final class Collector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var collected = ""
+        var text: String { lock.withLock { collected } }
+        func append(_ data: Data) { lock.withLock { collected += String(decoding: data, as: UTF8.self) } }
+    }
+
+    init(_ arguments: [String], home: URL, environment: [String: String] = [:]) throws {
+        process.executableURL = PepperProcess.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
+        let pipe = Pipe()
+        errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(UUID())")
+        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        process.standardOutput = pipe
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        process.standardInput = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [collector] handle in
+            let data = handle.availableData
+            if !data.isEmpty { collector.append(data) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        var port: Int?
+        while Date() < deadline, process.isRunning {
+            if let line = collector.text.split(separator: "\n").first(where: { $0.hasPrefix("Listening on http://") }),
+                let colon = line.dropFirst("Listening on http://".count).split(separator: " ").first?.lastIndex(of: ":")
+            {
+                let address = line.dropFirst("Listening on http://".count).split(separator: " ").first!
+                port = Int(address[address.index(after: colon)...])
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        guard let port else {
+            process.terminate()
+            let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(errors)"])
+        }
+        self.port = port
+    }
+
+    /// Sends `signal` and waits for the exit.
+    func stop(signal: Int32) -> (status: Int32, stderr: String) {
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: errorURL) }
+        return (process.terminationStatus, (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
+    }
+
+    func kill() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+extension String {
+    /// The rest of the first line that starts with `prefix`.
+    func firstMatch(after prefix: String) -> String? {
+        split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+}
