@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "pepper-browser",
             dependencies: [
-                "Storage", "ListSync",
+                "Storage", "ListSync", "Browsing", "Picket",
                 .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
             ]
         ),

@@ -13,7 +13,7 @@ import Foundation
 /// | command | what it does |
 /// |---|---|
 /// | `open TEXT` | types TEXT into the address bar and presses Enter |
-/// | `click back\|forward\|reload\|zoom\|shield` | clicks a toolbar button (an error if it is disabled); `shield` answers once the rules are reloaded |
+/// | `click back\|forward\|reload\|zoom\|shield\|proceed` | clicks a toolbar button (an error if it is disabled); `shield` answers once the rules are reloaded; `proceed` is a Picket notice's "Proceed anyway" and answers once the site is let through |
 /// | `key SPEC` | presses a key: `alt+Left`, `ctrl+plus`, `ctrl+minus`, `ctrl+0`, ... (GDK key names) |
 /// | `swipe back\|forward` | a two-finger touchpad swipe, through the swipe recogniser |
 /// | `suggestion ENGINE` | answers the search-engine suggestion (`duckduckgo`, `startpage`, `brave`, `google`) |
@@ -101,6 +101,11 @@ final class AutomationChannel {
             finish(argument.isEmpty ? "open needs an address or words" : nil)
         case "click" where argument == "shield":
             if let error = window.click("shield") { return finish(error) }
+            waitUntilIdle(since: Date()) { _ in finish(nil) }
+        case "click" where argument == "proceed":
+            // "Proceed anyway" on a Picket notice, as its button does.
+            guard window.picketNotice?.canProceed == true else { return finish("no Picket notice offers to proceed") }
+            window.proceedPastPicketLine()
             waitUntilIdle(since: Date()) { _ in finish(nil) }
         case "click":
             finish(window.click(argument))

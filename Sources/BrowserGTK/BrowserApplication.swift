@@ -1,4 +1,5 @@
 #if os(Linux)
+import Browsing
 import CWebKitGTK
 import FilterEngine
 import Foundation
@@ -24,11 +25,15 @@ public struct BrowserConfiguration: Sendable {
     /// Loads the filter engine for the rules in `$PEPPER_HOME/out` (it tells which failed
     /// requests were blocked and by which rule); `nil` when it cannot be had.
     public var loadEngine: @Sendable () -> FilterEngine?
+    /// Loads the lookup of struck employers' sites (the enabled Picket sources under the Picket
+    /// policy); `nil` when there is none or the policy only logs.
+    public var loadPicketLookup: @Sendable () -> (@Sendable (String) -> PicketNotice?)?
 
     /// A configuration with the given fields.
     public init(
         home: PepperHome, initialURL: String? = nil, proxy: String? = nil, width: Int = 1024, height: Int = 768, automation: Bool = false,
-        rebuild: @escaping @Sendable () throws -> Void, loadEngine: @escaping @Sendable () -> FilterEngine? = { nil }
+        rebuild: @escaping @Sendable () throws -> Void, loadEngine: @escaping @Sendable () -> FilterEngine? = { nil },
+        loadPicketLookup: @escaping @Sendable () -> (@Sendable (String) -> PicketNotice?)? = { nil }
     ) {
         self.home = home
         self.initialURL = initialURL
@@ -38,6 +43,7 @@ public struct BrowserConfiguration: Sendable {
         self.automation = automation
         self.rebuild = rebuild
         self.loadEngine = loadEngine
+        self.loadPicketLookup = loadPicketLookup
     }
 }
 

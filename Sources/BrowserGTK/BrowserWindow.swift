@@ -38,6 +38,10 @@ final class BrowserWindow {
     private var blockerProblem: String?
     /// Why the last shield click failed, shown in its tooltip until the next one works.
     private var shieldProblem: String?
+    /// The Picket notice on screen, shown in place of a struck employer's page.
+    private(set) var picketNotice: PicketNotice?
+    /// Whether the notice's own page is loading (its load must not be intercepted again).
+    private var loadingNotice = false
     /// Whether the content blocker is loaded (pages wait for it, so none loads unprotected).
     private(set) var filtersReady = false
     /// Whether the shield is rebuilding and reloading the rules.
@@ -159,6 +163,7 @@ final class BrowserWindow {
                 blockerProblem = nil
                 // The engine for the same rules says which failed requests they blocked, and why.
                 session.requestJudge = configuration.loadEngine()
+                session.picketLookup = configuration.loadPicketLookup()
             case .failure(let error):
                 // Browsing goes on, visibly unprotected: the shield says so.
                 blockerProblem = error.description
@@ -235,10 +240,18 @@ final class BrowserWindow {
                 guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
                     let url = takeString(jsc_value_to_string(value))
                 else { return }
-                if url == PageScript.restoredMessage {
+                switch url {
+                case PageScript.restoredMessage:
                     session.pageRestoredFromCache()
                     refresh()
                     return
+                case PicketNoticePage.proceedMessage:
+                    proceedPastPicketLine()
+                    return
+                case PicketNoticePage.backMessage:
+                    if session.canGoBack { navigateBack() } else { webkit_web_view_load_uri(webView, "about:blank") }
+                    return
+                default: break
                 }
                 let parts = url.split(separator: " ", maxSplits: 1)
                 guard parts.count == 2 else { return }
@@ -271,7 +284,20 @@ final class BrowserWindow {
 
     private func loadChanged(_ event: Int) {
         switch UInt32(event) {
+        case WEBKIT_LOAD_STARTED.rawValue, WEBKIT_LOAD_REDIRECTED.rawValue:
+            // A struck employer's page is not loaded: the notice takes its place (and its address,
+            // so the history and Back work as for any page).
+            guard !loadingNotice, let uri = borrowString(webkit_web_view_get_uri(webView)),
+                let notice = session.picketNotice(for: uri)
+            else { break }
+            webkit_web_view_stop_loading(webView)
+            picketNotice = notice
+            loadingNotice = true
+            webkit_web_view_load_alternate_html(webView, PicketNoticePage.html(for: notice, handlerName: PageScript.handlerName), uri, nil)
         case WEBKIT_LOAD_COMMITTED.rawValue:
+            let uri = borrowString(webkit_web_view_get_uri(webView))
+            if !loadingNotice && uri != nil { picketNotice = nil }
+            loadingNotice = false
             session.pageCommitted(url: borrowString(webkit_web_view_get_uri(webView)) ?? "")
             // The zoom of this device, applied again to every page.
             webkit_web_view_set_zoom_level(webView, session.zoom.factor)
@@ -379,6 +405,34 @@ final class BrowserWindow {
                 applyFilters { [self] in
                     togglingBlocking = false
                     webkit_web_view_reload(webView)
+                    refresh()
+                }
+            }
+        }
+    }
+
+    /// "Proceed anyway" on a Picket notice: the employer's site is let through for 24 hours (an
+    /// expiring allowlist entry, so the content blocker lets it load too), then the page loads.
+    func proceedPastPicketLine() {
+        guard let notice = picketNotice, notice.canProceed, !togglingBlocking else { return }
+        togglingBlocking = true
+        refresh()
+        let siteBlocking = session.siteBlocking
+        let expiry = Date().addingTimeInterval(PicketNotice.proceedDuration)
+        Thread.detachNewThread {
+            let result = Result { () throws(BrowsingError) in try siteBlocking.allow(notice.url, until: expiry) }
+            MainLoop.perform { [self] in
+                if case .failure(let error) = result {
+                    togglingBlocking = false
+                    report("\(error)")
+                    shieldProblem = "Could not let this site through: \(error)"
+                    refresh()
+                    return
+                }
+                applyFilters { [self] in
+                    togglingBlocking = false
+                    picketNotice = nil
+                    webkit_web_view_load_uri(webView, notice.url)
                     refresh()
                 }
             }
@@ -528,6 +582,10 @@ final class BrowserWindow {
         var blockedURLs: [String]
         /// The rule that blocked each of `blockedURLs` ("" when the engine was not available).
         var blockedRules: [String]
+        /// The struck employer whose Picket notice is shown instead of the page, if any.
+        var picketNotice: String?
+        /// Whether that notice offers "Proceed anyway".
+        var picketCanProceed: Bool?
         var blocking: Bool
         var shield: String
         var loading: Bool
@@ -550,6 +608,7 @@ final class BrowserWindow {
             engineCanGoBack: webkit_web_view_can_go_back(webView) != 0, zoom: session.zoom.percent,
             engineZoom: Int((webkit_web_view_get_zoom_level(webView) * 100).rounded()), blocked: session.blockedCount,
             blockedURLs: session.blocked.blocked, blockedRules: session.blocked.blocked.map { session.blocked.rules[$0]?.text ?? "" },
+            picketNotice: picketNotice?.employer, picketCanProceed: picketNotice?.canProceed,
             blocking: (try? session.isBlockingCurrentSite()) ?? true,
             shield: borrowString(gtk_button_get_label(cast(shieldButton))) ?? "", loading: isLoading, filtersReady: filtersReady,
             rulesIdentifier: appliedRules?.identifier, rulesCompiled: appliedRules?.compiled,

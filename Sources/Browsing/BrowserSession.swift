@@ -190,6 +190,18 @@ public final class BrowserSession {
         blocked.resourceStarted(url)
     }
 
+    /// Finds the struck employer behind an address (the Picket blocklist), if any; `nil` when
+    /// no Picket source is enabled or the policy only logs.
+    public var picketLookup: (@Sendable (String) -> PicketNotice?)?
+
+    /// The notice to show instead of loading `url`: its site belongs to a struck employer and is
+    /// not allowlisted (the allowlist includes the 24-hour "Proceed anyway" entries).
+    public func picketNotice(for url: String) -> PicketNotice? {
+        guard let picketLookup, let notice = picketLookup(url) else { return nil }
+        // An unreadable allowlist errs on the side of telling.
+        return ((try? siteBlocking.isBlocking(on: url)) ?? true) ? notice : nil
+    }
+
     /// The filter engine for the rules in force, which tells which failed requests the
     /// content blocker stopped and by which rule; without it, every failure that never started
     /// loading counts.

@@ -76,6 +76,26 @@ public struct SiteBlocking: Sendable {
     }
 }
 
+extension SiteBlocking {
+    /// Lets the site of `url` through until `expiry` ("Proceed anyway" on a Picket notice): an
+    /// allowlist entry that lapses by itself, then the rebuild.
+    ///
+    /// - Throws: ``BrowsingError/notASite(_:)`` for pages without a site; storage and rebuild failures.
+    public func allow(_ url: String, until expiry: Date) throws(BrowsingError) {
+        guard let site = Self.site(of: url) else { throw .notASite(url) }
+        do {
+            try allowlist.add(site, expiresAt: expiry)
+        } catch {
+            throw .storage("cannot change the allowlist: \(error)")
+        }
+        do {
+            try rebuild()
+        } catch {
+            throw .rebuild("\(error)")
+        }
+    }
+}
+
 /// Why a browsing action failed.
 public enum BrowsingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The page has no site that can be allowlisted (`about:`, `file:`, the start page).

@@ -59,6 +59,8 @@ final class BrowserDriver {
         var blocked: Int
         var blockedURLs: [String]
         var blockedRules: [String]
+        var picketNotice: String?
+        var picketCanProceed: Bool?
         var blocking: Bool
         var shield: String
         var loading: Bool

@@ -160,6 +160,68 @@ struct BrowserEndToEndTests {
         }
     }
 
+    /// A struck employer's site, from a real Picket server's blocklist: the notice takes the
+    /// page's place (nothing is fetched), and "Proceed anyway" lets the site through for a day.
+    @Test func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() throws {
+        guard WebKitJudge.ready() else { return }
+        guard VirtualDisplay.isAvailable else {
+            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
+            return
+        }
+        let display = try VirtualDisplay()
+        let employerPage = "http://seedco.example/shop"
+        let proxy = try ListServer(routes: [
+            employerPage: .init(body: "<!doctype html><title>Seed Co shop</title><h1>Shop</h1>", contentType: "text/html; charset=utf-8"),
+            Self.pageB: Self.routes[Self.pageB]!,
+        ])
+        let home = TestPaths.temporaryDirectory("browse-picket")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let artifacts = TestPaths.artifacts.appendingPathComponent("browser")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        func requested(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
+
+        // The home subscribes to a Picket server's blocklist (one struck employer), as a person would.
+        let seed = home.appendingPathComponent("seed.json")
+        try Data(PicketCommandTests.seed.utf8).write(to: seed)
+        #expect(try PepperProcess.run(["picket", "import", seed.path], home: home).status == 0)
+        let key =
+            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            .split(separator: "\n").last.map(String.init) ?? ""
+        do {
+            let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+            defer { server.kill() }
+            let added = try PepperProcess.run(["lists", "add", "picket:http://127.0.0.1:\(server.port)", "--key", key], home: home)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+
+        let browser = try BrowserDriver(
+            home: home, display: display.name, arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+        defer { try? Data(browser.transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("picket.txt")) }
+        _ = try browser.waitForPage()
+        try browser.send("open \(Self.pageB)")
+        _ = try browser.waitForPage()
+        try browser.send("open \(employerPage)")
+        let notice = try browser.waitForPage()
+        #expect(notice.picketNotice == "Seed Co" && notice.picketCanProceed == true)
+        #expect(notice.url == employerPage && notice.title == "Seed Co: strike in progress")
+        #expect(!requested(employerPage), "the employer's page is not fetched")
+        try browser.send("screenshot \(artifacts.appendingPathComponent("picket-notice.png").path)")
+
+        try browser.send("click proceed")
+        let through = try browser.waitForPage()
+        #expect(through.picketNotice == nil)
+        #expect(through.url == employerPage && through.title == "Seed Co shop")
+        #expect(requested(employerPage))
+        let allowlist = try PepperProcess.run(["allowlist", "list"], home: home).stdout
+        #expect(allowlist.hasPrefix("seedco.example\tuntil "), "let through for a day: \(allowlist)")
+
+        // Back reaches the page before the notice.
+        try browser.send("click back")
+        let back = try browser.waitForPage()
+        #expect(back.url == employerPage || back.url == Self.pageB)
+        #expect(try browser.quit() == 0)
+    }
+
     @Test func refusesToStartWithoutADisplay() throws {
         let home = TestPaths.temporaryDirectory("browse-nodisplay")
         defer { try? FileManager.default.removeItem(at: home) }
