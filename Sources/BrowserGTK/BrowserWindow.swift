@@ -40,8 +40,10 @@ final class BrowserWindow {
     private var shieldProblem: String?
     /// The Picket notice on screen, shown in place of a struck employer's page.
     private(set) var picketNotice: PicketNotice?
-    /// Whether the notice's own page is loading (its load must not be intercepted again).
-    private var loadingNotice = false
+    /// The address whose notice was put in its place: loads of it (the notice's own, WebKit's
+    /// error page for the stopped load) are not intercepted again until another page commits or
+    /// the person asks for it anew.
+    private var noticeAddress: String?
     /// Whether the content blocker is loaded (pages wait for it, so none loads unprotected).
     private(set) var filtersReady = false
     /// Whether the shield is rebuilding and reloading the rules.
@@ -203,6 +205,13 @@ final class BrowserWindow {
 
         let view = raw(webView)
         Signal.connect(view, "load-changed", integer: { [self] event in loadChanged(event) })
+        Signal.connect(
+            view, "load-failed",
+            loadFailed: { [self] uri in
+                // The stopped load of a struck employer's page: the notice is the page, not an error.
+                guard let uri, uri == noticeAddress || session.picketNotice(for: uri) != nil else { return false }
+                return true
+            })
         Signal.connect(view, "notify::title") { [self] in
             if let title = borrowString(webkit_web_view_get_title(webView)) { attempt { try $0.titleChanged(title) } }
             refresh()
@@ -287,17 +296,19 @@ final class BrowserWindow {
         case WEBKIT_LOAD_STARTED.rawValue, WEBKIT_LOAD_REDIRECTED.rawValue:
             // A struck employer's page is not loaded: the notice takes its place (and its address,
             // so the history and Back work as for any page).
-            guard !loadingNotice, let uri = borrowString(webkit_web_view_get_uri(webView)),
+            guard let uri = borrowString(webkit_web_view_get_uri(webView)), uri != noticeAddress,
                 let notice = session.picketNotice(for: uri)
             else { break }
             webkit_web_view_stop_loading(webView)
             picketNotice = notice
-            loadingNotice = true
+            noticeAddress = uri
             webkit_web_view_load_alternate_html(webView, PicketNoticePage.html(for: notice, handlerName: PageScript.handlerName), uri, nil)
         case WEBKIT_LOAD_COMMITTED.rawValue:
             let uri = borrowString(webkit_web_view_get_uri(webView))
-            if !loadingNotice && uri != nil { picketNotice = nil }
-            loadingNotice = false
+            if uri != noticeAddress {
+                picketNotice = nil
+                noticeAddress = nil
+            }
             session.pageCommitted(url: borrowString(webkit_web_view_get_uri(webView)) ?? "")
             // The zoom of this device, applied again to every page.
             webkit_web_view_set_zoom_level(webView, session.zoom.factor)
@@ -348,6 +359,7 @@ final class BrowserWindow {
     /// Reload the page.
     func reload() {
         guard filtersReady, session.currentURL != nil else { return }
+        noticeAddress = nil
         webkit_web_view_reload(webView)
     }
 
@@ -366,6 +378,8 @@ final class BrowserWindow {
     }
 
     private func perform(_ command: NavigationCommand?) {
+        // A new request from the person: a struck employer's page gets its notice again.
+        if command != nil { noticeAddress = nil }
         switch command {
         case nil: return
         case .engineBack: webkit_web_view_go_back(webView)
@@ -432,6 +446,7 @@ final class BrowserWindow {
                 applyFilters { [self] in
                     togglingBlocking = false
                     picketNotice = nil
+                    noticeAddress = nil
                     webkit_web_view_load_uri(webView, notice.url)
                     refresh()
                 }

@@ -97,6 +97,7 @@ enum Signal {
     typealias WithPointerReturningBool = @MainActor (UnsafeMutableRawPointer?) -> Bool
     typealias WithInt = @MainActor (Int) -> Void
     typealias WithTwoPointers = @MainActor (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    typealias WithStringReturningBool = @MainActor (String?) -> Bool
 
     /// `void handler(instance, user_data)`: `clicked`, `activate`, `destroy`; and
     /// `notify::PROPERTY` (whose extra parameter spec argument is ignored).
@@ -148,6 +149,20 @@ enum Signal {
             MainActor.assumeIsolated { box.body(Int(value)) }
         }
         return connectSignal(instance, signal, unsafeBitCast(handler, to: GCallback.self), CallbackBox<WithInt>(body))
+    }
+
+    /// `gboolean handler(instance, enum, const char *, GError *, user_data)`: a web view's
+    /// `load-failed`, given the failing address; returning `true` stops the default error page.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, loadFailed body: @escaping WithStringReturningBool) -> gulong
+    {
+        let handler: @convention(c) (gpointer?, gint, UnsafePointer<gchar>?, gpointer?, gpointer?) -> gboolean = { _, _, uri, _, data in
+            let box = CallbackBox<WithStringReturningBool>.from(data)
+            let address = uri.map { String(cString: $0) }
+            return MainActor.assumeIsolated { box.body(address) } ? 1 : 0
+        }
+        return connectSignal(
+            instance, signal, unsafeBitCast(handler, to: GCallback.self), CallbackBox<WithStringReturningBool>(body))
     }
 
     /// `void handler(instance, pointer, pointer, user_data)`: `resource-load-started`, the
