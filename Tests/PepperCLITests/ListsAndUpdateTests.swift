@@ -53,6 +53,27 @@ struct ListsAndUpdateTests {
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/my-list").path))
     }
 
+    @Test func anExpiredAllowlistEntryIsCompiledAwayByTheNextUpdate() throws {
+        let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true)])
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        // Only the local list: the built-in ones would be downloaded from the internet.
+        for name in ["easylist", "easyprivacy"] { _ = try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
+        #expect(try PepperProcess.run(["lists", "add", "http://127.0.0.1:\(server.port)/a.txt", "--name", "a"], home: home).status == 0)
+        #expect(try PepperProcess.run(["allowlist", "add", "shop.example", "--for", "2s"], home: home).status == 0)
+        #expect(try manifest(home).allowlist == ["shop.example"])
+
+        // Nothing changed upstream: only the lapsed entry calls for a new compilation.
+        Thread.sleep(forTimeInterval: 2.5)
+        let update = try PepperProcess.run(["update"], home: home)
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(!update.stdout.contains("updated"), "\(update.stdout)")
+        #expect(try manifest(home).allowlist == [], "the expired entry no longer applies")
+
+        let again = try PepperProcess.run(["update"], home: home)
+        #expect(!again.stderr.contains("Compiled"), "an up-to-date output is left alone: \(again.stderr)")
+    }
+
     @Test func updateDownloadsWhatChangedAndKeepsTheLastGoodCopyOnFailure() throws {
         let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true), "/b.txt": .init(body: Self.listB, etag: true)])
         let home = TestPaths.temporaryDirectory("home")

@@ -95,6 +95,17 @@ public enum BlockerBuilder {
         }
     }
 
+    /// Whether `home`'s output exists and was compiled with the allowlist in effect now: an
+    /// entry added for a while (`--for`, "Proceed anyway") that has since lapsed, or one added
+    /// by another program, makes it stale although no list changed.
+    public static func outputIsCurrent(home: PepperHome, database: PepperDatabase) -> Bool {
+        guard let data = try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")),
+            let manifest = try? JSONDecoder().decode(Manifest.self, from: data),
+            let allowlist = try? AllowlistStore(database: database).domains()
+        else { return false }
+        return Set(manifest.allowlist) == Set(allowlist)
+    }
+
     /// The enabled sources of a home that have a stored copy, as inputs (in catalogue order).
     public static func storedInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
         let policy = try PicketPolicyStore(database: database).policy()

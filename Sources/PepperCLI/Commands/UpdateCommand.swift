@@ -111,8 +111,9 @@ struct UpdateCommand: AsyncParsableCommand {
             }
             if let note = report.note { Terminal.status("\(source.name): \(note)") }
         }
-        let outputMissing = !FileManager.default.fileExists(atPath: home.outputURL.appendingPathComponent("manifest.json").path)
-        if changed || force || outputMissing {
+        // A missing output, or one built with an allowlist entry that has since expired, is
+        // rebuilt even when no list changed.
+        if changed || force || !BlockerBuilder.outputIsCurrent(home: home, database: database) {
             try Recompiler.recompile(home: home, database: database)
         }
         return allGood
