@@ -1,7 +1,10 @@
 import Foundation
 import Picket
-import PicketServer
 import Testing
+
+// The server's own JSON value type: JSONDecoder tells booleans from numbers (JSONSerialization
+// on Linux does not).
+@testable import PicketServer
 
 /// docs/picket-openapi.json stays true: it lists exactly the server's routes, and real
 /// responses of every endpoint (successes and errors) match its schemas.
@@ -109,29 +112,6 @@ struct StubStore: PicketStore {
     func close() async {}
 }
 
-/// JSON as decoded by `JSONDecoder`, which tells booleans from numbers (JSONSerialization on
-/// Linux does not).
-enum AnyJSON: Decodable {
-    case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([AnyJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: AnyJSON].self))
-        }
-    }
-}
-
 /// Checks JSON against the document's schemas: the subset of OpenAPI 3.0 the document uses
 /// (`$ref`, `type`, `properties`, `required`, `items`, `enum`, `minimum`, `maximum`,
 /// `maxLength`, `pattern`, `nullable`). Unknown properties are reported too, so a field the
@@ -158,7 +138,7 @@ struct SchemaValidator {
         }
         guard let schema = (content["application/json"] as? [String: Any])?["schema"] as? [String: Any] else { return ["no JSON schema"] }
         if headers["content-type"]?.hasPrefix("application/json") != true { problems.append("content-type is not JSON") }
-        check(try JSONDecoder().decode(AnyJSON.self, from: body), schema, at: "$", &problems)
+        check(try JSONDecoder().decode(JSONValue.self, from: body), schema, at: "$", &problems)
         return problems
     }
 
@@ -169,7 +149,7 @@ struct SchemaValidator {
         return resolve(node as? [String: Any] ?? [:])
     }
 
-    private func check(_ value: AnyJSON, _ rawSchema: [String: Any], at path: String, _ problems: inout [String]) {
+    private func check(_ value: JSONValue, _ rawSchema: [String: Any], at path: String, _ problems: inout [String]) {
         let schema = resolve(rawSchema)
         let type = schema["type"] as? String
         switch (value, type) {
