@@ -103,6 +103,68 @@ struct CallsStorageTests {
         }
     }
 
+    @Test func compactedHistoryGivesTheSameIncrementalLoadsAndOlderOnesBecomeFull() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let database = try PepperDatabase(home: home)
+        let store = CallListStore(database: database)
+        func fullState() throws -> RecordingContext {
+            let context = RecordingContext(isIncremental: false)
+            try CallDirectoryHandler(source: store).beginRequest(with: context, lastLoadedVersion: nil)
+            return context
+        }
+        // Churn over many versions: numbers added, removed, re-added and relabelled; the lists
+        // as a device would hold them after loading each version.
+        var states: [Int64: RecordingContext] = [try store.version(): try fullState()]
+        var random = SystemRandomNumberGenerator()
+        for step in 0..<80 {
+            let number = Int64.random(in: 1_000...1_020, using: &random)
+            switch step % 4 {
+            case 0, 1: try store.add(.blocking, [CallDirectoryEntry(number: number)])
+            case 2: try store.remove(.blocking, [number, number + 1])
+            default: try store.add(.identification, [CallDirectoryEntry(number: number, label: "L\(step % 3)")])
+            }
+            states[try store.version()] = try fullState()
+        }
+        let now = try fullState()
+        func load(since old: Int64) throws -> (context: RecordingContext, incremental: Bool) {
+            let held = try #require(states[old])
+            let context = RecordingContext(isIncremental: true, blocking: held.blocking, identification: held.identification)
+            let outcome = try CallDirectoryHandler(source: store).beginRequest(with: context, lastLoadedVersion: old)
+            #expect(context.problems.isEmpty, "\(context.problems)")
+            return (context, outcome.incremental)
+        }
+        func records() throws -> Int {
+            try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM callChange") ?? 0 }
+        }
+
+        let versions = states.keys.sorted()
+        let floor = versions[versions.count / 2]
+        let before = try records()
+        let removed = try store.compactChanges(through: floor)
+        let after = try records()
+        #expect(removed > 0 && after == before - removed)
+        #expect(try store.oldestIncrementalVersion() == floor)
+        #expect(try store.compactChanges(through: floor) == 0, "nothing more to drop")
+
+        for old in versions {
+            let (context, incremental) = try load(since: old)
+            // From the kept history: only the changes; from before it: everything again.
+            #expect(incremental == (old >= floor), "from version \(old)")
+            #expect(context.blocking == now.blocking && context.identification == now.identification, "from version \(old)")
+        }
+        #expect(throws: CallDirectoryError.unknownVersion(floor - 1)) {
+            try store.withSnapshot { snapshot in try snapshot.withChanges(.blocking, since: floor - 1) { _, _ in } }
+        }
+
+        // Every hundredth version compacts by itself, keeping the last thousand versions.
+        var version = try store.version()
+        while version % 100 != 0 || version < CallListStore.retainedVersions + 100 {
+            version = try store.add(.blocking, [CallDirectoryEntry(number: 2_000 + version)]).version
+        }
+        #expect(try store.oldestIncrementalVersion() == version - CallListStore.retainedVersions)
+    }
+
     @Test func replaceWritesOnlyTheDifference() throws {
         let home = temporaryHome()
         defer { try? FileManager.default.removeItem(at: home.url) }

@@ -31,6 +31,9 @@ public protocol CallDirectoryContext: AnyObject {
 public protocol CallDirectorySnapshot {
     /// The lists' version: it grows with every committed change.
     var version: Int64 { get }
+    /// The oldest version the changes are known since (older change history was compacted): a
+    /// load from an older version must be a full one.
+    var oldestIncrementalVersion: Int64 { get }
     /// Calls `body` with a cursor over the entries of `kind`, ascending.
     func withEntries<T>(_ kind: CallDirectoryEntryKind, _ body: (inout any CallDirectoryEntryCursor) throws -> T) throws -> T
     /// Calls `body` with cursors over what changed in `kind` since `version`: numbers removed
@@ -41,6 +44,11 @@ public protocol CallDirectorySnapshot {
         _ kind: CallDirectoryEntryKind, since version: Int64,
         _ body: (_ removals: inout any CallDirectoryEntryCursor, _ additions: inout any CallDirectoryEntryCursor) throws -> T
     ) throws -> T
+}
+
+extension CallDirectorySnapshot {
+    /// Every change is known (no history was compacted).
+    public var oldestIncrementalVersion: Int64 { 0 }
 }
 
 /// Where the lists are stored.
@@ -101,7 +109,9 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
         -> Outcome
     {
         var outcome = Outcome(version: snapshot.version, incremental: false, added: [:], removed: [:], duplicatesRemoved: 0)
-        if context.isIncremental, let lastLoadedVersion, lastLoadedVersion <= snapshot.version {
+        if context.isIncremental, let lastLoadedVersion, lastLoadedVersion <= snapshot.version,
+            lastLoadedVersion >= snapshot.oldestIncrementalVersion
+        {
             outcome.incremental = true
             for kind in CallDirectoryEntryKind.allCases {
                 try snapshot.withChanges(kind, since: lastLoadedVersion) { removals, additions in
@@ -120,7 +130,8 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
             return outcome
         }
         if context.isIncremental {
-            // Incremental context but no usable checkpoint: start the lists over.
+            // Incremental context but no usable checkpoint (none, from the future, or older than the
+            // kept history): start the lists over.
             context.removeAllBlockingEntries()
             context.removeAllIdentificationEntries()
         }

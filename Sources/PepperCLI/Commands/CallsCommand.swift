@@ -212,7 +212,8 @@ struct CallsCommand: AsyncParsableCommand {
                 "version \(outcome.version): "
                     + (outcome.incremental
                         ? "\(removed) removals and \(added) additions since version \(incrementalSince ?? 0)"
-                        : "full export, \(outcome.added[.blocking] ?? 0) blocking and \(outcome.added[.identification] ?? 0) identification entries")
+                        : (incrementalSince == nil ? "" : "changes are kept since version \(try store.oldestIncrementalVersion()); ")
+                            + "full export, \(outcome.added[.blocking] ?? 0) blocking and \(outcome.added[.identification] ?? 0) identification entries")
             )
         }
     }

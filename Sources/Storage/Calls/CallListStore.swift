@@ -159,7 +159,59 @@ public struct CallListStore: Sendable, CallDirectorySource {
     private static func finish(_ db: Database, added: Int, removed: Int, version: Int64) throws -> Change {
         guard added + removed > 0 else { return Change(added: 0, removed: 0, version: version - 1) }
         try db.execute(sql: "UPDATE callListState SET version = ? WHERE id = 1", arguments: [version])
+        // The change history would otherwise grow with every change for ever; now and then it
+        // is cut to what incremental loads of the recent versions need.
+        if version % compactionInterval == 0 { try compact(db, through: version - retainedVersions) }
         return Change(added: added, removed: removed, version: version)
+    }
+
+    // MARK: Change history
+
+    /// How many versions back incremental loads stay possible after an automatic compaction.
+    public static let retainedVersions: Int64 = 1_000
+    /// Every how many versions the history is compacted automatically.
+    static let compactionInterval: Int64 = 100
+
+    /// The oldest version incremental loads can start from (older history was compacted).
+    public func oldestIncrementalVersion() throws -> Int64 {
+        try database.writer.read { db in try Self.compactedThrough(db) }
+    }
+
+    static func compactedThrough(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT compactedThrough FROM callListState WHERE id = 1") ?? 0
+    }
+
+    /// Drops the change history that no incremental load from `floor` or later needs, and makes
+    /// `floor` the oldest version such loads can start from; loads from older versions become
+    /// full ones.
+    ///
+    /// - Returns: The change records removed.
+    @discardableResult
+    public func compactChanges(through floor: Int64) throws -> Int {
+        try database.writer.write { db in try Self.compact(db, through: min(floor, try Self.version(db))) }
+    }
+
+    /// For a load from `old` ≥ `floor`, a number's state at `old` is its last change up to `old`:
+    /// a change after `floor`, or its last one up to `floor`. So of the changes up to `floor` only
+    /// each number's last one is kept, and not even that when it is a removal (no record reads
+    /// as absent). Only numbers changed since the previous floor can have anything to drop.
+    private static func compact(_ db: Database, through floor: Int64) throws -> Int {
+        let previous = try compactedThrough(db)
+        guard floor > previous else { return 0 }
+        let window: StatementArguments = [previous, floor]
+        try db.execute(
+            sql: """
+                DELETE FROM callChange
+                WHERE version <= ?2 AND (kind, number) IN (SELECT kind, number FROM callChange WHERE version > ?1 AND version <= ?2)
+                AND version < (SELECT MAX(m.version) FROM callChange m
+                               WHERE m.kind = callChange.kind AND m.number = callChange.number AND m.version <= ?2)
+                """, arguments: window)
+        var removed = db.changesCount
+        try db.execute(
+            sql: "DELETE FROM callChange WHERE version > ?1 AND version <= ?2 AND present = 0", arguments: window)
+        removed += db.changesCount
+        try db.execute(sql: "UPDATE callListState SET compactedThrough = ? WHERE id = 1", arguments: [floor])
+        return removed
     }
 
     /// Every entry of both lists (block first), ascending; for listing, not for millions.
@@ -197,12 +249,15 @@ public struct CallListStore: Sendable, CallDirectorySource {
 
     /// Runs `body` inside one read transaction: a consistent snapshot even while another process writes.
     public func withSnapshot<T>(_ body: (any CallDirectorySnapshot) throws -> T) throws -> T {
-        try database.writer.read { db in try body(Snapshot(db: db, version: try Self.version(db))) }
+        try database.writer.read { db in
+            try body(Snapshot(db: db, version: try Self.version(db), oldestIncrementalVersion: try Self.compactedThrough(db)))
+        }
     }
 
     struct Snapshot: CallDirectorySnapshot {
         let db: Database
         let version: Int64
+        let oldestIncrementalVersion: Int64
 
         func withEntries<T>(_ kind: CallDirectoryEntryKind, _ body: (inout any CallDirectoryEntryCursor) throws -> T) throws -> T {
             var cursor: any CallDirectoryEntryCursor
@@ -221,7 +276,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
             _ kind: CallDirectoryEntryKind, since old: Int64,
             _ body: (inout any CallDirectoryEntryCursor, inout any CallDirectoryEntryCursor) throws -> T
         ) throws -> T {
-            guard old >= 0, old <= version else { throw CallDirectoryError.unknownVersion(old) }
+            guard old >= oldestIncrementalVersion, old <= version else { throw CallDirectoryError.unknownVersion(old) }
             // For each number touched since `old`: its state at `old` (the last change up to then)
             // against its state now (callEntry). A relabel is a removal plus an addition.
             let touched = """

@@ -93,4 +93,12 @@ enum CallsSchema {
                 arguments: [word, word, now])
         }
     }
+
+    /// `v-calls-2-change-history-floor`: `callListState.compactedThrough`, the oldest version
+    /// incremental loads can start from once old change history is compacted.
+    static func addCompactionFloor(_ db: Database) throws {
+        try db.alter(table: "callListState") { table in
+            table.add(column: "compactedThrough", .integer).notNull().defaults(to: 0)
+        }
+    }
 }

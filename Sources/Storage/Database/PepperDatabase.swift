@@ -66,6 +66,7 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-calls-1-lists-messages-decisions", migrate: CallsSchema.migrate)
         migrator.registerMigration("v-browser-1-history-and-settings", migrate: BrowserStateStore.migrate)
         migrator.registerMigration("v-picket-1-server-and-policy", migrate: PicketSchema.migrate)
+        migrator.registerMigration("v-calls-2-change-history-floor", migrate: CallsSchema.addCompactionFloor)
         return migrator
     }
 }
