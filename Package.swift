@@ -15,12 +15,17 @@ let package = Package(
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "FilterEngine", targets: ["FilterEngine"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
+        .library(name: "DNSFilter", targets: ["DNSFilter"]),
+        .library(name: "DNSServer", targets: ["DNSServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // The DNS server (Linux): SwiftNIO for UDP/TCP/HTTP, swift-log for structured logs.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // MARK: Formats, models and persistence (portable)
@@ -47,6 +52,10 @@ let package = Package(
             ]
         ),
 
+        // DNS messages and the DNS filtering policy: Foundation only (no NIO), so an iOS
+        // network extension links it unchanged.
+        .target(name: "DNSFilter", dependencies: ["FilterEngine", "FilterLists"]),
+
         .target(
             name: "ListSync",
             dependencies: [
@@ -55,6 +64,22 @@ let package = Package(
                 "FilterEngine",
                 "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // MARK: Servers (Linux)
+        .target(
+            name: "DNSServer",
+            dependencies: [
+                "DNSFilter",
+                "FilterEngine",
+                "FilterLists",
+                "Storage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -68,7 +93,11 @@ let package = Package(
                 "ListSync",
                 "FilterEngine",
                 "CallFilter",
+                "DNSFilter",
+                "DNSServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
@@ -86,11 +115,23 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
+        // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
+        .target(name: "DNSTestSupport", dependencies: ["DNSFilter"], path: "Tests/DNSTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
+        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists"]),
+        .testTarget(
+            name: "DNSServerTests",
+            dependencies: [
+                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Storage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
@@ -100,7 +141,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PepperCLITests",
-            dependencies: ["PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport"],
+            dependencies: [
+                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "DNSTestSupport", "DNSFilter",
+            ],
             resources: [.copy("WebKit")]
         ),
     ]
