@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "pepper", targets: ["pepper"]),
         .executable(name: "pepper-bench", targets: ["pepper-bench"]),
+        .executable(name: "pepper-browser", targets: ["pepper-browser"]),
         .library(name: "FilterLists", targets: ["FilterLists"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .library(name: "Storage", targets: ["Storage"]),
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "CallFilter", targets: ["CallFilter"]),
         .library(name: "DNSFilter", targets: ["DNSFilter"]),
         .library(name: "DNSServer", targets: ["DNSServer"]),
+        .library(name: "Browsing", targets: ["Browsing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -67,7 +69,7 @@ let package = Package(
             ]
         ),
 
-        // MARK: Servers (Linux)
+        // MARK: Servers (SwiftNIO)
         .target(
             name: "DNSServer",
             dependencies: [
@@ -80,6 +82,28 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
+        // portable, so an iOS WKWebView shell can use it unchanged.
+        .target(name: "Browsing", dependencies: ["FilterLists", "Storage"]),
+
+        // MARK: Linux-only: the WebKitGTK browser
+        // GTK 3 + WebKitGTK 4.1 (Debian libwebkit2gtk-4.1-dev). Only Linux targets depend on it,
+        // through platform conditions, so Apple-platform builds never look for it.
+        .systemLibrary(
+            name: "CWebKitGTK",
+            pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]
+        ),
+        .target(
+            name: "BrowserGTK",
+            dependencies: [
+                "Browsing",
+                "Storage",
+                "ContentBlocker",
+                .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
             ]
         ),
 
@@ -101,6 +125,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
+        // `pepper browse` runs the `pepper-browser` program installed beside `pepper` (it execs
+        // it), so that the other commands start without loading GTK and WebKit (about 200
+        // shared libraries). `pepper` must not depend on it: SwiftPM would link it in.
+        .executableTarget(
+            name: "pepper-browser",
+            dependencies: [
+                "Storage", "ListSync",
+                .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .executableTarget(
             name: "pepper-bench",
             dependencies: [
@@ -132,6 +166,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "Storage"]),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
@@ -143,6 +178,7 @@ let package = Package(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "DNSTestSupport", "DNSFilter",
+                .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit")]
         ),

@@ -16,7 +16,7 @@ public struct Pepper: AsyncParsableCommand {
         version: PepperVersion.current,
         subcommands: [
             CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, CallsCommand.self,
-            SmsCommand.self,
+            SmsCommand.self, BrowseCommand.self,
         ]
     )
 

@@ -194,20 +194,6 @@ public struct FilterEngine: Sendable {
         return slot.dnsHead
     }
 
-    /// Whether a host is allowlisted (it or a parent), with the entry.
-    func allowlisted(_ host: Substring) -> String? {
-        guard !data.allowlistHashes.isEmpty else { return nil }
-        var found: String?
-        Self.forEachSuffix(of: host) { suffix in
-            if data.allowlistHashes.binarySearchContains(HostHash.of(suffix), in: 0..<data.allowlistHashes.count) {
-                found = String(suffix)
-                return false
-            }
-            return true
-        }
-        return found
-    }
-
     // MARK: Explanations
 
     /// The text, list and line of a rule.
@@ -218,20 +204,6 @@ public struct FilterEngine: Sendable {
             ? "||" + data.string(offset: record.patternOffset, length: record.patternLength)
             : data.string(offset: record.textOffset, length: record.textLength)
         return MatchedRule(text: text, list: data.listNames[Int(record.list)], line: Int(record.line))
-    }
-
-    /// Calls `body` with `a.b.com`, `b.com`, `com` in turn, until it returns `false`.
-    static func forEachSuffix(of host: Substring, _ body: (Substring) -> Bool) {
-        guard body(host) else { return }
-        let utf8 = host.utf8
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ".") {
-                let next = utf8.index(after: index)
-                if next < utf8.endIndex, !body(host[next...]) { return }
-            }
-            index = utf8.index(after: index)
-        }
     }
 }
 

@@ -123,14 +123,19 @@ public enum BlockerBuilder {
         let changed = try output.write(to: home.outputURL)
         // The engine for `pepper check` and the DNS filter follows the output.
         try EngineCache.rebuild(home: home, database: database, parsed: parsed)
+        try recordCounts(output.manifest, database: database)
+        return (output, changed, parsed)
+    }
+
+    /// Records each stored source's rule counts from a compiled manifest.
+    public static func recordCounts(_ manifest: Manifest, database: PepperDatabase) throws {
         let store = ListSourceStore(database: database)
-        for source in output.manifest.sources {
+        for source in manifest.sources {
             guard var stored = try store.source(named: source.name) else { continue }
             stored.rulesIn = source.rulesIn
             stored.rulesOut = source.rulesOut
             try store.update(stored)
         }
-        return (output, changed, parsed)
     }
 
     /// A one-line account of why lists gave nothing: the most frequent skip reasons or errors.

@@ -83,7 +83,7 @@ struct CompileCommand: AsyncParsableCommand {
             throw CLIError("cannot write the output to \(outputURL.path): \(error)")
         }
         if sources.isEmpty && output == nil {
-            try recordCounts(result, database: database)
+            try BlockerBuilder.recordCounts(result.manifest, database: database)
             // The engine for `pepper check` and the DNS filter follows the home's output.
             if allow.isEmpty { try EngineCache.rebuild(home: home, database: database, parsed: parsed) }
         }
@@ -114,16 +114,6 @@ struct CompileCommand: AsyncParsableCommand {
             return [.starter]
         }
         return stored
-    }
-
-    private func recordCounts(_ output: ContentBlockerOutput, database: PepperDatabase) throws {
-        let store = ListSourceStore(database: database)
-        for source in output.manifest.sources {
-            guard var stored = try store.source(named: source.name) else { continue }
-            stored.rulesIn = source.rulesIn
-            stored.rulesOut = source.rulesOut
-            try store.update(stored)
-        }
     }
 
     /// Gives sources with the same file name distinct names (`easylist.txt`, `easylist.txt#2`).

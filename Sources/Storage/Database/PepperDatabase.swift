@@ -64,6 +64,7 @@ public final class PepperDatabase: Sendable {
             }
         }
         migrator.registerMigration("v-calls-1-lists-messages-decisions", migrate: CallsSchema.migrate)
+        migrator.registerMigration("v-browser-1-history-and-settings", migrate: BrowserStateStore.migrate)
         return migrator
     }
 }

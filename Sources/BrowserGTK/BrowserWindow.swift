@@ -1,0 +1,597 @@
+#if os(Linux)
+import Browsing
+import CWebKitGTK
+import Foundation
+import Storage
+
+/// The browser window: a toolbar (Back, Forward, Reload, the address bar, the zoom level, the
+/// shield), the one-time search suggestion, and the start page or the web view.
+///
+/// It renders a `BrowserSession` and forwards to it what the person does and what WebKit
+/// reports; the decisions (which history entry, which zoom step, what counts as blocked) are
+/// the session's.
+@MainActor
+final class BrowserWindow {
+    private let configuration: BrowserConfiguration
+    private let session: BrowserSession
+    private let filters: ContentFilters
+
+    private let window: UnsafeMutablePointer<GtkWidget>
+    private let backButton: UnsafeMutablePointer<GtkWidget>
+    private let forwardButton: UnsafeMutablePointer<GtkWidget>
+    private let reloadButton: UnsafeMutablePointer<GtkWidget>
+    private let entry: UnsafeMutablePointer<GtkWidget>
+    private let zoomButton: UnsafeMutablePointer<GtkWidget>
+    private let shieldButton: UnsafeMutablePointer<GtkWidget>
+    private let infoBar: UnsafeMutablePointer<GtkWidget>
+    private let stack: UnsafeMutablePointer<GtkWidget>
+    private let startLabel: UnsafeMutablePointer<GtkWidget>
+    private let webView: UnsafeMutablePointer<WebKitWebView>
+    private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
+    private let backForwardList: UnsafeMutablePointer<WebKitBackForwardList>
+
+    private var swipe = SwipeTracker()
+    private var engineBackLength = 0
+    private var appliedRules: ContentFilters.Outcome?
+    private var blockerProblem: String?
+    /// Whether the content blocker is loaded (pages wait for it, so none loads unprotected).
+    private(set) var filtersReady = false
+    /// Whether the shield is rebuilding and reloading the rules.
+    private(set) var togglingBlocking = false
+    private var closed = false
+    private var shownAddress: String?
+    /// What the person asked for while the rules were loading, done once they are.
+    private var waitingForFilters: [@MainActor () -> Void] = []
+
+    /// Builds the window (not shown until ``start()``).
+    init(configuration: BrowserConfiguration, database: PepperDatabase) throws(BrowsingError) {
+        self.configuration = configuration
+        session = try BrowserSession(database: database, rebuild: configuration.rebuild)
+        filters = ContentFilters(
+            outputDirectory: configuration.home.outputURL,
+            storeDirectory: configuration.home.url.appendingPathComponent("browser/content-filters", isDirectory: true))
+
+        window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
+        gtk_window_set_default_size(cast(window), gint(configuration.width), gint(configuration.height))
+        gtk_window_set_title(cast(window), "Pepper")
+
+        backButton = Self.button("←", tooltip: "Back (Alt+←, swipe right)")
+        forwardButton = Self.button("→", tooltip: "Forward (Alt+→, swipe left)")
+        reloadButton = Self.button("⟳", tooltip: "Reload (Ctrl+R)")
+        entry = gtk_entry_new()
+        gtk_widget_set_hexpand(entry, 1)
+        zoomButton = Self.button("100%", tooltip: "Page zoom: Ctrl + and Ctrl − change it, Ctrl 0 or a click resets it")
+        shieldButton = Self.button("Shield", tooltip: Self.shieldTooltip)
+
+        let toolbar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4)!
+        gtk_container_set_border_width(cast(toolbar), 4)
+        for widget in [backButton, forwardButton, reloadButton] { gtk_box_pack_start(cast(toolbar), widget, 0, 0, 0) }
+        gtk_box_pack_start(cast(toolbar), entry, 1, 1, 0)
+        for widget in [zoomButton, shieldButton] { gtk_box_pack_start(cast(toolbar), widget, 0, 0, 0) }
+
+        infoBar = gtk_info_bar_new()
+        let question = gtk_label_new(
+            "Pepper searches with DuckDuckGo, which does not track your searches. Keep it, or choose another search engine.")!
+        gtk_label_set_line_wrap(cast(question), 1)
+        gtk_container_add(cast(gtk_info_bar_get_content_area(cast(infoBar))), question)
+        for (index, engine) in SearchEngine.allCases.enumerated() {
+            let title = engine == .duckDuckGo ? "Keep DuckDuckGo" : "Use \(engine.displayName)"
+            gtk_info_bar_add_button(cast(infoBar), title, gint(index))
+        }
+
+        startLabel = gtk_label_new(nil)
+        gtk_label_set_justify(cast(startLabel), GTK_JUSTIFY_CENTER)
+        gtk_label_set_line_wrap(cast(startLabel), 1)
+
+        // An ephemeral website data manager: cookies, caches and storage last as long as the
+        // window. What survives a relaunch is Pepper's own state: history, zoom, search engine.
+        let dataManager = webkit_website_data_manager_new_ephemeral()!
+        if let proxy = configuration.proxy {
+            let settings = webkit_network_proxy_settings_new(proxy, nil)
+            webkit_website_data_manager_set_network_proxy_settings(dataManager, WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings)
+            webkit_network_proxy_settings_free(settings)
+        }
+        let context = webkit_web_context_new_with_website_data_manager(dataManager)!
+        g_object_unref(raw(dataManager))
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        let viewWidget = webkit_web_view_new_with_context(context)!
+        g_object_unref(raw(context))
+        webView = cast(viewWidget)
+        contentManager = webkit_web_view_get_user_content_manager(webView)
+        backForwardList = webkit_web_view_get_back_forward_list(webView)
+        // Swipes are recognised here (SwipeTracker), so that they follow the session's history
+        // rather than WebKit's list, which is empty after a relaunch.
+        webkit_settings_set_enable_back_forward_navigation_gestures(webkit_web_view_get_settings(webView), 0)
+
+        let script = webkit_user_script_new(
+            PageScript.source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        webkit_user_content_manager_add_script(contentManager, script)
+        webkit_user_script_unref(script)
+        webkit_user_content_manager_register_script_message_handler(contentManager, PageScript.handlerName)
+
+        stack = gtk_stack_new()
+        gtk_stack_add_named(cast(stack), startLabel, "start")
+        gtk_stack_add_named(cast(stack), viewWidget, "web")
+
+        let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_pack_start(cast(column), toolbar, 0, 0, 0)
+        gtk_box_pack_start(cast(column), infoBar, 0, 0, 0)
+        gtk_box_pack_start(cast(column), stack, 1, 1, 0)
+        gtk_container_add(cast(window), column)
+        connectSignals()
+    }
+
+    private static let shieldTooltip = "Requests blocked on this page; click to turn blocking off or on for this site"
+
+    private static func button(_ label: String, tooltip: String) -> UnsafeMutablePointer<GtkWidget> {
+        let button = gtk_button_new_with_label(label)!
+        gtk_widget_set_tooltip_text(button, tooltip)
+        gtk_widget_set_can_focus(button, 0)
+        return button
+    }
+
+    // MARK: Start-up
+
+    /// Shows the window, loads the content blocker, then the restored (or given) page.
+    func start() {
+        gtk_widget_show_all(window)
+        gtk_widget_set_visible(infoBar, session.shouldSuggestSearchEngine ? 1 : 0)
+        // Typing goes to the address bar on the start page, to the page otherwise.
+        gtk_widget_grab_focus(session.isShowingStartPage && configuration.initialURL == nil ? entry : cast(webView))
+        refresh()
+        applyFilters { [self] in
+            let initial = configuration.initialURL.flatMap { session.open($0) }
+            perform(session.launch(opening: initial))
+            refresh()
+        }
+    }
+
+    private func applyFilters(then next: @escaping @MainActor () -> Void) {
+        filtersReady = false
+        filters.apply(to: contentManager) { [self] result in
+            switch result {
+            case .success(let outcome):
+                appliedRules = outcome
+                blockerProblem = nil
+            case .failure(let error):
+                // Browsing goes on, visibly unprotected: the shield says so.
+                blockerProblem = error.description
+                report("content blocker not loaded: \(error)")
+            }
+            filtersReady = true
+            next()
+            let waiting = waitingForFilters
+            waitingForFilters = []
+            waiting.forEach { $0() }
+        }
+    }
+
+    // MARK: Signals
+
+    private func connectSignals() {
+        Signal.connect(raw(window), "destroy") { [self] in
+            closed = true
+            gtk_main_quit()
+        }
+        Signal.connect(
+            raw(window), "key-press-event",
+            event: { [self] event in
+                guard let event else { return false }
+                let key = event.assumingMemoryBound(to: GdkEventKey.self).pointee
+                return handleKey(keyval: key.keyval, state: key.state)
+            })
+        Signal.connect(raw(backButton), "clicked") { [self] in navigateBack() }
+        Signal.connect(raw(forwardButton), "clicked") { [self] in navigateForward() }
+        Signal.connect(raw(reloadButton), "clicked") { [self] in reload() }
+        Signal.connect(raw(zoomButton), "clicked") { [self] in changeZoom { try $0.resetZoom() } }
+        Signal.connect(raw(shieldButton), "clicked") { [self] in toggleBlocking() }
+        Signal.connect(raw(entry), "activate") { [self] in
+            openTyped(borrowString(gtk_entry_get_text(cast(entry))) ?? "")
+        }
+        Signal.connect(raw(infoBar), "response", integer: { [self] response in answerSuggestion(response) })
+
+        let view = raw(webView)
+        Signal.connect(view, "load-changed", integer: { [self] event in loadChanged(event) })
+        Signal.connect(view, "notify::title") { [self] in
+            if let title = borrowString(webkit_web_view_get_title(webView)) { attempt { try $0.titleChanged(title) } }
+            refresh()
+        }
+        Signal.connect(view, "notify::uri") { [self] in refresh() }
+        Signal.connect(view, "notify::estimated-load-progress") { [self] in
+            let progress = webkit_web_view_is_loading(webView) != 0 ? webkit_web_view_get_estimated_load_progress(webView) : 0
+            gtk_entry_set_progress_fraction(cast(entry), progress >= 1 ? 0 : progress)
+        }
+        Signal.connect(
+            view, "resource-load-started",
+            twoPointers: { [self] _, request in
+                guard let request,
+                    let uri = borrowString(webkit_uri_request_get_uri(request.assumingMemoryBound(to: WebKitURIRequest.self)))
+                else { return }
+                session.resourceStarted(uri)
+            })
+        Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event) })
+        Signal.connect(
+            view, "button-press-event",
+            event: { [self] event in
+                // The mouse's back and forward buttons.
+                guard let event else { return false }
+                switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
+                case 8: navigateBack()
+                case 9: navigateForward()
+                default: return false
+                }
+                return true
+            })
+        connectNewWindowPolicy()
+        Signal.connect(
+            raw(contentManager), "script-message-received::\(PageScript.handlerName)",
+            pointer: { [self] result in
+                guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
+                    let url = takeString(jsc_value_to_string(value))
+                else { return }
+                if url == PageScript.restoredMessage {
+                    session.pageRestoredFromCache()
+                    refresh()
+                } else if session.subresourceFailed(url) {
+                    refresh()
+                }
+            })
+        Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) })
+    }
+
+    /// Links that open a new window (`target=_blank`, `window.open`) open in this one: the
+    /// browser has a single window and a single history.
+    private func connectNewWindowPolicy() {
+        let handler: @convention(c) (gpointer?, gpointer?, gint, gpointer?) -> gboolean = { view, decision, type, _ in
+            guard type == gint(WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION.rawValue), let view, let decision else { return 0 }
+            let navigation = webkit_navigation_policy_decision_get_navigation_action(
+                decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
+            let request = webkit_navigation_action_get_request(navigation)
+            if let uri = webkit_uri_request_get_uri(request) {
+                webkit_web_view_load_uri(view.assumingMemoryBound(to: WebKitWebView.self), uri)
+            }
+            webkit_policy_decision_ignore(decision.assumingMemoryBound(to: WebKitPolicyDecision.self))
+            return 1
+        }
+        g_signal_connect_data(
+            raw(webView), "decide-policy", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
+    }
+
+    // MARK: Engine events
+
+    private func loadChanged(_ event: Int) {
+        switch UInt32(event) {
+        case WEBKIT_LOAD_COMMITTED.rawValue:
+            session.pageCommitted(url: borrowString(webkit_web_view_get_uri(webView)) ?? "")
+            // The zoom of this device, applied again to every page.
+            webkit_web_view_set_zoom_level(webView, session.zoom.factor)
+        default:
+            break
+        }
+        refresh()
+    }
+
+    private func backForwardListChanged(_ added: UnsafeMutableRawPointer?) {
+        let back = backLength()
+        defer { engineBackLength = back }
+        if let added {
+            let item = added.assumingMemoryBound(to: WebKitBackForwardListItem.self)
+            guard let uri = borrowString(webkit_back_forward_list_item_get_uri(item)) else { return }
+            let original = borrowString(webkit_back_forward_list_item_get_original_uri(item))
+            attempt { try $0.engineAddedItem(url: uri, originalURL: original) }
+        } else if back != engineBackLength, let current = webkit_back_forward_list_get_current_item(backForwardList),
+            let uri = borrowString(webkit_back_forward_list_item_get_uri(current))
+        {
+            attempt { try $0.engineMoved(by: back - engineBackLength, url: uri) }
+        }
+        refresh()
+    }
+
+    private func backLength() -> Int {
+        guard let list = webkit_back_forward_list_get_back_list(backForwardList) else { return 0 }
+        defer { g_list_free(list) }
+        return Int(g_list_length(list))
+    }
+
+    // MARK: What the person does
+
+    /// Back: the button, Alt+←, the mouse's back button, a swipe.
+    func navigateBack() {
+        guard filtersReady, session.canGoBack else { return }
+        perform(session.goBack())
+        refresh()
+    }
+
+    /// Forward: the button, Alt+→, the mouse's forward button, a swipe.
+    func navigateForward() {
+        guard filtersReady, session.canGoForward else { return }
+        perform(session.goForward())
+        refresh()
+    }
+
+    /// Reload the page.
+    func reload() {
+        guard filtersReady, session.currentURL != nil else { return }
+        webkit_web_view_reload(webView)
+    }
+
+    /// The address bar's Enter: an address, or words for the search engine.
+    func openTyped(_ text: String) {
+        guard filtersReady else {
+            // No page loads before the content blocker is in place.
+            waitingForFilters.append { [self] in openTyped(text) }
+            return
+        }
+        guard let url = session.open(text) else { return }
+        gtk_entry_set_text(cast(entry), url)
+        webkit_web_view_load_uri(webView, url)
+        gtk_widget_grab_focus(cast(webView))
+        refresh()
+    }
+
+    private func perform(_ command: NavigationCommand?) {
+        switch command {
+        case nil: return
+        case .engineBack: webkit_web_view_go_back(webView)
+        case .engineForward: webkit_web_view_go_forward(webView)
+        case .load(let url): webkit_web_view_load_uri(webView, url)
+        }
+        gtk_stack_set_visible_child_name(cast(stack), "web")
+    }
+
+    /// Zoom in, out or back to 100 %, for every page of this device.
+    func changeZoom(_ change: (BrowserSession) throws -> PageZoom) {
+        attempt { try _ = change($0) }
+        webkit_web_view_set_zoom_level(webView, session.zoom.factor)
+        refresh()
+    }
+
+    /// The shield: turn blocking off or on for the current site. The allowlist changes and
+    /// `$PEPPER_HOME/out` is rebuilt on a worker thread (large lists take a moment); then the
+    /// new rules are loaded and the page reloads.
+    func toggleBlocking() {
+        guard filtersReady, !togglingBlocking, let url = session.currentURL, session.canToggleBlocking else { return }
+        togglingBlocking = true
+        refresh()
+        let siteBlocking = session.siteBlocking
+        Thread.detachNewThread {
+            let result = Result { () throws(BrowsingError) -> Bool in try siteBlocking.toggle(on: url) }
+            MainLoop.perform { [self] in
+                if case .failure(let error) = result {
+                    togglingBlocking = false
+                    report("\(error)")
+                    // Said where the person looks, not only on stderr.
+                    gtk_widget_set_tooltip_text(shieldButton, "Could not change blocking for this site: \(error)")
+                    refresh()
+                    return
+                }
+                gtk_widget_set_tooltip_text(shieldButton, Self.shieldTooltip)
+                applyFilters { [self] in
+                    togglingBlocking = false
+                    webkit_web_view_reload(webView)
+                    refresh()
+                }
+            }
+        }
+    }
+
+    private func answerSuggestion(_ response: Int) {
+        let engines = SearchEngine.allCases
+        let engine = engines.indices.contains(response) ? engines[response] : .duckDuckGo
+        attempt { try $0.answerSearchSuggestion(using: engine) }
+        gtk_widget_set_visible(infoBar, 0)
+        refresh()
+    }
+
+    /// Answers the search suggestion as its buttons do (for automation).
+    func answerSuggestion(with engine: SearchEngine) {
+        answerSuggestion(SearchEngine.allCases.firstIndex(of: engine) ?? 0)
+    }
+
+    /// Keyboard shortcuts; returns whether the key was handled.
+    func handleKey(keyval: guint, state: guint) -> Bool {
+        let control = state & GDK_CONTROL_MASK.rawValue != 0
+        let alt = state & GDK_MOD1_MASK.rawValue != 0
+        let key = Int32(bitPattern: keyval)
+        switch (control, alt, key) {
+        case (false, true, GDK_KEY_Left), (false, true, GDK_KEY_KP_Left): navigateBack()
+        case (false, true, GDK_KEY_Right), (false, true, GDK_KEY_KP_Right): navigateForward()
+        case (true, false, GDK_KEY_plus), (true, false, GDK_KEY_equal), (true, false, GDK_KEY_KP_Add): changeZoom { try $0.zoomIn() }
+        case (true, false, GDK_KEY_minus), (true, false, GDK_KEY_KP_Subtract): changeZoom { try $0.zoomOut() }
+        case (true, false, GDK_KEY_0), (true, false, GDK_KEY_KP_0): changeZoom { try $0.resetZoom() }
+        case (true, false, GDK_KEY_r), (false, false, GDK_KEY_F5): reload()
+        case (true, false, GDK_KEY_l), (false, false, GDK_KEY_F6):
+            gtk_widget_grab_focus(entry)
+            gtk_editable_select_region(OpaquePointer(entry), 0, -1)
+        default: return false
+        }
+        return true
+    }
+
+    /// Two-finger touchpad scrolling: a horizontal swipe goes back or forward.
+    private func handleScroll(_ event: UnsafeMutableRawPointer?) -> Bool {
+        guard let event else { return false }
+        let gdkEvent = event.assumingMemoryBound(to: GdkEvent.self)
+        guard let device = gdk_event_get_source_device(gdkEvent), gdk_device_get_source(device) == GDK_SOURCE_TOUCHPAD else { return false }
+        let scroll = event.assumingMemoryBound(to: GdkEventScroll.self).pointee
+        guard scroll.direction == GDK_SCROLL_SMOOTH else { return false }
+        if gdk_event_is_scroll_stop_event(gdkEvent) != 0 {
+            return finishSwipe()
+        }
+        return trackSwipe(dx: scroll.delta_x, dy: scroll.delta_y)
+    }
+
+    /// Feeds one touchpad scroll step to the swipe recogniser; returns whether it is consumed.
+    func trackSwipe(dx: Double, dy: Double) -> Bool {
+        swipe.scroll(dx: dx, dy: dy)
+    }
+
+    /// Ends a touchpad gesture, navigating when it was a swipe.
+    @discardableResult
+    func finishSwipe() -> Bool {
+        switch swipe.end() {
+        case .back?: navigateBack()
+        case .forward?: navigateForward()
+        case nil: return false
+        }
+        return true
+    }
+
+    // MARK: Rendering
+
+    /// Brings every widget in line with the session.
+    func refresh() {
+        guard !closed else { return }
+        gtk_widget_set_sensitive(backButton, filtersReady && session.canGoBack ? 1 : 0)
+        gtk_widget_set_sensitive(forwardButton, filtersReady && session.canGoForward ? 1 : 0)
+        gtk_widget_set_sensitive(reloadButton, session.currentURL != nil ? 1 : 0)
+        gtk_button_set_label(cast(zoomButton), session.zoom.description)
+        gtk_widget_set_visible(zoomButton, session.zoom == .actualSize ? 0 : 1)
+        gtk_button_set_label(cast(shieldButton), shieldLabel)
+        gtk_widget_set_sensitive(shieldButton, session.canToggleBlocking && !togglingBlocking ? 1 : 0)
+        gtk_entry_set_placeholder_text(cast(entry), "Search with \(session.searchEngine.displayName) or enter an address")
+        // The address follows the page whenever the page changes; in between, what the person
+        // types stays.
+        let address = borrowString(webkit_web_view_get_uri(webView)) ?? session.currentURL ?? ""
+        if address != shownAddress {
+            shownAddress = address
+            gtk_entry_set_text(cast(entry), address)
+        }
+        let title = session.currentTitle.flatMap { $0.isEmpty ? nil : $0 }
+        gtk_window_set_title(cast(window), title.map { "\($0) — Pepper" } ?? "Pepper")
+        gtk_label_set_markup(cast(startLabel), startPageMarkup)
+        let showStart = session.isShowingStartPage && webkit_web_view_get_uri(webView) == nil
+        gtk_stack_set_visible_child_name(cast(stack), showStart ? "start" : "web")
+    }
+
+    /// The shield's text: the blocked count, or why nothing is blocked.
+    var shieldLabel: String {
+        if togglingBlocking { return "Shield …" }
+        if blockerProblem != nil { return "No blocker" }
+        if !((try? session.isBlockingCurrentSite()) ?? true) { return "Shield off" }
+        return "Shield: \(session.blockedCount) blocked"
+    }
+
+    private var startPageMarkup: String {
+        var lines = ["Type an address, or words to search with \(session.searchEngine.displayName)."]
+        if let rules = appliedRules {
+            let ruleCount = rules.rules.formatted(.number)
+            lines.append(
+                "Ads and trackers are blocked by \(ruleCount) rule\(rules.rules == 1 ? "" : "s") "
+                    + "in \(rules.lists) list\(rules.lists == 1 ? "" : "s").")
+        } else if let problem = blockerProblem {
+            lines.append("The content blocker is not loaded: \(problem)")
+        }
+        let body = takeString(g_markup_escape_text(lines.joined(separator: "\n"), -1)) ?? ""
+        return "<span size=\"xx-large\" weight=\"bold\">Pepper</span>\n\n" + body
+    }
+
+    // MARK: For automation
+
+    /// The state the automation channel reports.
+    struct State: Encodable {
+        var url: String?
+        var title: String?
+        var address: String
+        var startPage: Bool
+        var canGoBack: Bool
+        var canGoForward: Bool
+        var backEnabled: Bool
+        var forwardEnabled: Bool
+        var engineCanGoBack: Bool
+        var zoom: Int
+        var engineZoom: Int
+        var blocked: Int
+        var blockedURLs: [String]
+        var blocking: Bool
+        var shield: String
+        var loading: Bool
+        var filtersReady: Bool
+        var rulesIdentifier: String?
+        var rulesCompiled: Bool?
+        var suggestionVisible: Bool
+        var searchEngine: String
+        var historyEntries: [String]
+        var historyIndex: Int?
+    }
+
+    /// The window's current state, read from the widgets where the person sees it.
+    var state: State {
+        State(
+            url: borrowString(webkit_web_view_get_uri(webView)), title: session.currentTitle,
+            address: borrowString(gtk_entry_get_text(cast(entry))) ?? "",
+            startPage: session.isShowingStartPage, canGoBack: session.canGoBack, canGoForward: session.canGoForward,
+            backEnabled: gtk_widget_get_sensitive(backButton) != 0, forwardEnabled: gtk_widget_get_sensitive(forwardButton) != 0,
+            engineCanGoBack: webkit_web_view_can_go_back(webView) != 0, zoom: session.zoom.percent,
+            engineZoom: Int((webkit_web_view_get_zoom_level(webView) * 100).rounded()), blocked: session.blockedCount,
+            blockedURLs: session.blocked.blocked, blocking: (try? session.isBlockingCurrentSite()) ?? true,
+            shield: borrowString(gtk_button_get_label(cast(shieldButton))) ?? "", loading: isLoading, filtersReady: filtersReady,
+            rulesIdentifier: appliedRules?.identifier, rulesCompiled: appliedRules?.compiled,
+            suggestionVisible: gtk_widget_get_visible(infoBar) != 0, searchEngine: session.searchEngine.rawValue,
+            historyEntries: session.history.entries.map(\.url), historyIndex: session.history.currentIndex)
+    }
+
+    /// Whether anything is still in progress: the rules, a page load, the shield.
+    var isLoading: Bool { !filtersReady || togglingBlocking || webkit_web_view_is_loading(webView) != 0 }
+
+    /// Clicks a toolbar button as a person would (`back`, `forward`, `reload`, `shield`, `zoom`);
+    /// returns an error when it is disabled.
+    func click(_ name: String) -> String? {
+        let buttons = ["back": backButton, "forward": forwardButton, "reload": reloadButton, "zoom": zoomButton, "shield": shieldButton]
+        guard let button = buttons[name] else { return "no button '\(name)'" }
+        guard gtk_widget_get_sensitive(button) != 0 else { return "the \(name) button is disabled" }
+        gtk_button_clicked(cast(button))
+        return nil
+    }
+
+    /// Sends a key press through the window's key handling, as the keyboard would.
+    func pressKey(keyval: guint, state: guint) {
+        guard let event = gdk_event_new(GDK_KEY_PRESS) else { return }
+        defer { gdk_event_free(event) }
+        if let gdkWindow = gtk_widget_get_window(window) {
+            // The event owns a reference to its window, released by gdk_event_free.
+            event.pointee.key.window = OpaquePointer(g_object_ref(raw(gdkWindow)))
+        }
+        event.pointee.key.send_event = 1
+        event.pointee.key.keyval = keyval
+        event.pointee.key.state = state
+        event.pointee.key.time = guint32(GDK_CURRENT_TIME)
+        if let seat = gdk_display_get_default_seat(gdk_display_get_default()), let keyboard = gdk_seat_get_keyboard(seat) {
+            gdk_event_set_device(event, keyboard)
+        }
+        gtk_widget_event(window, event)
+    }
+
+    /// Saves a PNG of the whole window (toolbar, shield and page).
+    func screenshot(to path: String) -> String? {
+        guard let gdkWindow = gtk_widget_get_window(window) else { return "the window is not shown" }
+        let width = gdk_window_get_width(gdkWindow)
+        let height = gdk_window_get_height(gdkWindow)
+        guard let pixbuf = gdk_pixbuf_get_from_window(gdkWindow, 0, 0, width, height) else { return "cannot read the window" }
+        defer { g_object_unref(raw(pixbuf)) }
+        var error: UnsafeMutablePointer<GError>?
+        gdk_pixbuf_savev(pixbuf, path, "png", nil, nil, &error)
+        return GLibError.take(error)?.description
+    }
+
+    /// Closes the window, ending `pepper browse`.
+    func close() {
+        guard !closed else { return }
+        gtk_widget_destroy(window)
+    }
+
+    // MARK: Errors
+
+    private func attempt(_ body: (BrowserSession) throws -> Void) {
+        do {
+            try body(session)
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    private func report(_ message: String) {
+        FileHandle.standardError.write(Data("pepper: warning: \(message)\n".utf8))
+    }
+}
+#endif

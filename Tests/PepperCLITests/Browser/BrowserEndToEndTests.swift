@@ -1,0 +1,191 @@
+import Foundation
+import PepperTestSupport
+import Testing
+
+/// The real `pepper browse` (GTK + WebKitGTK) under Xvfb, its traffic through a local logging
+/// proxy (`ListServer` answers absolute-URL requests, so test host names need no DNS).
+@Suite("pepper browse end to end", .serialized, .enabled(if: WebKitJudge.enabled))
+struct BrowserEndToEndTests {
+    static let pageA = "http://a.test/"
+    static let pageB = "http://b.test/"
+    static let pageC = "http://c.test/"
+    static let pixel = "http://tracker.test/pixel.gif"
+    static let script = "http://tracker.test/t.js"
+
+    static let routes: [String: ListServer.Route] = [
+        pageA: .init(
+            body: """
+                <!doctype html><title>Page A</title>
+                <h1>Page A</h1><p><a href="http://b.test/">to B</a></p>
+                <img src="http://tracker.test/pixel.gif" width="1" height="1">
+                <script src="http://tracker.test/t.js"></script>
+                <img src="http://a.test/missing.png" alt="">
+                """, contentType: "text/html; charset=utf-8"),
+        pageB: .init(body: "<!doctype html><title>Page B</title><h1>Page B</h1>", contentType: "text/html; charset=utf-8"),
+        pageC: .init(body: "<!doctype html><title>Page C</title><h1>Page C</h1>", contentType: "text/html; charset=utf-8"),
+        pixel: .init(body: "GIF89a", contentType: "image/gif"),
+        script: .init(body: "document.title += ' (tracked)';", contentType: "text/javascript"),
+    ]
+
+    @Test func blocksNavigatesRestoresZoomsAndToggles() throws {
+        guard WebKitJudge.ready() else { return }
+        guard VirtualDisplay.isAvailable else {
+            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
+            return
+        }
+        let display = try VirtualDisplay()
+        let proxy = try ListServer(routes: Self.routes)
+        let home = TestPaths.temporaryDirectory("browse-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let artifacts = TestPaths.artifacts.appendingPathComponent("browser")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        var transcript: [String] = []
+        defer { try? Data(transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("transcript.txt")) }
+
+        // The rules come from the state, as a person's would: a list of one tracker.
+        let list = home.appendingPathComponent("trackers.txt")
+        try Data("! Title: test trackers\n||tracker.test^\n".utf8).write(to: list)
+        let added = try PepperProcess.run(["lists", "add", list.path], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+
+        func launch() throws -> BrowserDriver {
+            try BrowserDriver(
+                home: home, display: display.name,
+                arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+        }
+        func requested(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
+
+        // First launch: the start page, then A → B → C.
+        do {
+            let browser = try launch()
+            defer { transcript += browser.transcript }
+            let start = try browser.waitForPage()
+            #expect(start.startPage)
+            #expect(!start.backEnabled && !start.forwardEnabled)
+            #expect(start.suggestionVisible, "the one-time search suggestion")
+            #expect(start.rulesCompiled == true, "first launch: WebKit compiles the rules")
+            try browser.send("screenshot \(artifacts.appendingPathComponent("start-page.png").path)")
+            try browser.send("suggestion duckduckgo")
+
+            try browser.send("open \(Self.pageA)")
+            let onA = try browser.waitForPage()
+            #expect(onA.url == Self.pageA)
+            #expect(onA.title == "Page A", "the blocked script did not run")
+            #expect(onA.blocked == 2)
+            #expect(Set(onA.blockedURLs) == [Self.pixel, Self.script])
+            #expect(onA.shield == "Shield: 2 blocked")
+            #expect(!onA.backEnabled)
+            #expect(requested("http://a.test/missing.png"), "page resources go through the proxy")
+            #expect(!requested(Self.pixel) && !requested(Self.script), "blocked resources are never fetched")
+            try browser.send("screenshot \(artifacts.appendingPathComponent("page-with-shield.png").path)")
+
+            try browser.send("open \(Self.pageB)")
+            let onB = try browser.waitForPage()
+            #expect(onB.blocked == 0 && onB.backEnabled && !onB.forwardEnabled)
+            try browser.send("open \(Self.pageC)")
+            _ = try browser.waitForPage()
+
+            // Within one run, back and forward use WebKit's own list.
+            try browser.send("key alt+Left")
+            let backToB = try browser.waitForPage()
+            #expect(backToB.url == Self.pageB && backToB.forwardEnabled)
+            try browser.send("key alt+Left")
+            let backToA = try browser.waitForPage()
+            #expect(backToA.url == Self.pageA && !backToA.backEnabled)
+            #expect(backToA.blocked == 2, "a page back from WebKit's page cache reports its blocked requests again")
+            try browser.send("key alt+Right")
+            _ = try browser.waitForPage()
+            try browser.send("key alt+Right")
+            let forwardToC = try browser.waitForPage()
+            #expect(forwardToC.url == Self.pageC && !forwardToC.forwardEnabled)
+
+            try browser.send("key ctrl+plus")
+            try browser.send("key ctrl+plus")
+            let zoomed = try browser.state()
+            #expect(zoomed.zoom == 125 && zoomed.engineZoom == 125)
+            #expect(try browser.quit() == 0)
+        }
+
+        // Second launch: C is back, WebKit's list is empty, and Back still works twice, to A.
+        do {
+            let browser = try launch()
+            defer { transcript += browser.transcript }
+            let restored = try browser.waitForPage()
+            #expect(restored.url == Self.pageC && restored.address == Self.pageC)
+            #expect(restored.historyEntries == [Self.pageA, Self.pageB, Self.pageC])
+            #expect(restored.backEnabled && !restored.forwardEnabled)
+            #expect(!restored.engineCanGoBack, "WebKit's own list starts empty")
+            #expect(restored.zoom == 125 && restored.engineZoom == 125, "zoom restored and applied to the page")
+            #expect(!restored.suggestionVisible, "the suggestion was answered")
+            #expect(restored.rulesCompiled == false, "same manifest identifier: the stored filters are loaded")
+
+            try browser.send("click back")
+            let onB = try browser.waitForPage()
+            #expect(onB.url == Self.pageB)
+            try browser.send("click back")
+            let onA = try browser.waitForPage()
+            #expect(onA.url == Self.pageA && onA.address == Self.pageA)
+            #expect(!onA.backEnabled && onA.forwardEnabled)
+            #expect(onA.engineZoom == 125, "zoom applied after each load")
+            #expect(onA.blocked == 2)
+
+            // A swipe goes forward and back again.
+            try browser.send("swipe forward")
+            #expect(try browser.waitForPage().url == Self.pageB)
+            try browser.send("swipe back")
+            #expect(try browser.waitForPage().url == Self.pageA)
+            try browser.send("key ctrl+0")
+            #expect(try browser.state().engineZoom == 100)
+
+            // The shield: blocking off for a.test, the tracker loads; on again, it does not.
+            try browser.send("click shield")
+            let unprotected = try browser.waitForPage()
+            #expect(!unprotected.blocking)
+            #expect(unprotected.shield == "Shield off")
+            #expect(unprotected.title == "Page A (tracked)", "the tracker script ran")
+            #expect(requested(Self.pixel) && requested(Self.script), "allowlisted: the resources are fetched")
+            let allowlist = try PepperProcess.run(["allowlist", "list"], home: home)
+            #expect(allowlist.stdout.contains("a.test"))
+            try browser.send("screenshot \(artifacts.appendingPathComponent("shield-off.png").path)")
+
+            proxy.clearLog()
+            try browser.send("click shield")
+            let protected = try browser.waitForPage()
+            #expect(protected.blocking && protected.blocked == 2)
+            #expect(requested(Self.pageA), "the page reloaded")
+            #expect(!requested(Self.pixel) && !requested(Self.script))
+            #expect(try PepperProcess.run(["allowlist", "list"], home: home).stdout.isEmpty)
+            #expect(try browser.quit() == 0)
+        }
+    }
+
+    @Test func refusesToStartWithoutADisplay() throws {
+        let home = TestPaths.temporaryDirectory("browse-nodisplay")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let outcome = try PepperProcess.run(["browse"], home: home, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("cannot open a display"))
+    }
+}
+
+@Suite("pepper browse without its window program")
+struct BrowserHelperTests {
+    @Test func saysWhereItLookedForPepperBrowser() throws {
+        let directory = TestPaths.temporaryDirectory("lonely-pepper")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lonely = directory.appendingPathComponent("pepper")
+        try FileManager.default.copyItem(at: PepperProcess.executable, to: lonely)
+        let outcome = try Subprocess.run(lonely, ["browse", "--home", directory.path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("pepper-browser"))
+        #expect(outcome.stderr.contains(directory.path))
+    }
+
+    @Test func rejectsABadWindowSize() throws {
+        let home = TestPaths.temporaryDirectory("browse-size")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let outcome = try PepperProcess.run(["browse", "--window-size", "huge"], home: home)
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--window-size"))
+    }
+}
