@@ -119,11 +119,13 @@ public final class DNSServer: Sendable {
             } catch {
                 for channel in channels { try? await channel.close() }
                 await forwarder.close()
-                throw DNSServerError.cannotListen(ListenAddress(host: configuration.listen.host, port: port).description, Self.reason(error))
+                throw DNSServerError.cannotListen(
+                    ListenAddress(host: configuration.listen.host, port: port).description, Self.reason(error))
             }
             let local = ListenAddress(host: configuration.listen.host, port: port)
             logger.info("listening", metadata: ["address": "\(local)", "upstreams": "\(configuration.upstreams.map(\.description))"])
-            return DNSServer(configuration: configuration, localAddress: local, group: group, channels: channels, resolver: resolver, logger: logger)
+            return DNSServer(
+                configuration: configuration, localAddress: local, group: group, channels: channels, resolver: resolver, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw error

@@ -105,7 +105,8 @@ final class QueryResolver: Sendable {
         let dnssecOK = query.edns?.dnssecOK ?? false
         let key = ResponseCache.Key(question, dnssecOK: dnssecOK)
         if let cached = cache.lookup(key) {
-            return eventLoop.makeSucceededFuture(respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
+            return eventLoop.makeSucceededFuture(
+                respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
         }
         return forwarder.resolve(
             question, dnssecOK: dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
@@ -135,7 +136,15 @@ final class QueryResolver: Sendable {
         response.header.flags.isAuthoritative = false
         response.header.flags.authenticData = upstream.header.flags.authenticData
         response.header.flags.responseCode = DNSResponseCode(rawValue: upstream.responseCode.rawValue & 0xF)
-        response.answers = upstream.answers
+        // Records owned by the question's name take the client's spelling (cached answers were
+        // stored under another client's).
+        let asked = query.questions[0].name
+        response.answers = upstream.answers.map { record in
+            guard record.name != asked, record.name.isEquivalent(to: asked) else { return record }
+            var copy = record
+            copy.name = asked
+            return copy
+        }
         response.authorities = upstream.authorities
         response.additionals = upstream.additionals
         report(client, query, outcome, response.responseCode)

@@ -56,7 +56,9 @@ final class UpstreamForwarder: Sendable {
     }
 
     /// Opens the socket pool.
-    static func make(upstreams: [UpstreamAddress], timeout: TimeAmount, group: EventLoopGroup, logger: Logger) async throws
+    static func make(
+        upstreams: [UpstreamAddress], timeout: TimeAmount, group: EventLoopGroup, logger: Logger
+    ) async throws
         -> UpstreamForwarder
     {
         var resolved: [(SocketAddress, String)] = []

@@ -58,7 +58,10 @@ public struct DNSRecord: Sendable, Hashable {
     public static func soa(_ name: DNSName, _ soa: SOAData, ttl: UInt32) -> DNSRecord {
         var data = soa.primaryServer.wire + soa.responsible.wire
         for value in [soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum] {
-            data += [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+            data += [
+                UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+                UInt8(truncatingIfNeeded: value),
+            ]
         }
         return DNSRecord(name: name, type: .soa, ttl: ttl, data: data)
     }

@@ -3,7 +3,8 @@
 struct DNSWireWriter {
     private(set) var bytes: [UInt8]
     /// Name suffixes written uncompressed so far: their hash, where they start, and their
-    /// lower-cased wire bytes to confirm a hash match.
+    /// wire bytes to confirm a hash match. Matching is exact, case included, so compression
+    /// never changes the spelling of a name (resolvers that randomise case compare it).
     private var suffixes: [(hash: UInt64, offset: Int, wire: ArraySlice<UInt8>)] = []
 
     /// Pointers have 14 bits: names written beyond this offset cannot be pointed at.
@@ -54,19 +55,19 @@ struct DNSWireWriter {
             bytes.append(0)
             return
         }
-        let lowered = DNSName.lowercasedWire(wire)
+        let exact = wire
         // Label starts, most specific first.
         var starts: [Int] = []
         var index = 0
-        while lowered[index] != 0 {
+        while exact[index] != 0 {
             starts.append(index)
-            index += 1 + Int(lowered[index])
+            index += 1 + Int(exact[index])
         }
         var pointer: Int?
         var written = starts.count
         if compress {
             for (position, start) in starts.enumerated() {
-                let suffix = lowered[start...]
+                let suffix = exact[start...]
                 let hash = Self.hash(suffix)
                 if let match = suffixes.first(where: { $0.hash == hash && $0.wire == suffix }) {
                     pointer = match.offset
@@ -79,7 +80,7 @@ struct DNSWireWriter {
             let start = starts[position]
             let offset = bytes.count
             if offset < Self.pointerLimit && suffixes.count < Self.suffixLimit {
-                let suffix = lowered[start...]
+                let suffix = exact[start...]
                 suffixes.append((Self.hash(suffix), offset, suffix))
             }
             let length = Int(wire[start])

@@ -64,7 +64,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The four bytes of an IPv4 address, network order.
     public var ipv4Bytes: [UInt8]? {
         guard let value = ipv4Value else { return nil }
-        return [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        return [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     /// The 16 bytes of the address (IPv4 as IPv4-mapped), network order.
@@ -109,7 +112,8 @@ public struct CIDRBlock: Sendable, Hashable, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .badAddress(let text): return "'\(text)' is not a CIDR block: the address is not IPv4 or IPv6 (e.g. 192.168.1.0/24, fd00::/8)"
+            case .badAddress(let text):
+                return "'\(text)' is not a CIDR block: the address is not IPv4 or IPv6 (e.g. 192.168.1.0/24, fd00::/8)"
             case .badPrefix(let text): return "'\(text)' is not a CIDR block: the prefix length must be 0–32 for IPv4, 0–128 for IPv6"
             }
         }

@@ -41,7 +41,9 @@ public enum UpstreamAddress: Sendable, Hashable, CustomStringConvertible {
                 if let hash = rest.firstIndex(of: "#") {
                     hostPort = String(rest[..<hash])
                     serverName = String(rest[rest.index(after: hash)...])
-                    guard let name = serverName, !name.isEmpty, Self.isHostName(name) else { throw fail("the name after # is not a host name") }
+                    guard let name = serverName, !name.isEmpty, Self.isHostName(name) else {
+                        throw fail("the name after # is not a host name")
+                    }
                 }
                 guard !hostPort.contains("/") else { throw fail("a DNS-over-TLS upstream has no path") }
                 let (host, port) = try Self.hostAndPort(hostPort, defaultPort: 853, text: text)
