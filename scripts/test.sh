@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth)
+# bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
+# generator of the DNS tests.
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth bind9-dnsutils dnsmasq-base dnsperf)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -41,4 +43,4 @@ swift build --build-tests
 
 echo "==> swift test"
 mkdir -p artifacts
-PEPPER_REQUIRE_WEBKIT=1 swift test --skip-build "$@"
+PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_DNS_TOOLS=1 swift test --skip-build "$@"

@@ -15,7 +15,8 @@ public struct Pepper: AsyncParsableCommand {
             """,
         version: PepperVersion.current,
         subcommands: [
-            CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, CallsCommand.self,
+            CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, DNSCommand.self,
+            CallsCommand.self,
             SmsCommand.self, BrowseCommand.self,
         ]
     )

@@ -62,6 +62,7 @@ struct DomainMatchingTests {
         #expect(engine.domainDecision("own.test") == .noMatch, "first-party only")
         #expect(engine.domainDecision("sites.test") == .noMatch, "limited to some sites")
         #expect(engine.domainDecision("elsewhere.test") == .blocked, "excluding sites still blocks everywhere else")
+        #expect(engine.dnsBlockedDomainCount == 7)
     }
 
     @Test func typedExceptionsDoNotUnblockADomain() throws {

@@ -1,0 +1,298 @@
+import ArgumentParser
+import Crypto
+import DNSFilter
+import DNSServer
+import FilterEngine
+import FilterLists
+import Foundation
+import ListSync
+import Logging
+import NIOCore
+import Storage
+
+/// `pepper dns`: the filtering DNS forwarder.
+struct DNSCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dns",
+        abstract: "Filter DNS for the whole machine or network: a blocking DNS forwarder.",
+        subcommands: [DNSServeCommand.self]
+    )
+}
+
+/// `pepper dns serve`.
+struct DNSServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Answer DNS on --listen, blocking the names the lists block, forwarding the rest.",
+        discussion: """
+            Blocks a name when it or a parent domain is blocked at the DNS level by the
+            enabled lists of the state (`pepper lists`) and the SOURCE lists given (paths
+            or URLs), unless an exception or `pepper allowlist` covers it: `||domain^`
+            rules, hosts files, domain lists, Tracker Radar and Disconnect trackers
+            (docs/dns.md has the exact policy). Answers to forwarded names are checked
+            too: a CNAME that leads to a blocked name is blocked.
+
+            UDP and TCP on one address. Other names go to the --upstream servers (plain
+            DNS; TCP when an answer is truncated) through a cache that honours TTLs.
+            Only loopback clients are answered unless --allow-clients names more.
+
+            Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
+            lists` or `pepper allowlist` recompile the state; queries keep being answered
+            meanwhile. SIGINT or SIGTERM stops it.
+
+            Try it: pepper dns serve --listen 127.0.0.1:5335 --upstream 9.9.9.9
+            then:   dig @127.0.0.1 -p 5335 doubleclick.net
+            """
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Argument(help: ArgumentHelp("More filter lists (paths or URLs) besides the enabled ones.", valueName: "source"))
+    var sources: [String] = []
+
+    @Option(help: ArgumentHelp("Address to answer on, UDP and TCP.", valueName: "ip:port"))
+    var listen: String = "127.0.0.1:5335"
+
+    @Option(
+        help: ArgumentHelp(
+            "A resolver to forward to, IP[:PORT] (repeatable; default: the nameservers of /etc/resolv.conf).", valueName: "ip:port"))
+    var upstream: [String] = []
+
+    @Option(help: ArgumentHelp("How blocked names are answered: nxdomain, null (0.0.0.0 / ::) or refused.", valueName: "kind"))
+    var blockResponse: String = "nxdomain"
+
+    @Option(help: ArgumentHelp("TTL of block answers, in seconds.", valueName: "seconds"))
+    var blockTTL: Int = 60
+
+    @Option(help: ArgumentHelp("Also answer clients in this block, e.g. 192.168.1.0/24 (repeatable).", valueName: "cidr"))
+    var allowClients: [String] = []
+
+    @Option(help: ArgumentHelp("Milliseconds to wait for an upstream before trying the next.", valueName: "ms"))
+    var upstreamTimeout: Int = 1500
+
+    @Option(help: ArgumentHelp("Most answers kept in the cache (0: no cache).", valueName: "n"))
+    var cacheSize: Int = 10_000
+
+    @Option(help: ArgumentHelp("Threads answering queries (default: one per core).", valueName: "n"))
+    var threads: Int?
+
+    @Option(help: ArgumentHelp("Log level on stderr: error, warning, info, debug.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard BlockResponse(rawValue: blockResponse.lowercased()) != nil else {
+            throw ValidationError("--block-response must be nxdomain, null or refused, not '\(blockResponse)'")
+        }
+        guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
+        guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
+        guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1–64") }
+        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        do {
+            _ = try ListenAddress(listen)
+            for text in upstream { _ = try UpstreamAddress(text) }
+            for text in allowClients { _ = try CIDRBlock(text) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    func run() async throws {
+        let listenAddress = try ListenAddress(listen)
+        var upstreams = try upstream.map { try UpstreamAddress($0) }
+        if upstreams.isEmpty { upstreams = Self.systemResolvers(excluding: listenAddress) }
+        guard !upstreams.isEmpty else {
+            throw CLIError("no upstream: /etc/resolv.conf names none; give --upstream IP[:PORT]")
+        }
+        for upstream in upstreams {
+            guard case .udp = upstream else {
+                throw CLIError("\(upstream): DNS-over-TLS and DNS-over-HTTPS upstreams are not supported yet; use IP[:PORT]")
+            }
+        }
+        let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
+        let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
+        let loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
+        let started = Date()
+        let engine = try loader.engine()
+        let filter = DNSQueryFilter(
+            engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
+        let configuration = DNSServerConfiguration(
+            listen: listenAddress, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
+            cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+        let server: DNSServer
+        do {
+            server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger)
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        // Written at once (not buffered): scripts wait for this line.
+        let ready =
+            "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(engine.dnsBlockedDomainCount)) blocked domains; "
+            + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
+        FileHandle.standardOutput.write(Data(ready.utf8))
+
+        let events = SignalEvents()
+        let watcher = Task {
+            var stamp = loader.stateStamp()
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                let current = loader.stateStamp()
+                if current != stamp {
+                    stamp = current
+                    events.send(.reload("the state's lists or allowlist changed"))
+                }
+            }
+        }
+        for await event in events.stream {
+            switch event {
+            case .stop(let name):
+                logger.info("stopping", metadata: ["signal": "\(name)"])
+                watcher.cancel()
+                await server.shutdown()
+                events.finish()
+            case .reload(let reason):
+                do {
+                    let fresh = try loader.engine(rereadSources: true)
+                    let current = server.filter
+                    server.replaceFilter(
+                        DNSQueryFilter(
+                            engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
+                            nullIPv6: current.nullIPv6))
+                    logger.info(
+                        "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
+                } catch {
+                    logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    private func loadSources() async throws -> [ListInput] {
+        var inputs: [ListInput] = []
+        for argument in sources { inputs.append(try await SourceLoader.load(argument, format: nil)) }
+        return CompileCommand.uniquelyNamed(inputs)
+    }
+
+    static func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "pepper.dns") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = level
+        return logger
+    }
+
+    /// The nameservers of /etc/resolv.conf, except this server's own address.
+    static func systemResolvers(excluding listen: ListenAddress) -> [UpstreamAddress] {
+        guard let text = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line -> UpstreamAddress? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, fields[0] == "nameserver", let address = IPAddress(String(fields[1])) else { return nil }
+            if address == listen.host && listen.port == 53 { return nil }
+            return .udp(host: address, port: 53)
+        }
+    }
+}
+
+/// Builds the DNS engine from the state and the command line's lists, and tells when the state
+/// changed.
+struct DNSEngineLoader: Sendable {
+    let homeOptions: HomeOptions
+    let sources: [ListInput]
+
+    /// The engine: the state's saved engine when no SOURCE is given (no list is parsed), else the
+    /// state's enabled lists plus the SOURCE lists, cached in `$PEPPER_HOME/dns-engine.bin` under
+    /// a digest of every input, so a restart with the same lists parses nothing either.
+    func engine(rereadSources: Bool = false) throws -> FilterEngine {
+        let database = try homeOptions.openDatabase()
+        let home = homeOptions.pepperHome
+        if sources.isEmpty {
+            if let engine = try? EngineCache.load(home: home, database: database) { return engine }
+            return try EngineCache.rebuild(home: home, database: database)
+        }
+        var inputs = try BlockerBuilder.storedInputs(home: home, database: database)
+        inputs += rereadSources ? sources.map(Self.reread) : sources
+        let allowlist = try AllowlistStore(database: database).domains()
+        let identifier = Self.digest(inputs, allowlist: allowlist)
+        let cacheURL = home.url.appendingPathComponent("dns-engine.bin")
+        if let cached = try? FilterEngine(contentsOf: cacheURL), cached.identifier == identifier { return cached }
+        let parsed = BlockerBuilder.parse(inputs)
+        for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
+        let engine = FilterEngine(lists: parsed.compactMap { try? $0.result.get() }, allowlist: allowlist, identifier: identifier)
+        try? engine.write(to: cacheURL)
+        return engine
+    }
+
+    /// A SOURCE file read again (SIGHUP after editing it); URLs and unreadable files keep the
+    /// copy read at start.
+    static func reread(_ input: ListInput) -> ListInput {
+        guard !input.location.hasPrefix("http://"), !input.location.hasPrefix("https://"),
+            let data = try? Data(contentsOf: URL(fileURLWithPath: input.location))
+        else { return input }
+        var copy = input
+        copy.data = data
+        return copy
+    }
+
+    static func digest(_ inputs: [ListInput], allowlist: [String]) -> String {
+        var hasher = SHA256()
+        for input in inputs {
+            hasher.update(data: Data(input.name.utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: Data((input.format?.rawValue ?? "auto").utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: input.data)
+        }
+        hasher.update(data: Data(allowlist.sorted().joined(separator: ",").utf8))
+        return "dns:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Changes whenever a recompile (`pepper update`, `lists`, `allowlist`, `compile`) rewrote
+    /// the state's engine or output.
+    func stateStamp() -> String {
+        let home = homeOptions.pepperHome
+        return [EngineCache.url(home: home), home.outputURL.appendingPathComponent("manifest.json")].map { url in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(modified):\(attributes?[.size] as? Int ?? -1)"
+        }.joined(separator: "|")
+    }
+}
+
+/// SIGINT/SIGTERM (stop) and SIGHUP (reload) as an async stream. (`@unchecked`: the signal
+/// sources are only set in `init` and cancelled in `finish`, both thread-safe in Dispatch.)
+final class SignalEvents: @unchecked Sendable {
+    enum Event: Sendable {
+        case stop(String)
+        case reload(String)
+    }
+
+    let stream: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let sources: [DispatchSourceSignal]
+
+    init() {
+        let (stream, continuation) = AsyncStream<Event>.makeStream()
+        self.stream = stream
+        self.continuation = continuation
+        var sources: [DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+            // Handled by the dispatch source, not by the default action.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                continuation.yield(number == SIGHUP ? .reload("SIGHUP") : .stop(name))
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    func send(_ event: Event) {
+        continuation.yield(event)
+    }
+
+    func finish() {
+        for source in sources { source.cancel() }
+        continuation.finish()
+    }
+}
