@@ -34,6 +34,15 @@ public struct QueryEvent: Sendable, Hashable {
     public var outcome: QueryOutcome
     /// The response code sent.
     public var responseCode: DNSResponseCode
+
+    /// An event with the given fields.
+    public init(client: IPAddress, name: String, type: DNSRecordType, outcome: QueryOutcome, responseCode: DNSResponseCode) {
+        self.client = client
+        self.name = name
+        self.type = type
+        self.outcome = outcome
+        self.responseCode = responseCode
+    }
 }
 
 /// Turns a query into its answer: access check, decoding, filtering, cache, upstreams.

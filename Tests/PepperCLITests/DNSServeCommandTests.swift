@@ -81,6 +81,25 @@ struct DNSServeCommandTests {
         let status = serve.process.wait()
         #expect(status == 0, "exit status \(status): \(serve.log)")
         #expect(serve.log.contains("stopped"))
+
+        // Every query was counted and logged (the last second's batch is written on stop).
+        let stats = try PepperProcess.run(["dns", "stats", "--json"], home: home)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+        let total = decoded?["total"] as? [String: Int] ?? [:]
+        #expect((total["blocked"] ?? 0) >= 3, "\(stats.stdout)")
+        #expect((total["forwarded"] ?? 0) >= 3, "\(stats.stdout)")
+        let top = decoded?["topBlocked"] as? [[String: Any]] ?? []
+        #expect(top.contains { $0["name"] as? String == "later.test" }, "\(stats.stdout)")
+        let blockedLog = try PepperProcess.run(["dns", "log", "--blocked"], home: home)
+        #expect(blockedLog.status == 0)
+        let lines = blockedLog.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("\tA\ttracker.test\tblocked\tNXDOMAIN") }, "\(blockedLog.stdout)")
+        #expect(!lines.contains { $0.contains("forwarded") })
+        let everything = try PepperProcess.run(["dns", "log", "--limit", "100"], home: home)
+        #expect(everything.stdout.contains("www.example.test\tforwarded\tNOERROR"), "\(everything.stdout)")
+        let human = try PepperProcess.run(["dns", "stats"], home: home)
+        #expect(human.stdout.contains("most blocked"), "\(human.stdout)")
     }
 
     @Test func badArgumentsAndABusyPortGiveClearErrors() throws {

@@ -15,7 +15,7 @@ struct DNSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dns",
         abstract: "Filter DNS for the whole machine or network: a blocking DNS forwarder.",
-        subcommands: [DNSServeCommand.self]
+        subcommands: [DNSServeCommand.self, DNSStatsCommand.self, DNSLogCommand.self]
     )
 }
 
@@ -35,6 +35,10 @@ struct DNSServeCommand: AsyncParsableCommand {
             UDP and TCP on one address. Other names go to the --upstream servers (plain
             DNS; TCP when an answer is truncated) through a cache that honours TTLs.
             Only loopback clients are answered unless --allow-clients names more.
+
+            Every query is counted in the state's database and the recent ones are
+            logged (the newest 100,000 of the last 7 days): `pepper dns stats`,
+            `pepper dns log`. --no-query-log turns both off.
 
             Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
             lists` or `pepper allowlist` recompile the state; queries keep being answered
@@ -79,6 +83,9 @@ struct DNSServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level on stderr: error, warning, info, debug.", valueName: "level"))
     var logLevel: String = "info"
 
+    @Flag(help: "Neither count nor log queries in the state's database.")
+    var noQueryLog = false
+
     func validate() throws {
         guard BlockResponse(rawValue: blockResponse.lowercased()) != nil else {
             throw ValidationError("--block-response must be nxdomain, null or refused, not '\(blockResponse)'")
@@ -119,12 +126,17 @@ struct DNSServeCommand: AsyncParsableCommand {
         let configuration = DNSServerConfiguration(
             listen: listenAddress, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
             cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+        let recorder =
+            noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
         let server: DNSServer
         do {
-            server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger)
+            var observer: (@Sendable (QueryEvent) -> Void)?
+            if let recorder { observer = { recorder.record($0) } }
+            server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger, observer: observer)
         } catch {
             throw CLIError("\(error)")
         }
+        let recording = Task { await recorder?.run() }
         let seconds = Date().timeIntervalSince(started)
         // Written at once (not buffered): scripts wait for this line.
         let ready =
@@ -150,6 +162,8 @@ struct DNSServeCommand: AsyncParsableCommand {
                 logger.info("stopping", metadata: ["signal": "\(name)"])
                 watcher.cancel()
                 await server.shutdown()
+                recording.cancel()
+                await recording.value
                 events.finish()
             case .reload(let reason):
                 do {
@@ -294,5 +308,101 @@ final class SignalEvents: @unchecked Sendable {
     func finish() {
         for source in sources { source.cancel() }
         continuation.finish()
+    }
+}
+
+/// `pepper dns stats`.
+struct DNSStatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Queries answered by `pepper dns serve`: counts per outcome, today and in all, and the names blocked most."
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: ArgumentHelp("How many of the most blocked names to show.", valueName: "n"))
+    var top: Int = 10
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    struct Stats: Encodable {
+        var total: [String: Int]
+        var today: [String: Int]
+        var topBlocked: [DNSQueryLogStore.NameCount]
+    }
+
+    func run() throws {
+        let store = DNSQueryLogStore(database: try homeOptions.openDatabase())
+        let counts = try store.counts()
+        let today = DNSQueryLogStore.day(of: Date())
+        var stats = Stats(total: [:], today: [:], topBlocked: try store.topBlocked(limit: top))
+        for count in counts {
+            stats.total[count.outcome, default: 0] += count.count
+            if count.day == today { stats.today[count.outcome, default: 0] += count.count }
+        }
+        if json {
+            try Terminal.printJSON(stats)
+            return
+        }
+        let outcomes = ["blocked", "blocked-cname", "forwarded", "cached", "failed", "refused", "malformed"]
+        print(Terminal.pad("outcome", 16) + Terminal.padLeft("today", 12) + Terminal.padLeft("all", 14))
+        for outcome in outcomes + stats.total.keys.filter({ !outcomes.contains($0) }).sorted() {
+            print(
+                Terminal.pad(outcome, 16) + Terminal.padLeft(Terminal.count(stats.today[outcome] ?? 0), 12)
+                    + Terminal.padLeft(Terminal.count(stats.total[outcome] ?? 0), 14))
+        }
+        let all = stats.total.values.reduce(0, +)
+        let blocked = (stats.total["blocked"] ?? 0) + (stats.total["blocked-cname"] ?? 0)
+        let share = all == 0 ? 0 : Double(blocked) * 100 / Double(all)
+        print(
+            Terminal.pad("total", 16) + Terminal.padLeft(Terminal.count(stats.today.values.reduce(0, +)), 12)
+                + Terminal.padLeft(Terminal.count(all), 14))
+        print(String(format: "blocked: %.1f %% of all queries", share))
+        if !stats.topBlocked.isEmpty {
+            print("most blocked (recent log):")
+            for item in stats.topBlocked { print("  " + Terminal.padLeft(Terminal.count(item.count), 8) + "  " + item.name) }
+        }
+    }
+}
+
+/// `pepper dns log`.
+struct DNSLogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "The latest queries answered by `pepper dns serve`, newest first.",
+        discussion: "One line per query: time (UTC), client, type, name, outcome, response code."
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Flag(help: "Only blocked queries (by name or by CNAME).")
+    var blocked = false
+
+    @Option(help: ArgumentHelp("How many queries to show.", valueName: "n"))
+    var limit: Int = 50
+
+    @Flag(help: "Print JSON lines.")
+    var json = false
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be positive") }
+    }
+
+    func run() throws {
+        let entries = try DNSQueryLogStore(database: try homeOptions.openDatabase()).recent(limit: limit, blockedOnly: blocked)
+        let formatter = ISO8601DateFormatter()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for entry in entries { print(String(decoding: try encoder.encode(entry), as: UTF8.self)) }
+            return
+        }
+        for entry in entries {
+            print(
+                [formatter.string(from: entry.at), entry.client, entry.type, entry.name, entry.outcome, entry.responseCode].joined(
+                    separator: "\t"))
+        }
     }
 }

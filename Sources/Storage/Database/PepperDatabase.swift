@@ -65,6 +65,7 @@ public final class PepperDatabase: Sendable {
         }
         migrator.registerMigration("v-calls-1-lists-messages-decisions", migrate: CallsSchema.migrate)
         migrator.registerMigration("v-browser-1-history-and-settings", migrate: BrowserStateStore.migrate)
+        migrator.registerMigration("v-dns-1-query-log-and-counters", migrate: DNSQueryLogStore.migrate)
         return migrator
     }
 }
