@@ -94,6 +94,8 @@ public final class DNSServer: Sendable {
                         .channelOption(.socketOption(.so_reuseaddr), value: 1)
                         .channelOption(ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1)
                         .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                        // Up to 32 datagrams per read (recvmmsg).
+                        .channelOption(.datagramVectorReadMessageCount, value: 32)
                         .channelInitializer { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(UDPQueryHandler(resolver: resolver))
@@ -165,11 +167,14 @@ public final class DNSServer: Sendable {
     }
 }
 
-/// Answers UDP queries.
+/// Answers UDP queries. Answers decided at once (blocked, cached, refused) are written as the
+/// datagrams of one read burst arrive and flushed together at the end of the burst (NIO sends
+/// them with one `sendmmsg`); forwarded answers are flushed when they come.
 final class UDPQueryHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
     let resolver: QueryResolver
+    private var pendingFlush = false
 
     init(resolver: QueryResolver) {
         self.resolver = resolver
@@ -177,13 +182,29 @@ final class UDPQueryHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        let channel = context.channel
         let remote = envelope.remoteAddress
-        resolver.answer(envelope.data, from: remote, overTCP: false, on: context.eventLoop).whenSuccess { bytes in
-            guard let bytes else { return }
-            var buffer = channel.allocator.buffer(capacity: bytes.count)
+        switch resolver.step(envelope.data, from: remote, overTCP: false) {
+        case .drop:
+            return
+        case .reply(let bytes):
+            var buffer = context.channel.allocator.buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: buffer), promise: nil)
+            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: remote, data: buffer)), promise: nil)
+            pendingFlush = true
+        case .forward(let forwarding):
+            let channel = context.channel
+            resolver.forward(forwarding, on: context.eventLoop).whenSuccess { bytes in
+                var buffer = channel.allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: buffer), promise: nil)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if pendingFlush {
+            pendingFlush = false
+            context.flush()
         }
     }
 

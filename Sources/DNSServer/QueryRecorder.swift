@@ -12,7 +12,7 @@ import Storage
 public final class QueryRecorder: Sendable {
     private struct Pending {
         var counts: [String: Int] = [:]
-        var entries: [DNSQueryLogStore.Entry] = []
+        var entries: [(event: QueryEvent, at: Date)] = []
     }
 
     private let pending = NIOLockedValueBox(Pending())
@@ -30,9 +30,8 @@ public final class QueryRecorder: Sendable {
 
     /// Notes one answered query (the server's observer).
     public func record(_ event: QueryEvent) {
-        let entry = DNSQueryLogStore.Entry(
-            at: Date(), client: event.client.description, name: event.name, type: event.type.description,
-            outcome: event.outcome.rawValue, responseCode: event.responseCode.description)
+        // Strings are made when the batch is written, off the answering path.
+        let entry = (event: event, at: Date())
         let limit = logLimitPerFlush
         pending.withLockedValue { pending in
             pending.counts[event.outcome.rawValue, default: 0] += 1
@@ -50,7 +49,12 @@ public final class QueryRecorder: Sendable {
         let day = DNSQueryLogStore.day(of: now)
         let counts = batch.counts.map { DNSQueryLogStore.Count(day: day, outcome: $0.key, count: $0.value) }
         do {
-            try store.record(counts: counts, entries: batch.entries, now: now)
+            let entries = batch.entries.map { event, at in
+                DNSQueryLogStore.Entry(
+                    at: at, client: event.client.description, name: event.name, type: event.type.description,
+                    outcome: event.outcome.rawValue, responseCode: event.responseCode.description)
+            }
+            try store.record(counts: counts, entries: entries, now: now)
         } catch {
             logger.warning("cannot write the query log", metadata: ["error": "\(error)"])
         }

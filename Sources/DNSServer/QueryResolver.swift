@@ -75,58 +75,90 @@ final class QueryResolver: Sendable {
         filterBox.withLockedValue { $0 = filter }
     }
 
-    /// The answer to `bytes` from `client`, or `nil` to send nothing (unreadable packets and
-    /// stray responses are dropped). `maximumSize` is `nil` over TCP.
+    /// What to do with one query, decided without waiting: answer now, drop, or ask upstream.
+    enum Step {
+        /// Send these bytes.
+        case reply([UInt8])
+        /// Send nothing (unreadable packets, stray responses).
+        case drop
+        /// Ask the upstreams; ``forward(_:on:)`` finishes it.
+        case forward(Forwarding)
+    }
+
+    /// A query that needs an upstream answer.
+    struct Forwarding {
+        var query: DNSMessage
+        var question: DNSQuestion
+        var key: ResponseCache.Key
+        var client: IPAddress
+        var limit: Int
+    }
+
+    /// The answer to `bytes` from `client`, or `nil` to send nothing. `overTCP`: no size limit.
     func answer(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]?> {
+        switch step(bytes, from: client, overTCP: overTCP) {
+        case .reply(let reply): return eventLoop.makeSucceededFuture(reply)
+        case .drop: return eventLoop.makeSucceededFuture(nil)
+        case .forward(let forwarding): return forward(forwarding, on: eventLoop).map { $0 }
+        }
+    }
+
+    /// Everything that can be decided at once: access, decoding, blocking, the cache.
+    func step(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool) -> Step {
         let clientAddress = Self.address(of: client)
         let query: DNSMessage
         do {
             query = try bytes.withUnsafeReadableBytes { raw in try DNSMessage(decoding: raw) }
         } catch {
             logger.debug("malformed query", metadata: ["client": "\(clientAddress)", "error": "\(error)"])
-            return eventLoop.makeSucceededFuture(formatError(bytes))
+            return formatError(bytes).map { .reply($0) } ?? .drop
         }
-        guard !query.header.flags.isResponse else { return eventLoop.makeSucceededFuture(nil) }
+        guard !query.header.flags.isResponse else { return .drop }
         let limit = overTCP ? 65_535 : query.maximumUDPResponseSize
         guard access.permits(clientAddress) else {
             report(clientAddress, query, .refused, .refused)
-            return eventLoop.makeSucceededFuture(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
+            return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
         }
         guard query.header.flags.opcode == 0 else {
-            return eventLoop.makeSucceededFuture(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
+            return .reply(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
         }
         guard query.questions.count == 1, let question = query.questions.first else {
             report(clientAddress, query, .malformed, .formatError)
-            return eventLoop.makeSucceededFuture(DNSMessage.response(to: query, code: .formatError).encoded(maximumSize: limit))
+            return .reply(DNSMessage.response(to: query, code: .formatError).encoded(maximumSize: limit))
         }
         if let edns = query.edns, edns.version != 0 {
             // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
             var response = DNSMessage.response(to: query)
             response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
-            return eventLoop.makeSucceededFuture(response.encoded(maximumSize: limit))
+            return .reply(response.encoded(maximumSize: limit))
         }
         let filter = self.filter
         if filter.decision(for: question.name) == .block {
             let response = filter.blockedResponse(to: query)
             report(clientAddress, query, .blocked, response.responseCode)
-            return eventLoop.makeSucceededFuture(response.encoded(maximumSize: limit))
+            return .reply(response.encoded(maximumSize: limit))
         }
-        let dnssecOK = query.edns?.dnssecOK ?? false
-        let key = ResponseCache.Key(question, dnssecOK: dnssecOK)
+        let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
         if let cached = cache.lookup(key) {
-            return eventLoop.makeSucceededFuture(
-                respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
+            return .reply(respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
         }
+        return .forward(Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit))
+    }
+
+    /// Asks the upstreams, caches the answer and returns the client's answer (SERVFAIL when
+    /// every upstream failed).
+    func forward(_ forwarding: Forwarding, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]> {
+        let query = forwarding.query
         return forwarder.resolve(
-            question, dnssecOK: dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
-        ).map { upstream -> [UInt8]? in
-            self.cache.store(upstream, for: key)
-            return self.respond(to: query, with: upstream, filter: self.filter, client: clientAddress, limit: limit, outcome: .forwarded)
+            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
+        ).map { upstream -> [UInt8] in
+            self.cache.store(upstream, for: forwarding.key)
+            return self.respond(
+                to: query, with: upstream, filter: self.filter, client: forwarding.client, limit: forwarding.limit, outcome: .forwarded)
         }.recover { error in
-            self.logger.warning("upstreams failed", metadata: ["name": "\(question.name)", "error": "\(error)"])
-            let response = DNSMessage.response(to: query, code: .serverFailure)
-            self.report(clientAddress, query, .failed, .serverFailure)
-            return response.encoded(maximumSize: limit)
+            self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
+            self.report(forwarding.client, query, .failed, .serverFailure)
+            return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
         }
     }
 
