@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 names=${2:-1000000}
 pepper=${PEPPER_BIN:-.build/release/pepper}
+# Extra options for `pepper dns serve` (e.g. --no-query-log, --threads 1).
+read -r -a pepper_args <<<"${PEPPER_ARGS:-}"
 filters=../shared/data/filters
 work=$(mktemp -d /tmp/pepper-dns-bench.XXXXXX)
 pids=()
@@ -98,7 +100,7 @@ import socket, sys, time
 start = float(sys.argv[2])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(0.01)
-query = bytes([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 5]) + b"ready" + bytes([4]) + b"fwd" + bytes([4]) + b"test" + bytes([0, 0, 1, 0, 1])
+query = bytes([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 5]) + b"ready" + bytes([3]) + b"fwd" + bytes([4]) + b"test" + bytes([0, 0, 1, 0, 1])
 deadline = time.time() + 120
 while time.time() < deadline:
     s.sendto(query, ("127.0.0.1", int(sys.argv[1])))
@@ -189,12 +191,13 @@ result[pepper.first_startup]=$(first_answer $pepper_port "$first_start")
 kill $first
 wait $first 2>/dev/null || true
 run_server pepper $pepper_port env PEPPER_HOME="$home" "$pepper" dns serve --listen 127.0.0.1:$pepper_port \
-    --upstream 127.0.0.1:$upstream_port --cache-size 10000 "$work/blocked.txt"
+    --upstream 127.0.0.1:$upstream_port --cache-size 10000 "${pepper_args[@]}" "$work/blocked.txt"
 
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0); print(f'{a / b:.2f}x' if b else 'n/a')" "$1" "$2"; }
 
 echo
 echo "DNS filter benchmark: $names blocked names, dnsperf $seconds s per phase, $(nproc) cores, loopback"
+echo "pepper dns serve options: ${PEPPER_ARGS:-(defaults: query log on, one thread per core)}"
 printf '%-34s %14s %14s %8s\n' "" "pepper" "dnsmasq" "ratio"
 row() { printf '%-34s %14s %14s %8s\n' "$1" "$2" "$3" "$4"; }
 row "start-up to first answer (ms)" "${result[pepper.startup]}" "${result[dnsmasq.startup]}" ""

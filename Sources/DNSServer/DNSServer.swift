@@ -1,5 +1,6 @@
 import DNSFilter
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -58,6 +59,7 @@ public final class DNSServer: Sendable {
     private let channels: [Channel]
     private let resolver: QueryResolver
     private let logger: Logger
+    private let stopped = NIOLockedValueBox(false)
 
     private init(
         configuration: DNSServerConfiguration, localAddress: ListenAddress, group: MultiThreadedEventLoopGroup, channels: [Channel],
@@ -145,8 +147,14 @@ public final class DNSServer: Sendable {
     /// Answers cached right now.
     public var cachedAnswers: Int { resolver.cache.count }
 
-    /// Stops answering, waits for the sockets to close and ends the threads.
+    /// Stops answering, waits for the sockets to close and ends the threads. Calling it again
+    /// does nothing.
     public func shutdown() async {
+        let first = stopped.withLockedValue { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         for channel in channels { try? await channel.close() }
         await resolver.forwarder.close()
         try? await group.shutdownGracefully()

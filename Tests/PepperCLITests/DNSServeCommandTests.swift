@@ -77,6 +77,8 @@ struct DNSServeCommandTests {
         #expect(await Self.eventually { (try? Dig.query("later.test", port: port).data) == ["192.0.2.2"] }, "\(serve.log)")
         #expect(serve.log.contains("reloaded"))
 
+        // Two signals, as `timeout` sends (to the process and its group): one clean stop.
+        kill(serve.process.pid, SIGTERM)
         kill(serve.process.pid, SIGTERM)
         let status = serve.process.wait()
         #expect(status == 0, "exit status \(status): \(serve.log)")

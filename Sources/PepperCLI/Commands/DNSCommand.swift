@@ -156,7 +156,9 @@ struct DNSServeCommand: AsyncParsableCommand {
                 }
             }
         }
-        for await event in events.stream {
+        // A second signal (e.g. `timeout` signals its whole process group) is ignored: the
+        // loop ends at the first stop.
+        events: for await event in events.stream {
             switch event {
             case .stop(let name):
                 logger.info("stopping", metadata: ["signal": "\(name)"])
@@ -165,6 +167,7 @@ struct DNSServeCommand: AsyncParsableCommand {
                 recording.cancel()
                 await recording.value
                 events.finish()
+                break events
             case .reload(let reason):
                 do {
                     let fresh = try loader.engine(rereadSources: true)
