@@ -118,34 +118,25 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
         let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
         let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
-        let loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
-        let started = Date()
-        let engine = try loader.engine()
-        let filter = DNSQueryFilter(
-            engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
-        let configuration = DNSServerConfiguration(
-            listen: listenAddress, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
-            cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+        var loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
         let recorder =
             noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
-        let server: DNSServer
-        do {
-            var observer: (@Sendable (QueryEvent) -> Void)?
-            if let recorder { observer = { recorder.record($0) } }
-            server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger, observer: observer)
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let started = Date()
+        let (server, blockedDomains) = try await start(
+            loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder)
+        // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
+        loader = loader.droppingFileData()
+        DNSEngineLoader.returnFreedMemory()
         let recording = Task { await recorder?.run() }
         let seconds = Date().timeIntervalSince(started)
         // Written at once (not buffered): scripts wait for this line.
         let ready =
-            "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(engine.dnsBlockedDomainCount)) blocked domains; "
+            "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
             + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
         FileHandle.standardOutput.write(Data(ready.utf8))
 
         let events = SignalEvents()
-        let watcher = Task {
+        let watcher = Task { [loader] in
             var stamp = loader.stateStamp()
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(2))
@@ -171,6 +162,7 @@ struct DNSServeCommand: AsyncParsableCommand {
             case .reload(let reason):
                 do {
                     let fresh = try loader.engine(rereadSources: true)
+                    DNSEngineLoader.returnFreedMemory()
                     let current = server.filter
                     server.replaceFilter(
                         DNSQueryFilter(
@@ -182,6 +174,28 @@ struct DNSServeCommand: AsyncParsableCommand {
                     logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
                 }
             }
+        }
+    }
+
+    /// Builds the first engine and starts the server. (A function of its own, so that no local
+    /// of `run` keeps the first engine alive after a reload has replaced it.)
+    private func start(
+        loader: DNSEngineLoader, listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger,
+        recorder: QueryRecorder?
+    ) async throws -> (DNSServer, Int) {
+        let engine = try loader.engine()
+        let filter = DNSQueryFilter(
+            engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
+        let configuration = DNSServerConfiguration(
+            listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
+            cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+        var observer: (@Sendable (QueryEvent) -> Void)?
+        if let recorder { observer = { recorder.record($0) } }
+        do {
+            let server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger, observer: observer)
+            return (server, engine.dnsBlockedDomainCount)
+        } catch {
+            throw CLIError("\(error)")
         }
     }
 
@@ -226,7 +240,7 @@ struct DNSEngineLoader: Sendable {
             return try EngineCache.rebuild(home: home, database: database)
         }
         var inputs = try BlockerBuilder.storedInputs(home: home, database: database)
-        inputs += rereadSources ? sources.map(Self.reread) : sources
+        inputs += rereadSources ? try sources.map(Self.reread) : sources
         let allowlist = try AllowlistStore(database: database).domains()
         let identifier = Self.digest(inputs, allowlist: allowlist)
         let cacheURL = home.url.appendingPathComponent("dns-engine.bin")
@@ -238,15 +252,46 @@ struct DNSEngineLoader: Sendable {
         return engine
     }
 
-    /// A SOURCE file read again (SIGHUP after editing it); URLs and unreadable files keep the
-    /// copy read at start.
-    static func reread(_ input: ListInput) -> ListInput {
-        guard !input.location.hasPrefix("http://"), !input.location.hasPrefix("https://"),
-            let data = try? Data(contentsOf: URL(fileURLWithPath: input.location))
-        else { return input }
+    /// A SOURCE file read again (SIGHUP after editing it); URLs keep the copy downloaded at
+    /// start. A file that cannot be read fails the reload (the running engine stays).
+    static func reread(_ input: ListInput) throws -> ListInput {
+        guard !isURL(input) else { return input }
         var copy = input
-        copy.data = data
+        do {
+            copy.data = try Data(contentsOf: URL(fileURLWithPath: input.location))
+        } catch {
+            throw CLIError("\(input.location): cannot read: \(error.localizedDescription)")
+        }
         return copy
+    }
+
+    static func isURL(_ input: ListInput) -> Bool {
+        input.location.hasPrefix("http://") || input.location.hasPrefix("https://")
+    }
+
+    /// The loader without the bytes of SOURCE files (URLs keep theirs): later builds read the
+    /// files again.
+    func droppingFileData() -> DNSEngineLoader {
+        DNSEngineLoader(
+            homeOptions: homeOptions,
+            sources: sources.map { input in
+                guard !Self.isURL(input) else { return input }
+                var copy = input
+                copy.data = Data()
+                return copy
+            })
+    }
+
+    /// Gives the memory freed after building or loading an engine back to the system (glibc
+    /// keeps freed heap otherwise, and the RSS stays at the load's peak).
+    static func returnFreedMemory() {
+        #if os(Linux)
+        // glibc's malloc_trim, looked up at run time (its header is not in the Glibc module).
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
+        #endif
     }
 
     static func digest(_ inputs: [ListInput], allowlist: [String]) -> String {
