@@ -144,6 +144,13 @@ public final class DNSServer: Sendable {
     /// The filter in use.
     public var filter: DNSQueryFilter { resolver.filter }
 
+    /// Starts the block page on `address`, on this server's threads, explaining names with the
+    /// filter in use at each request.
+    public func startBlockPage(at address: ListenAddress) async throws -> BlockPageServer {
+        let resolver = self.resolver
+        return try await BlockPageServer.start(address: address, group: group) { resolver.filter }
+    }
+
     /// Answers cached right now.
     public var cachedAnswers: Int { resolver.cache.count }
 

@@ -208,6 +208,29 @@ struct DNSServerTests {
         }
     }
 
+    @Test func theBlockPageExplainsTheBlock() async throws {
+        guard Self.ready() else { return }
+        var filter = try Self.filter(response: .null)
+        filter.nullIPv4 = IPAddress("127.0.0.1")!
+        try await Self.withServer(filter: filter) { server, _ throws in
+            let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
+            let port = server.localAddress.port
+            #expect(try Dig.query("ads.tracker.test", port: port).data == ["127.0.0.1"], "null answers point at the block page")
+            let blocked = RawHTTP.get(port: page.localAddress.port, host: "ads.tracker.test")
+            #expect(blocked?.hasPrefix("HTTP/1.1 403") == true, "\(blocked ?? "no answer")")
+            #expect(blocked?.contains("<b>ads.tracker.test</b> is blocked") == true)
+            #expect(blocked?.contains("<code>||tracker.test^</code>") == true, "the rule")
+            #expect(blocked?.contains("test.txt, line 1") == true, "the list and line")
+            #expect(blocked?.contains("pepper allowlist add ads.tracker.test") == true)
+            let notBlocked = RawHTTP.get(port: page.localAddress.port, host: "www.example.test:8080")
+            #expect(notBlocked?.hasPrefix("HTTP/1.1 200") == true)
+            #expect(notBlocked?.contains("www.example.test is not blocked") == true, "\(notBlocked ?? "")")
+            let hostile = RawHTTP.get(port: page.localAddress.port, host: "<script>.tracker.test")
+            #expect(hostile?.contains("<script>") == false, "the name is escaped")
+            await page.shutdown()
+        }
+    }
+
     @Test func aNewFilterTakesOverWithoutDroppingQueries() async throws {
         guard Self.ready() else { return }
         try await Self.withServer { server, _ throws in

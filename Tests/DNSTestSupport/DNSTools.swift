@@ -267,3 +267,33 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 }
+
+/// A plain HTTP/1.1 GET over a loopback TCP socket, with the `Host` header a browser would send.
+public enum RawHTTP {
+    /// The whole response (status line, headers, body), or `nil` when the connection fails.
+    public static func get(port: Int, host: String, path: String = "/") -> String? {
+        let fd = socket(AF_INET, socketTypeTCP, 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { return nil }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 3000) == 1 else { break }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response += buffer.prefix(count)
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+}

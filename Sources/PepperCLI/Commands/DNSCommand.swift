@@ -40,6 +40,11 @@ struct DNSServeCommand: AsyncParsableCommand {
             logged (the newest 100,000 of the last 7 days): `pepper dns stats`,
             `pepper dns log`. --no-query-log turns both off.
 
+            --block-page IP:PORT serves an HTML page naming the rule and list that
+            block a name (from the request's Host header). With --block-response null,
+            blocked names resolve to that IP, so browsers show the page; give it port 80
+            of an address of its own (e.g. 127.0.0.2:80) for that.
+
             Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
             lists` or `pepper allowlist` recompile the state; queries keep being answered
             meanwhile. SIGINT or SIGTERM stops it.
@@ -67,6 +72,12 @@ struct DNSServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("TTL of block answers, in seconds.", valueName: "seconds"))
     var blockTTL: Int = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve a page explaining blocks on this address; with --block-response null, blocked names resolve to it.",
+            valueName: "ip:port"))
+    var blockPage: String?
 
     @Option(help: ArgumentHelp("Also answer clients in this block, e.g. 192.168.1.0/24 (repeatable).", valueName: "cidr"))
     var allowClients: [String] = []
@@ -97,6 +108,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
         do {
             _ = try ListenAddress(listen)
+            if let blockPage { _ = try ListenAddress(blockPage) }
             for text in upstream { _ = try UpstreamAddress(text) }
             for text in allowClients { _ = try CIDRBlock(text) }
         } catch {
@@ -122,8 +134,19 @@ struct DNSServeCommand: AsyncParsableCommand {
         let recorder =
             noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
         let started = Date()
+        let blockPageAddress = try blockPage.map { try ListenAddress($0) }
         let (server, blockedDomains) = try await start(
-            loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder)
+            loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
+            blockPage: blockPageAddress)
+        var page: BlockPageServer?
+        if let blockPageAddress {
+            do {
+                page = try await server.startBlockPage(at: blockPageAddress)
+            } catch {
+                await server.shutdown()
+                throw CLIError("\(error)")
+            }
+        }
         // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
         loader = loader.droppingFileData()
         DNSEngineLoader.returnFreedMemory()
@@ -132,6 +155,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         // Written at once (not buffered): scripts wait for this line.
         let ready =
             "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
+            + (page.map { "block page on http://\($0.localAddress); " } ?? "")
             + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
         FileHandle.standardOutput.write(Data(ready.utf8))
 
@@ -154,6 +178,7 @@ struct DNSServeCommand: AsyncParsableCommand {
             case .stop(let name):
                 logger.info("stopping", metadata: ["signal": "\(name)"])
                 watcher.cancel()
+                await page?.shutdown()
                 await server.shutdown()
                 recording.cancel()
                 await recording.value
@@ -181,11 +206,15 @@ struct DNSServeCommand: AsyncParsableCommand {
     /// of `run` keeps the first engine alive after a reload has replaced it.)
     private func start(
         loader: DNSEngineLoader, listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger,
-        recorder: QueryRecorder?
+        recorder: QueryRecorder?, blockPage: ListenAddress?
     ) async throws -> (DNSServer, Int) {
         let engine = try loader.engine()
-        let filter = DNSQueryFilter(
+        var filter = DNSQueryFilter(
             engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
+        // `null` answers point at the block page (its address family; the other stays 0.0.0.0 / ::).
+        if let blockPage {
+            if blockPage.host.isIPv4 { filter.nullIPv4 = blockPage.host } else { filter.nullIPv6 = blockPage.host }
+        }
         let configuration = DNSServerConfiguration(
             listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
             cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
