@@ -5,6 +5,7 @@ import FilterLists
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import DNSServer
@@ -279,6 +280,45 @@ struct DNSServerTests {
             #expect(output.contains("Queries lost:         0 "), "\(output)")
             #expect(output.contains("NXDOMAIN"), "\(output)")
         }
+    }
+}
+
+@Suite("DNS client access")
+struct ClientAccessServerTests {
+    /// The resolver the server runs, asked as if by a client on another network (no such
+    /// address exists on this machine: the socket address is given directly).
+    @Test func clientsOutsideLoopbackAreRefusedUnlessAllowed() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var logger = Logger(label: "test.dns")
+        logger.logLevel = .critical
+        let forwarder = try await UpstreamForwarder.make(
+            upstreams: [.udp(host: IPAddress("127.0.0.1")!, port: 9)], timeout: .milliseconds(100), group: group, logger: logger)
+        func resolver(_ access: ClientAccess) throws -> QueryResolver {
+            QueryResolver(
+                filter: try DNSServerTests.filter(), cache: ResponseCache(capacity: 10), forwarder: forwarder, access: access,
+                logger: logger,
+                observer: nil)
+        }
+        func code(_ step: QueryResolver.Step) -> UInt8? {
+            guard case .reply(let bytes) = step, bytes.count >= 12 else { return nil }
+            return bytes[3] & 0x0F
+        }
+        var query = ByteBuffer()
+        query.writeBytes(RawDNS.query("tracker.test"))
+        let outsider = try SocketAddress(ipAddress: "192.0.2.5", port: 5353)
+        let lan = try SocketAddress(ipAddress: "192.168.1.20", port: 5353)
+        let loopback = try SocketAddress(ipAddress: "127.0.0.1", port: 5353)
+        let mapped = try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 5353)
+        let closed = try resolver(ClientAccess())
+        #expect(code(closed.step(query, from: outsider, overTCP: false)) == 5, "REFUSED")
+        #expect(code(closed.step(query, from: lan, overTCP: true)) == 5, "REFUSED over TCP too")
+        #expect(code(closed.step(query, from: loopback, overTCP: false)) == 3, "loopback: NXDOMAIN for a blocked name")
+        #expect(code(closed.step(query, from: mapped, overTCP: false)) == 3, "IPv4-mapped loopback")
+        let home = try resolver(ClientAccess(allowed: [try CIDRBlock("192.168.1.0/24")]))
+        #expect(code(home.step(query, from: lan, overTCP: false)) == 3, "inside --allow-clients")
+        #expect(code(home.step(query, from: outsider, overTCP: false)) == 5, "outside it")
+        await forwarder.close()
+        try await group.shutdownGracefully()
     }
 }
 
