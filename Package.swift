@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "FilterEngine", targets: ["FilterEngine"]),
         .library(name: "CallFilter", targets: ["CallFilter"]),
+        .library(name: "DNSFilter", targets: ["DNSFilter"]),
+        .library(name: "DNSServer", targets: ["DNSServer"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
@@ -25,7 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
-        // The Picket API server (Linux and macOS only): HTTP, PostgreSQL, graceful shutdown.
+        // The servers (Linux and macOS): SwiftNIO (DNS), Hummingbird and PostgreSQL (Picket), graceful
+        // shutdown, swift-log for structured logs.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -63,6 +66,10 @@ let package = Package(
             ]
         ),
 
+        // DNS messages and the DNS filtering policy: Foundation only (no NIO), so an iOS
+        // network extension links it unchanged.
+        .target(name: "DNSFilter", dependencies: ["FilterEngine", "FilterLists"]),
+
         .target(
             name: "ListSync",
             dependencies: [
@@ -72,6 +79,21 @@ let package = Package(
                 "Storage",
                 "Picket",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        .target(
+            name: "DNSServer",
+            dependencies: [
+                "DNSFilter",
+                "FilterEngine",
+                "FilterLists",
+                "Storage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -129,8 +151,12 @@ let package = Package(
                 "CallFilter",
                 "Picket",
                 "PicketServer",
+                "DNSFilter",
+                "DNSServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),
@@ -159,6 +185,8 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
+        // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
+        .target(name: "DNSTestSupport", dependencies: ["DNSFilter"], path: "Tests/DNSTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
@@ -175,6 +203,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists"]),
+        .testTarget(
+            name: "DNSServerTests",
+            dependencies: [
+                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Storage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
@@ -185,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "PepperCLITests",
             dependencies: [
-                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket",
+                "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
+                "DNSFilter",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit")]

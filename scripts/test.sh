@@ -2,15 +2,18 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb, curl, PostgreSQL), checks formatting with `swift format lint`, builds, starts a
-# throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit
-# and PostgreSQL (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1: a missing one fails the run
-# instead of skipping).
+# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf), checks formatting with
+# `swift format lint`, builds, starts a throwaway PostgreSQL server for the Picket store tests,
+# and runs every test with real WebKit, PostgreSQL and DNS tools (PEPPER_REQUIRE_WEBKIT=1,
+# PEPPER_REQUIRE_POSTGRES=1, PEPPER_REQUIRE_DNS_TOOLS=1: a missing one fails the run instead of
+# skipping).
 # Test artefacts (WebKit page logs, screenshots) land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql)
+# bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
+# generator of the DNS tests; postgresql: the Picket store's scale-out database.
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -49,4 +52,4 @@ trap pepper_postgres_stop EXIT
 
 echo "==> swift test"
 mkdir -p artifacts
-PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 swift test --skip-build "$@"
+PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_DNS_TOOLS=1 swift test --skip-build "$@"

@@ -15,8 +15,8 @@ public struct Pepper: AsyncParsableCommand {
             """,
         version: PepperVersion.current,
         subcommands: [
-            CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, CallsCommand.self,
-            SmsCommand.self, PicketCommand.self, BrowseCommand.self,
+            CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, DNSCommand.self,
+            CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
         ]
     )
 

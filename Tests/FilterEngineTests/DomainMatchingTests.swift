@@ -34,6 +34,50 @@ struct DomainMatchingTests {
         #expect(engine.domainDecision("plain.test") == .blocked)
     }
 
+    @Test func typedRulesApplyAtTheDNSLevelWhenTheyTargetThirdPartyLoadsOrPages() throws {
+        let engine = try engine(
+            """
+            ||analytics.test^$script,third-party,xmlhttprequest
+            ||pixel.test^$image,third-party
+            ||notscript.test^$~script,third-party
+            ||popup.test^$popup,third-party
+            ||popuponly.test^$popup
+            ||badware.test^$document
+            ||everything.test^$all
+            ||pages.test^$document,popup
+            ||mail-links.test^$image
+            ||own.test^$script,~third-party
+            ||sites.test^$script,third-party,domain=news.test
+            ||elsewhere.test^$script,third-party,domain=~own.test
+            """)
+        #expect(engine.match(domain: "www.analytics.test").rule?.text == "||analytics.test^$script,third-party,xmlhttprequest")
+        #expect(engine.domainDecision("pixel.test") == .blocked, "third-party images: an embedded tracker")
+        #expect(engine.domainDecision("notscript.test") == .blocked, "every third-party type but scripts")
+        #expect(engine.domainDecision("popup.test") == .noMatch, "pop-ups only: visiting the site is fine")
+        #expect(engine.domainDecision("popuponly.test") == .noMatch)
+        #expect(engine.domainDecision("a.badware.test") == .blocked, "its pages are blocked: nothing on it is wanted")
+        #expect(engine.domainDecision("everything.test") == .blocked)
+        #expect(engine.domainDecision("pages.test") == .blocked)
+        #expect(engine.domainDecision("mail-links.test") == .noMatch, "images for any party: its links must still open")
+        #expect(engine.domainDecision("own.test") == .noMatch, "first-party only")
+        #expect(engine.domainDecision("sites.test") == .noMatch, "limited to some sites")
+        #expect(engine.domainDecision("elsewhere.test") == .blocked, "excluding sites still blocks everywhere else")
+        #expect(engine.dnsBlockedDomainCount == 7)
+    }
+
+    @Test func typedExceptionsDoNotUnblockADomain() throws {
+        let engine = try engine(
+            """
+            ||analytics.test^$script,third-party
+            @@||analytics.test^$script,domain=partner.test
+            @@||img.analytics.test^$image
+            @@||ok.analytics.test^
+            """)
+        #expect(engine.domainDecision("analytics.test") == .blocked, "an exception limited to some sites")
+        #expect(engine.domainDecision("img.analytics.test") == .blocked, "an exception for images only")
+        #expect(engine.match(domain: "ok.analytics.test").decision == .allowed, "an exception for any request")
+    }
+
     @Test func hostsFilesAndDomainListsBlockDomains() throws {
         let parser = FilterListParser()
         let hosts = try parser.parse("127.0.0.1 localhost\n0.0.0.0 ads.hosts.test\n0.0.0.0 track.hosts.test # comment\n", name: "hosts")

@@ -30,11 +30,14 @@ struct UpdateKillTests {
     struct Snapshot: Equatable {
         var identifier: String
         var files: [String: Data]
+        /// Each source's name and SHA-256, to tell which lists a wrong output came from.
+        var sources: [String]
 
         init(home: URL) throws {
             let out = home.appendingPathComponent("out")
             let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
             identifier = manifest.identifier
+            sources = manifest.sources.map { "\($0.name) \($0.sha256.prefix(12)) etag \($0.etag ?? "-")" }
             files = [:]
             for file in manifest.files { files[file.path] = try Data(contentsOf: out.appendingPathComponent(file.path)) }
         }
@@ -93,11 +96,16 @@ struct UpdateKillTests {
             process.arguments = ["update", "--force", "--attempts", "1"]
             process.environment = ["PEPPER_HOME": home.path]
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let errors = home.appendingPathComponent("update-stderr.txt")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            let errorHandle = try FileHandle(forWritingTo: errors)
+            defer { try? errorHandle.close() }
+            process.standardError = errorHandle
             try process.run()
             let delay = Double(generator.next() % 10_000) / 10_000 * window
             Thread.sleep(forTimeInterval: delay)
-            if process.isRunning {
+            let killed = process.isRunning
+            if killed {
                 kill(process.processIdentifier, SIGKILL)
                 killedMidway += 1
             }
@@ -105,7 +113,15 @@ struct UpdateKillTests {
 
             let snapshot = try Snapshot(home: home)
             guard let index = references.firstIndex(of: snapshot) else {
-                Issue.record("trial \(trial) (killed after \(delay) s): the output is neither the old nor the new one")
+                let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+                Issue.record(
+                    """
+                    trial \(trial) (\(killed ? "killed after \(delay) s" : "exited \(process.terminationStatus)")): \
+                    the output is neither the old nor the new one
+                    output sources: \(snapshot.sources)
+                    references: \(references.map(\.sources))
+                    stderr: \(stderr)
+                    """)
                 return
             }
             outcomes[index] += 1

@@ -140,12 +140,22 @@ struct EngineBuilder {
     }
 
     /// Whether a hostname rule also applies at the DNS level, where neither the request type nor
-    /// the page is known: a block for any type (third-party-only and owner exemptions aside,
-    /// which a DNS server cannot see), or an exception for any type or for whole pages.
+    /// the page is known. Not when it is limited to some sites (`$domain=a.test`) or to first-party
+    /// loads. Otherwise a block applies when it has no type option (any request), when it blocks
+    /// the host's pages (`$document`, `$all`: nothing on the host is wanted), or when it blocks
+    /// some kinds of third-party loads (`||google-analytics.com^$script,third-party`: the host is
+    /// an embedded service the list does not want any site to load, and a DNS answer is only
+    /// ever used by those loads and by visits the rule would not block). A typed rule for every
+    /// party (`||link.shop.test^$image`) or for pop-ups only names a host that also serves
+    /// wanted content (its links, its pages): it stays a browser rule. An exception applies when
+    /// it has no type option or allows whole pages (`$document`); docs/engine.md and docs/dns.md.
     static func appliesAtDNSLevel(_ rule: NetworkRule) -> Bool {
         guard rule.domains.included.isEmpty else { return false }
         if rule.isException { return !rule.hasExplicitTypes || rule.exceptionScope.contains(.document) }
-        return !rule.hasExplicitTypes && rule.party != .first
+        guard rule.party != .first else { return false }
+        guard rule.hasExplicitTypes else { return true }
+        if rule.resourceTypes.contains(.document) { return true }
+        return rule.party == .third && !rule.resourceTypes.subtracting(.popup).isEmpty
     }
 
     /// Tokens of a pattern that are sure to appear as whole tokens of any URL it matches: runs of

@@ -50,6 +50,16 @@ public struct FilterEngine: Sendable {
     /// Number of hosts with blocking hostname rules (the DNS-level candidates).
     public var blockedDomainCount: Int { data.blockHosts.count + data.importantHosts.count }
 
+    /// Number of hosts blocked at the DNS level (with their subdomains): what `pepper dns
+    /// serve` reports when it starts.
+    public var dnsBlockedDomainCount: Int {
+        var count = 0
+        for table in [data.blockHosts, data.importantHosts] {
+            for slot in table.slots where slot.dnsHead != UInt32.max { count += 1 }
+        }
+        return count
+    }
+
     /// Bytes held by the engine's arrays (its memory, give or take the array headers).
     public var memoryFootprint: Int {
         func bytes<T>(_ buffer: UnsafeBufferPointer<T>) -> Int { buffer.count * MemoryLayout<T>.stride }

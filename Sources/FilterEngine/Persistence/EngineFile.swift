@@ -4,7 +4,7 @@ import Foundation
 /// byte order). Loading is a few `memcpy`s: no list is parsed, no string is built.
 enum EngineFile {
     static let magic = Array("PEPPERFE".utf8)
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
 
     /// Why an engine file cannot be loaded.
     enum ReadError: Error, CustomStringConvertible {

@@ -67,6 +67,7 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-browser-1-history-and-settings", migrate: BrowserStateStore.migrate)
         migrator.registerMigration("v-picket-1-server-and-policy", migrate: PicketSchema.migrate)
         migrator.registerMigration("v-calls-2-change-history-floor", migrate: CallsSchema.addCompactionFloor)
+        migrator.registerMigration("v-dns-1-query-log-and-counters", migrate: DNSQueryLogStore.migrate)
         return migrator
     }
 }

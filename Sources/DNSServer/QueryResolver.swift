@@ -1,0 +1,230 @@
+import DNSFilter
+import FilterEngine
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What happened to one query, for logs and counters.
+public enum QueryOutcome: String, Sendable, Hashable, CaseIterable {
+    /// The name (or a parent) is blocked.
+    case blocked
+    /// A CNAME in the upstream answer points at a blocked name.
+    case blockedCNAME = "blocked-cname"
+    /// Answered from the cache.
+    case cached
+    /// Answered by an upstream.
+    case forwarded
+    /// Every upstream failed: SERVFAIL.
+    case failed
+    /// The client is not allowed: REFUSED.
+    case refused
+    /// The query could not be read (FORMERR) or was dropped.
+    case malformed
+}
+
+/// One answered query, as reported to the server's observer (the query log).
+public struct QueryEvent: Sendable, Hashable {
+    /// The client's address.
+    public var client: IPAddress
+    /// The name asked about, lower case, no final dot.
+    public var name: String
+    /// The type asked for.
+    public var type: DNSRecordType
+    /// What was done.
+    public var outcome: QueryOutcome
+    /// The response code sent.
+    public var responseCode: DNSResponseCode
+
+    /// An event with the given fields.
+    public init(client: IPAddress, name: String, type: DNSRecordType, outcome: QueryOutcome, responseCode: DNSResponseCode) {
+        self.client = client
+        self.name = name
+        self.type = type
+        self.outcome = outcome
+        self.responseCode = responseCode
+    }
+}
+
+/// Turns a query into its answer: access check, decoding, filtering, cache, upstreams.
+final class QueryResolver: Sendable {
+    private let filterBox: NIOLockedValueBox<DNSQueryFilter>
+    let cache: ResponseCache
+    let forwarder: UpstreamForwarder
+    let access: ClientAccess
+    let logger: Logger
+    let observer: (@Sendable (QueryEvent) -> Void)?
+
+    init(
+        filter: DNSQueryFilter, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
+        observer: (@Sendable (QueryEvent) -> Void)?
+    ) {
+        self.filterBox = NIOLockedValueBox(filter)
+        self.cache = cache
+        self.forwarder = forwarder
+        self.access = access
+        self.logger = logger
+        self.observer = observer
+    }
+
+    /// The filter in use.
+    var filter: DNSQueryFilter { filterBox.withLockedValue { $0 } }
+
+    /// Puts a new filter in place: queries being answered finish with the old one, the next
+    /// ones use the new one.
+    func replaceFilter(_ filter: DNSQueryFilter) {
+        filterBox.withLockedValue { $0 = filter }
+    }
+
+    /// What to do with one query, decided without waiting: answer now, drop, or ask upstream.
+    enum Step {
+        /// Send these bytes.
+        case reply([UInt8])
+        /// Send nothing (unreadable packets, stray responses).
+        case drop
+        /// Ask the upstreams; ``forward(_:on:)`` finishes it.
+        case forward(Forwarding)
+    }
+
+    /// A query that needs an upstream answer.
+    struct Forwarding {
+        var query: DNSMessage
+        var question: DNSQuestion
+        var key: ResponseCache.Key
+        var client: IPAddress
+        var limit: Int
+    }
+
+    /// The answer to `bytes` from `client`, or `nil` to send nothing. `overTCP`: no size limit.
+    func answer(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]?> {
+        switch step(bytes, from: client, overTCP: overTCP) {
+        case .reply(let reply): return eventLoop.makeSucceededFuture(reply)
+        case .drop: return eventLoop.makeSucceededFuture(nil)
+        case .forward(let forwarding): return forward(forwarding, on: eventLoop).map { $0 }
+        }
+    }
+
+    /// Everything that can be decided at once: access, decoding, blocking, the cache.
+    func step(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool) -> Step {
+        let clientAddress = Self.address(of: client)
+        let query: DNSMessage
+        do {
+            query = try bytes.withUnsafeReadableBytes { raw in try DNSMessage(decoding: raw) }
+        } catch {
+            logger.debug("malformed query", metadata: ["client": "\(clientAddress)", "error": "\(error)"])
+            return formatError(bytes).map { .reply($0) } ?? .drop
+        }
+        guard !query.header.flags.isResponse else { return .drop }
+        let limit = overTCP ? 65_535 : query.maximumUDPResponseSize
+        guard access.permits(clientAddress) else {
+            report(clientAddress, query, .refused, .refused)
+            return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
+        }
+        guard query.header.flags.opcode == 0 else {
+            return .reply(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
+        }
+        guard query.questions.count == 1, let question = query.questions.first else {
+            report(clientAddress, query, .malformed, .formatError)
+            return .reply(DNSMessage.response(to: query, code: .formatError).encoded(maximumSize: limit))
+        }
+        if let edns = query.edns, edns.version != 0 {
+            // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
+            var response = DNSMessage.response(to: query)
+            response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
+            return .reply(response.encoded(maximumSize: limit))
+        }
+        let filter = self.filter
+        if filter.decision(for: question.name) == .block {
+            let response = filter.blockedResponse(to: query)
+            report(clientAddress, query, .blocked, response.responseCode)
+            return .reply(response.encoded(maximumSize: limit))
+        }
+        let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
+        if let cached = cache.lookup(key) {
+            return .reply(respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
+        }
+        return .forward(Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit))
+    }
+
+    /// Asks the upstreams, caches the answer and returns the client's answer (SERVFAIL when
+    /// every upstream failed).
+    func forward(_ forwarding: Forwarding, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]> {
+        let query = forwarding.query
+        return forwarder.resolve(
+            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
+        ).map { upstream -> [UInt8] in
+            self.cache.store(upstream, for: forwarding.key)
+            return self.respond(
+                to: query, with: upstream, filter: self.filter, client: forwarding.client, limit: forwarding.limit, outcome: .forwarded)
+        }.recover { error in
+            self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
+            self.report(forwarding.client, query, .failed, .serverFailure)
+            return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
+        }
+    }
+
+    /// The client's answer from an upstream (or cached) response: the client's ID and question
+    /// spelling, the upstream's flags and records; blocked when a CNAME leads to a blocked name.
+    private func respond(
+        to query: DNSMessage, with upstream: DNSMessage, filter: DNSQueryFilter, client: IPAddress, limit: Int, outcome: QueryOutcome
+    ) -> [UInt8] {
+        if let blocked = filter.blockedNameInAnswers(of: upstream), !filter.isExplicitlyAllowed(query.questions[0].name) {
+            logger.debug("CNAME to a blocked name", metadata: ["name": "\(query.questions[0].name)", "target": "\(blocked)"])
+            let response = filter.blockedResponse(to: query)
+            report(client, query, .blockedCNAME, response.responseCode)
+            return response.encoded(maximumSize: limit)
+        }
+        var response = DNSMessage.response(to: query)
+        response.header.flags.isAuthoritative = false
+        response.header.flags.authenticData = upstream.header.flags.authenticData
+        response.header.flags.responseCode = DNSResponseCode(rawValue: upstream.responseCode.rawValue & 0xF)
+        // Records owned by the question's name take the client's spelling (cached answers were
+        // stored under another client's).
+        let asked = query.questions[0].name
+        response.answers = upstream.answers.map { record in
+            guard record.name != asked, record.name.isEquivalent(to: asked) else { return record }
+            var copy = record
+            copy.name = asked
+            return copy
+        }
+        response.authorities = upstream.authorities
+        response.additionals = upstream.additionals
+        report(client, query, outcome, response.responseCode)
+        return response.encoded(maximumSize: limit)
+    }
+
+    /// FORMERR for a query whose header can be read (and that is not a response); nothing
+    /// otherwise.
+    private func formatError(_ bytes: ByteBuffer) -> [UInt8]? {
+        guard bytes.readableBytes >= DNSHeader.size, let id = bytes.getInteger(at: bytes.readerIndex, as: UInt16.self),
+            let rawFlags = bytes.getInteger(at: bytes.readerIndex + 2, as: UInt16.self)
+        else { return nil }
+        let queryFlags = DNSFlags(rawValue: rawFlags)
+        guard !queryFlags.isResponse else { return nil }
+        var flags = DNSFlags(rawValue: 0)
+        flags.isResponse = true
+        flags.opcode = queryFlags.opcode
+        flags.recursionDesired = queryFlags.recursionDesired
+        flags.recursionAvailable = true
+        flags.responseCode = .formatError
+        return DNSMessage(header: DNSHeader(id: id, flags: flags)).encoded()
+    }
+
+    private func report(_ client: IPAddress, _ query: DNSMessage, _ outcome: QueryOutcome, _ code: DNSResponseCode) {
+        guard let observer, let question = query.questions.first else { return }
+        observer(QueryEvent(client: client, name: question.name.lowercasedHost, type: question.type, outcome: outcome, responseCode: code))
+    }
+
+    /// The IP address of a socket address (`::` for a Unix socket, which never happens here).
+    static func address(of socketAddress: SocketAddress) -> IPAddress {
+        switch socketAddress {
+        case .v4(let address):
+            return IPAddress(ipv4: UInt32(bigEndian: address.address.sin_addr.s_addr))
+        case .v6(let address):
+            var storage = address.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &storage) { Array($0) }
+            return IPAddress(ipv6Bytes: bytes)
+        default:
+            return IPAddress(high: 0, low: 0)
+        }
+    }
+}

@@ -1,0 +1,485 @@
+import ArgumentParser
+import Crypto
+import DNSFilter
+import DNSServer
+import FilterEngine
+import FilterLists
+import Foundation
+import ListSync
+import Logging
+import NIOCore
+import Storage
+
+/// `pepper dns`: the filtering DNS forwarder.
+struct DNSCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dns",
+        abstract: "Filter DNS for the whole machine or network: a blocking DNS forwarder.",
+        subcommands: [DNSServeCommand.self, DNSStatsCommand.self, DNSLogCommand.self]
+    )
+}
+
+/// `pepper dns serve`.
+struct DNSServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Answer DNS on --listen, blocking the names the lists block, forwarding the rest.",
+        discussion: """
+            Blocks a name when it or a parent domain is blocked at the DNS level by the
+            enabled lists of the state (`pepper lists`) and the SOURCE lists given (paths
+            or URLs), unless an exception or `pepper allowlist` covers it: `||domain^`
+            rules, hosts files, domain lists, Tracker Radar and Disconnect trackers
+            (docs/dns.md has the exact policy). Answers to forwarded names are checked
+            too: a CNAME that leads to a blocked name is blocked.
+
+            UDP and TCP on one address. Other names go to the --upstream servers (plain
+            DNS; TCP when an answer is truncated) through a cache that honours TTLs.
+            Only loopback clients are answered unless --allow-clients names more.
+
+            Every query is counted in the state's database and the recent ones are
+            logged (the newest 100,000 of the last 7 days): `pepper dns stats`,
+            `pepper dns log`. --no-query-log turns both off.
+
+            --block-page IP:PORT serves an HTML page naming the rule and list that
+            block a name (from the request's Host header). With --block-response null,
+            blocked names resolve to that IP, so browsers show the page; give it port 80
+            of an address of its own (e.g. 127.0.0.2:80) for that.
+
+            Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
+            lists` or `pepper allowlist` recompile the state; queries keep being answered
+            meanwhile. SIGINT or SIGTERM stops it.
+
+            Try it: pepper dns serve --listen 127.0.0.1:5335 --upstream 9.9.9.9
+            then:   dig @127.0.0.1 -p 5335 doubleclick.net
+            """
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Argument(help: ArgumentHelp("More filter lists (paths or URLs) besides the enabled ones.", valueName: "source"))
+    var sources: [String] = []
+
+    @Option(help: ArgumentHelp("Address to answer on, UDP and TCP.", valueName: "ip:port"))
+    var listen: String = "127.0.0.1:5335"
+
+    @Option(
+        help: ArgumentHelp(
+            "A resolver to forward to, IP[:PORT] (repeatable; default: the nameservers of /etc/resolv.conf).", valueName: "ip:port"))
+    var upstream: [String] = []
+
+    @Option(help: ArgumentHelp("How blocked names are answered: nxdomain, null (0.0.0.0 / ::) or refused.", valueName: "kind"))
+    var blockResponse: String = "nxdomain"
+
+    @Option(help: ArgumentHelp("TTL of block answers, in seconds.", valueName: "seconds"))
+    var blockTTL: Int = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve a page explaining blocks on this address; with --block-response null, blocked names resolve to it.",
+            valueName: "ip:port"))
+    var blockPage: String?
+
+    @Option(help: ArgumentHelp("Also answer clients in this block, e.g. 192.168.1.0/24 (repeatable).", valueName: "cidr"))
+    var allowClients: [String] = []
+
+    @Option(help: ArgumentHelp("Milliseconds to wait for an upstream before trying the next.", valueName: "ms"))
+    var upstreamTimeout: Int = 1500
+
+    @Option(help: ArgumentHelp("Most answers kept in the cache (0: no cache).", valueName: "n"))
+    var cacheSize: Int = 10_000
+
+    @Option(help: ArgumentHelp("Threads answering queries (default: one per core).", valueName: "n"))
+    var threads: Int?
+
+    @Option(help: ArgumentHelp("Log level on stderr: error, warning, info, debug.", valueName: "level"))
+    var logLevel: String = "info"
+
+    @Flag(help: "Neither count nor log queries in the state's database.")
+    var noQueryLog = false
+
+    func validate() throws {
+        guard BlockResponse(rawValue: blockResponse.lowercased()) != nil else {
+            throw ValidationError("--block-response must be nxdomain, null or refused, not '\(blockResponse)'")
+        }
+        guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
+        guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
+        guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1–64") }
+        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        do {
+            _ = try ListenAddress(listen)
+            if let blockPage { _ = try ListenAddress(blockPage) }
+            for text in upstream { _ = try UpstreamAddress(text) }
+            for text in allowClients { _ = try CIDRBlock(text) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    func run() async throws {
+        let listenAddress = try ListenAddress(listen)
+        var upstreams = try upstream.map { try UpstreamAddress($0) }
+        if upstreams.isEmpty { upstreams = Self.systemResolvers(excluding: listenAddress) }
+        guard !upstreams.isEmpty else {
+            throw CLIError("no upstream: /etc/resolv.conf names none; give --upstream IP[:PORT]")
+        }
+        for upstream in upstreams {
+            guard case .udp = upstream else {
+                throw CLIError("\(upstream): DNS-over-TLS and DNS-over-HTTPS upstreams are not supported yet; use IP[:PORT]")
+            }
+        }
+        let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
+        let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
+        var loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
+        let recorder =
+            noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
+        let started = Date()
+        let blockPageAddress = try blockPage.map { try ListenAddress($0) }
+        let (server, blockedDomains) = try await start(
+            loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
+            blockPage: blockPageAddress)
+        var page: BlockPageServer?
+        if let blockPageAddress {
+            do {
+                page = try await server.startBlockPage(at: blockPageAddress)
+            } catch {
+                await server.shutdown()
+                throw CLIError("\(error)")
+            }
+        }
+        // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
+        loader = loader.droppingFileData()
+        DNSEngineLoader.returnFreedMemory()
+        let recording = Task { await recorder?.run() }
+        let seconds = Date().timeIntervalSince(started)
+        // Written at once (not buffered): scripts wait for this line.
+        let ready =
+            "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
+            + (page.map { "block page on http://\($0.localAddress); " } ?? "")
+            + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
+        FileHandle.standardOutput.write(Data(ready.utf8))
+
+        let events = SignalEvents()
+        let watcher = Task { [loader] in
+            var stamp = loader.stateStamp()
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                let current = loader.stateStamp()
+                if current != stamp {
+                    stamp = current
+                    events.send(.reload("the state's lists or allowlist changed"))
+                }
+            }
+        }
+        // A second signal (e.g. `timeout` signals its whole process group) is ignored: the
+        // loop ends at the first stop.
+        events: for await event in events.stream {
+            switch event {
+            case .stop(let name):
+                logger.info("stopping", metadata: ["signal": "\(name)"])
+                watcher.cancel()
+                await page?.shutdown()
+                await server.shutdown()
+                recording.cancel()
+                await recording.value
+                events.finish()
+                break events
+            case .reload(let reason):
+                do {
+                    let fresh = try loader.engine(rereadSources: true)
+                    DNSEngineLoader.returnFreedMemory()
+                    let current = server.filter
+                    server.replaceFilter(
+                        DNSQueryFilter(
+                            engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
+                            nullIPv6: current.nullIPv6))
+                    logger.info(
+                        "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
+                } catch {
+                    logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Builds the first engine and starts the server. (A function of its own, so that no local
+    /// of `run` keeps the first engine alive after a reload has replaced it.)
+    private func start(
+        loader: DNSEngineLoader, listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger,
+        recorder: QueryRecorder?, blockPage: ListenAddress?
+    ) async throws -> (DNSServer, Int) {
+        let engine = try loader.engine()
+        var filter = DNSQueryFilter(
+            engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
+        // `null` answers point at the block page (its address family; the other stays 0.0.0.0 / ::).
+        if let blockPage {
+            if blockPage.host.isIPv4 { filter.nullIPv4 = blockPage.host } else { filter.nullIPv6 = blockPage.host }
+        }
+        let configuration = DNSServerConfiguration(
+            listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
+            cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+        var observer: (@Sendable (QueryEvent) -> Void)?
+        if let recorder { observer = { recorder.record($0) } }
+        do {
+            let server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger, observer: observer)
+            return (server, engine.dnsBlockedDomainCount)
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
+    private func loadSources() async throws -> [ListInput] {
+        var inputs: [ListInput] = []
+        for argument in sources { inputs.append(try await SourceLoader.load(argument, format: nil)) }
+        return CompileCommand.uniquelyNamed(inputs)
+    }
+
+    static func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "pepper.dns") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = level
+        return logger
+    }
+
+    /// The nameservers of /etc/resolv.conf, except this server's own address.
+    static func systemResolvers(excluding listen: ListenAddress) -> [UpstreamAddress] {
+        guard let text = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line -> UpstreamAddress? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, fields[0] == "nameserver", let address = IPAddress(String(fields[1])) else { return nil }
+            if address == listen.host && listen.port == 53 { return nil }
+            return .udp(host: address, port: 53)
+        }
+    }
+}
+
+/// Builds the DNS engine from the state and the command line's lists, and tells when the state
+/// changed.
+struct DNSEngineLoader: Sendable {
+    let homeOptions: HomeOptions
+    let sources: [ListInput]
+
+    /// The engine: the state's saved engine when no SOURCE is given (no list is parsed), else the
+    /// state's enabled lists plus the SOURCE lists, cached in `$PEPPER_HOME/dns-engine.bin` under
+    /// a digest of every input, so a restart with the same lists parses nothing either.
+    func engine(rereadSources: Bool = false) throws -> FilterEngine {
+        let database = try homeOptions.openDatabase()
+        let home = homeOptions.pepperHome
+        if sources.isEmpty {
+            if let engine = try? EngineCache.load(home: home, database: database) { return engine }
+            return try EngineCache.rebuild(home: home, database: database)
+        }
+        var inputs = try BlockerBuilder.storedInputs(home: home, database: database)
+        inputs += rereadSources ? try sources.map(Self.reread) : sources
+        let allowlist = try AllowlistStore(database: database).domains()
+        let identifier = Self.digest(inputs, allowlist: allowlist)
+        let cacheURL = home.url.appendingPathComponent("dns-engine.bin")
+        if let cached = try? FilterEngine(contentsOf: cacheURL), cached.identifier == identifier { return cached }
+        let parsed = BlockerBuilder.parse(inputs)
+        for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
+        let engine = FilterEngine(lists: parsed.compactMap { try? $0.result.get() }, allowlist: allowlist, identifier: identifier)
+        try? engine.write(to: cacheURL)
+        return engine
+    }
+
+    /// A SOURCE file read again (SIGHUP after editing it); URLs keep the copy downloaded at
+    /// start. A file that cannot be read fails the reload (the running engine stays).
+    static func reread(_ input: ListInput) throws -> ListInput {
+        guard !isURL(input) else { return input }
+        var copy = input
+        do {
+            copy.data = try Data(contentsOf: URL(fileURLWithPath: input.location))
+        } catch {
+            throw CLIError("\(input.location): cannot read: \(error.localizedDescription)")
+        }
+        return copy
+    }
+
+    static func isURL(_ input: ListInput) -> Bool {
+        input.location.hasPrefix("http://") || input.location.hasPrefix("https://")
+    }
+
+    /// The loader without the bytes of SOURCE files (URLs keep theirs): later builds read the
+    /// files again.
+    func droppingFileData() -> DNSEngineLoader {
+        DNSEngineLoader(
+            homeOptions: homeOptions,
+            sources: sources.map { input in
+                guard !Self.isURL(input) else { return input }
+                var copy = input
+                copy.data = Data()
+                return copy
+            })
+    }
+
+    /// Gives the memory freed after building or loading an engine back to the system (glibc
+    /// keeps freed heap otherwise, and the RSS stays at the load's peak).
+    static func returnFreedMemory() {
+        #if os(Linux)
+        // glibc's malloc_trim, looked up at run time (its header is not in the Glibc module).
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
+        #endif
+    }
+
+    static func digest(_ inputs: [ListInput], allowlist: [String]) -> String {
+        var hasher = SHA256()
+        for input in inputs {
+            hasher.update(data: Data(input.name.utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: Data((input.format?.rawValue ?? "auto").utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: input.data)
+        }
+        hasher.update(data: Data(allowlist.sorted().joined(separator: ",").utf8))
+        return "dns:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Changes whenever a recompile (`pepper update`, `lists`, `allowlist`, `compile`) rewrote
+    /// the state's engine or output.
+    func stateStamp() -> String {
+        let home = homeOptions.pepperHome
+        return [EngineCache.url(home: home), home.outputURL.appendingPathComponent("manifest.json")].map { url in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(modified):\(attributes?[.size] as? Int ?? -1)"
+        }.joined(separator: "|")
+    }
+}
+
+/// SIGINT/SIGTERM (stop) and SIGHUP (reload) as an async stream. (`@unchecked`: the signal
+/// sources are only set in `init` and cancelled in `finish`, both thread-safe in Dispatch.)
+final class SignalEvents: @unchecked Sendable {
+    enum Event: Sendable {
+        case stop(String)
+        case reload(String)
+    }
+
+    let stream: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let sources: [DispatchSourceSignal]
+
+    init() {
+        let (stream, continuation) = AsyncStream<Event>.makeStream()
+        self.stream = stream
+        self.continuation = continuation
+        var sources: [DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+            // Handled by the dispatch source, not by the default action.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                continuation.yield(number == SIGHUP ? .reload("SIGHUP") : .stop(name))
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    func send(_ event: Event) {
+        continuation.yield(event)
+    }
+
+    func finish() {
+        for source in sources { source.cancel() }
+        continuation.finish()
+    }
+}
+
+/// `pepper dns stats`.
+struct DNSStatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Queries answered by `pepper dns serve`: counts per outcome, today and in all, and the names blocked most."
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Option(help: ArgumentHelp("How many of the most blocked names to show.", valueName: "n"))
+    var top: Int = 10
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    struct Stats: Encodable {
+        var total: [String: Int]
+        var today: [String: Int]
+        var topBlocked: [DNSQueryLogStore.NameCount]
+    }
+
+    func run() throws {
+        let store = DNSQueryLogStore(database: try homeOptions.openDatabase())
+        let counts = try store.counts()
+        let today = DNSQueryLogStore.day(of: Date())
+        var stats = Stats(total: [:], today: [:], topBlocked: try store.topBlocked(limit: top))
+        for count in counts {
+            stats.total[count.outcome, default: 0] += count.count
+            if count.day == today { stats.today[count.outcome, default: 0] += count.count }
+        }
+        if json {
+            try Terminal.printJSON(stats)
+            return
+        }
+        let outcomes = ["blocked", "blocked-cname", "forwarded", "cached", "failed", "refused", "malformed"]
+        print(Terminal.pad("outcome", 16) + Terminal.padLeft("today", 12) + Terminal.padLeft("all", 14))
+        for outcome in outcomes + stats.total.keys.filter({ !outcomes.contains($0) }).sorted() {
+            print(
+                Terminal.pad(outcome, 16) + Terminal.padLeft(Terminal.count(stats.today[outcome] ?? 0), 12)
+                    + Terminal.padLeft(Terminal.count(stats.total[outcome] ?? 0), 14))
+        }
+        let all = stats.total.values.reduce(0, +)
+        let blocked = (stats.total["blocked"] ?? 0) + (stats.total["blocked-cname"] ?? 0)
+        let share = all == 0 ? 0 : Double(blocked) * 100 / Double(all)
+        print(
+            Terminal.pad("total", 16) + Terminal.padLeft(Terminal.count(stats.today.values.reduce(0, +)), 12)
+                + Terminal.padLeft(Terminal.count(all), 14))
+        print(String(format: "blocked: %.1f %% of all queries", share))
+        if !stats.topBlocked.isEmpty {
+            print("most blocked (recent log):")
+            for item in stats.topBlocked { print("  " + Terminal.padLeft(Terminal.count(item.count), 8) + "  " + item.name) }
+        }
+    }
+}
+
+/// `pepper dns log`.
+struct DNSLogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "The latest queries answered by `pepper dns serve`, newest first.",
+        discussion: "One line per query: time (UTC), client, type, name, outcome, response code."
+    )
+
+    @OptionGroup var homeOptions: HomeOptions
+
+    @Flag(help: "Only blocked queries (by name or by CNAME).")
+    var blocked = false
+
+    @Option(help: ArgumentHelp("How many queries to show.", valueName: "n"))
+    var limit: Int = 50
+
+    @Flag(help: "Print JSON lines.")
+    var json = false
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be positive") }
+    }
+
+    func run() throws {
+        let entries = try DNSQueryLogStore(database: try homeOptions.openDatabase()).recent(limit: limit, blockedOnly: blocked)
+        let formatter = ISO8601DateFormatter()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for entry in entries { print(String(decoding: try encoder.encode(entry), as: UTF8.self)) }
+            return
+        }
+        for entry in entries {
+            print(
+                [formatter.string(from: entry.at), entry.client, entry.type, entry.name, entry.outcome, entry.responseCode].joined(
+                    separator: "\t"))
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+
+/// What the DNS filter answered: counters per day and outcome (exact), and a log of recent
+/// queries with bounded retention (the newest ``retention`` rows and at most ``maximumAge``).
+public struct DNSQueryLogStore: Sendable {
+    /// One logged query.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// When it was answered.
+        public var at: Date
+        /// The client's address.
+        public var client: String
+        /// The name asked about (lower case, no final dot).
+        public var name: String
+        /// The record type (`A`, `AAAA`, …).
+        public var type: String
+        /// What was done: `blocked`, `blocked-cname`, `cached`, `forwarded`, `failed`, `refused`,
+        /// `malformed`.
+        public var outcome: String
+        /// The response code sent (`NOERROR`, `NXDOMAIN`, …).
+        public var responseCode: String
+
+        /// An entry with the given fields.
+        public init(at: Date, client: String, name: String, type: String, outcome: String, responseCode: String) {
+            self.at = at
+            self.client = client
+            self.name = name
+            self.type = type
+            self.outcome = outcome
+            self.responseCode = responseCode
+        }
+
+        /// Whether the query was blocked (by name or by CNAME).
+        public var isBlocked: Bool { outcome.hasPrefix("blocked") }
+    }
+
+    /// A counter: queries with one outcome on one day (UTC, `yyyy-MM-dd`).
+    public struct Count: Sendable, Hashable, Codable {
+        /// The day.
+        public var day: String
+        /// The outcome.
+        public var outcome: String
+        /// How many queries.
+        public var count: Int
+
+        /// A counter with the given fields.
+        public init(day: String, outcome: String, count: Int) {
+            self.day = day
+            self.outcome = outcome
+            self.count = count
+        }
+    }
+
+    /// A name and how often it appears in the log.
+    public struct NameCount: Sendable, Hashable, Codable {
+        /// The name.
+        public var name: String
+        /// Queries for it in the log.
+        public var count: Int
+
+        /// A name count with the given fields.
+        public init(name: String, count: Int) {
+            self.name = name
+            self.count = count
+        }
+    }
+
+    /// Log rows kept at most.
+    public let retention: Int
+    /// The oldest log row kept.
+    public let maximumAge: TimeInterval
+    private let database: PepperDatabase
+
+    /// The DNS log of `database`: by default the newest 100,000 queries of the last 7 days.
+    public init(database: PepperDatabase, retention: Int = 100_000, maximumAge: TimeInterval = 7 * 86_400) {
+        self.database = database
+        self.retention = retention
+        self.maximumAge = maximumAge
+    }
+
+    static func migrate(_ db: Database) throws {
+        try db.create(table: "dnsQueryLog") { table in
+            table.autoIncrementedPrimaryKey("id")
+            table.column("at", .datetime).notNull().indexed()
+            table.column("client", .text).notNull()
+            table.column("name", .text).notNull()
+            table.column("type", .text).notNull()
+            table.column("outcome", .text).notNull()
+            table.column("responseCode", .text).notNull()
+        }
+        try db.create(table: "dnsCounter") { table in
+            table.column("day", .text).notNull()
+            table.column("outcome", .text).notNull()
+            table.column("count", .integer).notNull()
+            table.primaryKey(["day", "outcome"])
+        }
+    }
+
+    /// Adds counts and log rows in one transaction, then trims the log to its retention.
+    /// `counts` are exact; `entries` may be a sample when the server answers faster than it logs.
+    public func record(counts: [Count], entries: [Entry], now: Date = Date()) throws {
+        guard !counts.isEmpty || !entries.isEmpty else { return }
+        try database.writer.write { db in
+            let count = try db.cachedStatement(
+                sql: """
+                    INSERT INTO dnsCounter (day, outcome, count) VALUES (?, ?, ?)
+                    ON CONFLICT (day, outcome) DO UPDATE SET count = count + excluded.count
+                    """)
+            for item in counts { try count.execute(arguments: [item.day, item.outcome, item.count]) }
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
+            for entry in entries.suffix(retention) {
+                try insert.execute(arguments: [entry.at, entry.client, entry.name, entry.type, entry.outcome, entry.responseCode])
+            }
+            try db.execute(
+                sql: "DELETE FROM dnsQueryLog WHERE id <= (SELECT MAX(id) FROM dnsQueryLog) - ? OR at < ?",
+                arguments: [retention, now.addingTimeInterval(-maximumAge)])
+        }
+    }
+
+    /// The newest log entries first, blocked ones only when asked.
+    public func recent(limit: Int = 100, blockedOnly: Bool = false) throws -> [Entry] {
+        try database.writer.read { db in
+            let filter = blockedOnly ? "WHERE outcome LIKE 'blocked%'" : ""
+            return try Row.fetchAll(
+                db, sql: "SELECT at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
+                arguments: [limit]
+            ).map { row in
+                Entry(
+                    at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: row["outcome"],
+                    responseCode: row["responseCode"])
+            }
+        }
+    }
+
+    /// Every counter, oldest day first.
+    public func counts() throws -> [Count] {
+        try database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT day, outcome, count FROM dnsCounter ORDER BY day, outcome").map { row in
+                Count(day: row["day"], outcome: row["outcome"], count: row["count"])
+            }
+        }
+    }
+
+    /// The names blocked most often in the log.
+    public func topBlocked(limit: Int = 10) throws -> [NameCount] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE outcome LIKE 'blocked%'
+                    GROUP BY name ORDER BY count DESC, name LIMIT ?
+                    """, arguments: [limit]
+            ).map { NameCount(name: $0["name"], count: $0["count"]) }
+        }
+    }
+
+    /// The UTC day of a date, as counters store it.
+    public static func day(of date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}

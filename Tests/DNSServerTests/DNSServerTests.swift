@@ -1,0 +1,375 @@
+import DNSFilter
+import DNSTestSupport
+import FilterEngine
+import FilterLists
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import DNSServer
+
+/// The server against real clients: `dig` asks, a dnsmasq on another loopback port is the
+/// upstream. Skipped (with a message) when dig or dnsmasq is missing, unless required.
+@Suite("DNS server with dig and dnsmasq", .serialized)
+struct DNSServerTests {
+    static let rules = """
+        ||tracker.test^
+        @@||ok.tracker.test^
+        ||analytics.test^$script,third-party,xmlhttprequest
+        """
+
+    /// 8 strings of 250 bytes: an answer over 2 kB, more than UDP carries here.
+    static let bigText = (0..<8).map { index in "\"" + String(repeating: Character(UnicodeScalar(UInt8(97 + index))), count: 250) + "\"" }
+        .joined(separator: ",")
+
+    static let upstreamRecords = [
+        "--address=/example.test/192.0.2.1",
+        "--address=/friend.tracker.test/192.0.2.7",
+        "--address=/ok.tracker.test/192.0.2.8",
+        "--host-record=metrics.tracker.test,192.0.2.66",
+        "--cname=cloaked.shop.test,metrics.tracker.test",
+        "--host-record=www.clean.test,192.0.2.5",
+        "--cname=alias.shop.test,www.clean.test",
+        "--txt-record=big.example.test,\(bigText)",
+        "--edns-packet-max=512",
+        "--log-queries",
+        "--local-ttl=300",
+    ]
+
+    static func ready() -> Bool {
+        let missing = DNSTools.missing()
+        guard !missing.isEmpty else { return true }
+        if DNSTools.isRequired {
+            Issue.record("\(missing.joined(separator: ", ")) missing (install bind9-dnsutils dnsmasq-base; scripts/test.sh does)")
+        } else {
+            print("skipped: \(missing.joined(separator: ", ")) not installed (apt-get install bind9-dnsutils dnsmasq-base)")
+        }
+        return false
+    }
+
+    static func filter(_ rules: String = rules, allowlist: [String] = [], response: BlockResponse = .nxdomain) throws -> DNSQueryFilter {
+        let list = try FilterListParser().parse(rules, name: "test.txt")
+        return DNSQueryFilter(engine: FilterEngine(lists: [list], allowlist: allowlist), blockResponse: response, blockTTL: 30)
+    }
+
+    /// Runs `body` with a server (on a free port) forwarding to a dnsmasq stub.
+    static func withServer(
+        filter: DNSQueryFilter? = nil, upstreamDown: Bool = false,
+        _ body: (_ server: DNSServer, _ upstream: Dnsmasq?) async throws -> Void
+    ) async throws {
+        let upstreamPort = DNSTools.freePort()
+        let dnsmasq = upstreamDown ? nil : try Dnsmasq(port: upstreamPort, arguments: upstreamRecords)
+        defer { dnsmasq?.stop() }
+        var logger = Logger(label: "test.dns")
+        logger.logLevel = .critical
+        let configuration = DNSServerConfiguration(
+            listen: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0),
+            upstreams: [.udp(host: IPAddress("127.0.0.1")!, port: upstreamPort)], upstreamTimeout: .milliseconds(400), threads: 2)
+        let server = try await DNSServer.start(
+            configuration: configuration, filter: try filter ?? Self.filter(allowlist: ["friend.tracker.test"]), logger: logger)
+        do {
+            try await body(server, dnsmasq)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    @Test func blockedNamesAndTheirSubdomainsGetNXDOMAIN() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, upstream throws in
+            let port = server.localAddress.port
+            for name in ["tracker.test", "a.b.tracker.test", "www.analytics.test"] {
+                let answer = try Dig.query(name, port: port)
+                #expect(answer.status == "NXDOMAIN", "\(name): \(answer.output)")
+                #expect(answer.flags.contains("qr") && answer.flags.contains("ra"))
+            }
+            let overTCP = try Dig.query("tracker.test", "AAAA", port: port, extra: ["+tcp"])
+            #expect(overTCP.status == "NXDOMAIN", "\(overTCP.output)")
+            #expect(!(upstream?.log.contains("tracker.test from") ?? true), "blocked names never reach the upstream")
+        }
+    }
+
+    @Test func otherNamesAreForwardedAndCached() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, upstream throws in
+            let port = server.localAddress.port
+            let first = try Dig.query("www.example.test", port: port)
+            #expect(first.status == "NOERROR", "\(first.output)")
+            #expect(first.data == ["192.0.2.1"])
+            let second = try Dig.query("WWW.Example.TEST", port: port)
+            #expect(second.data == ["192.0.2.1"])
+            let ttl = second.answers.first?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
+            #expect(ttl.map { $0 <= 300 && $0 > 290 } == true, "the cached TTL: \(second.output)")
+            #expect(second.answers.first?.hasPrefix("WWW.Example.TEST.") == true, "the client's spelling is echoed: \(second.output)")
+            let queries = upstream?.log.lowercased().components(separatedBy: "query[a] www.example.test").count ?? 0
+            #expect(queries - 1 == 1, "the second answer comes from the cache: \(upstream?.log ?? "")")
+            #expect(server.cachedAnswers >= 1)
+            let overTCP = try Dig.query("tcp.example.test", port: port, extra: ["+tcp"])
+            #expect(overTCP.data == ["192.0.2.1"], "\(overTCP.output)")
+        }
+    }
+
+    @Test func theAllowlistAndExceptionsWin() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, _ throws in
+            let port = server.localAddress.port
+            #expect(try Dig.query("friend.tracker.test", port: port).data == ["192.0.2.7"], "allowlisted")
+            #expect(try Dig.query("ok.tracker.test", port: port).data == ["192.0.2.8"], "@@||ok.tracker.test^")
+        }
+    }
+
+    @Test func cnamesToBlockedNamesAreBlocked() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, _ throws in
+            let port = server.localAddress.port
+            let cloaked = try Dig.query("cloaked.shop.test", port: port)
+            #expect(cloaked.status == "NXDOMAIN", "CNAME to metrics.tracker.test: \(cloaked.output)")
+            let clean = try Dig.query("alias.shop.test", port: port)
+            #expect(clean.status == "NOERROR", "\(clean.output)")
+            #expect(clean.answers.contains { $0.contains("CNAME") && $0.contains("www.clean.test.") })
+            #expect(clean.data.last == "192.0.2.5")
+        }
+    }
+
+    @Test func largeAnswersComeOverTCPFromTheUpstreamAndToTheClient() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, _ throws in
+            let port = server.localAddress.port
+            // dnsmasq sends at most 512 bytes over UDP: the full answer needs TCP upstream.
+            let overTCP = try Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
+            #expect(overTCP.status == "NOERROR", "\(overTCP.output)")
+            #expect(overTCP.output.contains(String(repeating: "h", count: 250)), "all eight strings arrived")
+            let truncated = try Dig.query("big.example.test", "TXT", port: port, extra: ["+ignore", "+bufsize=1232"])
+            #expect(truncated.flags.contains("tc"), "too big for UDP: TC, so the client retries over TCP: \(truncated.output)")
+            let retried = try Dig.query("big.example.test", "TXT", port: port)
+            #expect(retried.output.contains(String(repeating: "h", count: 250)), "dig retried over TCP by itself")
+        }
+    }
+
+    @Test func anUnreachableUpstreamGivesSERVFAIL() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer(upstreamDown: true) { server, _ throws in
+            let port = server.localAddress.port
+            let started = Date()
+            let answer = try Dig.query("www.example.test", port: port)
+            #expect(answer.status == "SERVFAIL", "\(answer.output)")
+            #expect(Date().timeIntervalSince(started) < 3, "two attempts of 400 ms")
+            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN", "blocking needs no upstream")
+        }
+    }
+
+    @Test func malformedPacketsAreDroppedOrRefusedAndTheServerGoesOn() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, _ throws in
+            let port = server.localAddress.port
+            let header: [UInt8] = [0x77, 0x01, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
+            let formerr: [(String, [UInt8])] = [
+                ("compression loop", header + [0xC0, 12, 0, 1, 0, 1]),
+                ("forward pointer", header + [0xC0, 40, 0, 1, 0, 1]),
+                ("label length overflow", header + [64] + Array(repeating: 97, count: 64) + [0, 0, 1, 0, 1]),
+                ("label past the end", header + [63, 97, 97]),
+                ("count beyond the data", [0x77, 0x01, 0x01, 0x00, 0, 40, 0, 0, 0, 0, 0, 0, 1, 97, 0, 0, 1, 0, 1]),
+            ]
+            for (label, bytes) in formerr {
+                let reply = RawDNS.exchange(bytes, port: port, timeout: 2)
+                #expect(reply?.count == 12, "\(label): a bare FORMERR header")
+                if let reply {
+                    #expect(reply[0] == 0x77 && reply[1] == 0x01, "\(label): same ID")
+                    #expect(reply[3] & 0x0F == 1, "\(label): FORMERR")
+                }
+            }
+            #expect(RawDNS.exchange([0x77, 0x01, 0x01], port: port, timeout: 0.5) == nil, "a truncated header is dropped")
+            var random = SystemRandomNumberGenerator()
+            for _ in 0..<300 {
+                let bytes = (0..<Int.random(in: 0...700, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                _ = RawDNS.exchange(bytes, port: port, timeout: 0.01)
+            }
+            let response = [0x77, 0x01, 0x81, 0x80] + header.dropFirst(4) + [1, 97, 0, 0, 1, 0, 1]
+            #expect(RawDNS.exchange(response, port: port, timeout: 0.5) == nil, "responses are never answered (no reflection)")
+            #expect(try Dig.query("www.example.test", port: port).data == ["192.0.2.1"], "still answering")
+            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN")
+        }
+    }
+
+    @Test func blockResponsesCanBeNullOrRefused() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer(filter: try Self.filter(response: .null)) { server, _ throws in
+            let port = server.localAddress.port
+            let a = try Dig.query("tracker.test", port: port)
+            #expect(a.status == "NOERROR")
+            #expect(a.data == ["0.0.0.0"])
+            #expect(a.answers.first?.contains("30") == true, "the block TTL: \(a.output)")
+            #expect(try Dig.query("tracker.test", "AAAA", port: port).data == ["::"])
+            server.replaceFilter(try Self.filter(response: .refused))
+            #expect(try Dig.query("tracker.test", port: port).status == "REFUSED")
+        }
+    }
+
+    @Test func theBlockPageExplainsTheBlock() async throws {
+        guard Self.ready() else { return }
+        var filter = try Self.filter(response: .null)
+        filter.nullIPv4 = IPAddress("127.0.0.1")!
+        try await Self.withServer(filter: filter) { server, _ throws in
+            let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
+            let port = server.localAddress.port
+            #expect(try Dig.query("ads.tracker.test", port: port).data == ["127.0.0.1"], "null answers point at the block page")
+            let blocked = RawHTTP.get(port: page.localAddress.port, host: "ads.tracker.test")
+            #expect(blocked?.hasPrefix("HTTP/1.1 403") == true, "\(blocked ?? "no answer")")
+            #expect(blocked?.contains("<b>ads.tracker.test</b> is blocked") == true)
+            #expect(blocked?.contains("<code>||tracker.test^</code>") == true, "the rule")
+            #expect(blocked?.contains("test.txt, line 1") == true, "the list and line")
+            #expect(blocked?.contains("pepper allowlist add ads.tracker.test") == true)
+            let notBlocked = RawHTTP.get(port: page.localAddress.port, host: "www.example.test:8080")
+            #expect(notBlocked?.hasPrefix("HTTP/1.1 200") == true)
+            #expect(notBlocked?.contains("www.example.test is not blocked") == true, "\(notBlocked ?? "")")
+            let hostile = RawHTTP.get(port: page.localAddress.port, host: "<script>.tracker.test")
+            #expect(hostile?.contains("<script>") == false, "the name is escaped")
+            await page.shutdown()
+        }
+    }
+
+    @Test func aNewFilterTakesOverWithoutDroppingQueries() async throws {
+        guard Self.ready() else { return }
+        try await Self.withServer { server, _ throws in
+            let port = server.localAddress.port
+            #expect(try Dig.query("www.example.test", port: port).status == "NOERROR")
+            let stop = Date().addingTimeInterval(1.5)
+            // Queries keep coming while the engine is swapped back and forth.
+            let swapper = Task {
+                var index = 0
+                while Date() < stop {
+                    server.replaceFilter(try Self.filter(index % 2 == 0 ? "||example.test^\n" : Self.rules))
+                    index += 1
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                server.replaceFilter(try Self.filter("||example.test^\n"))
+            }
+            var answered = 0
+            var sent = 0
+            while Date() < stop {
+                sent += 1
+                if let reply = RawDNS.exchange(RawDNS.query("tracker.test", id: UInt16(sent & 0xFFFF)), port: port, timeout: 1),
+                    reply.count >= 12
+                {
+                    answered += 1
+                }
+            }
+            try await swapper.value
+            #expect(answered == sent, "every query answered during reloads (\(answered)/\(sent))")
+            #expect(try Dig.query("www.example.test", port: port).status == "NXDOMAIN", "the new engine decides")
+            #expect(try Dig.query("tracker.test", port: port).status != "NXDOMAIN", "and no longer blocks tracker.test")
+        }
+    }
+
+    @Test func dnsperfGetsEveryAnswer() async throws {
+        guard Self.ready(), let dnsperf = DNSTools.path("dnsperf") else {
+            if DNSTools.isRequired && DNSTools.path("dnsperf") == nil { Issue.record("dnsperf missing") }
+            return
+        }
+        try await Self.withServer { server, _ throws in
+            let queries = FileManager.default.temporaryDirectory.appendingPathComponent("dnsperf-\(UUID()).txt")
+            defer { try? FileManager.default.removeItem(at: queries) }
+            let lines = (0..<200).map { $0 % 2 == 0 ? "ads\($0).tracker.test A" : "host\($0 % 10).example.test A" }
+            try lines.joined(separator: "\n").write(to: queries, atomically: true, encoding: .utf8)
+            let output = try ChildProcess.output(
+                dnsperf, ["-s", "127.0.0.1", "-p", "\(server.localAddress.port)", "-d", queries.path, "-l", "2", "-Q", "2000"])
+            #expect(output.contains("Queries lost:         0 "), "\(output)")
+            #expect(output.contains("NXDOMAIN"), "\(output)")
+        }
+    }
+}
+
+@Suite("DNS client access")
+struct ClientAccessServerTests {
+    /// The resolver the server runs, asked as if by a client on another network (no such
+    /// address exists on this machine: the socket address is given directly).
+    @Test func clientsOutsideLoopbackAreRefusedUnlessAllowed() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var logger = Logger(label: "test.dns")
+        logger.logLevel = .critical
+        let forwarder = try await UpstreamForwarder.make(
+            upstreams: [.udp(host: IPAddress("127.0.0.1")!, port: 9)], timeout: .milliseconds(100), group: group, logger: logger)
+        func resolver(_ access: ClientAccess) throws -> QueryResolver {
+            QueryResolver(
+                filter: try DNSServerTests.filter(), cache: ResponseCache(capacity: 10), forwarder: forwarder, access: access,
+                logger: logger,
+                observer: nil)
+        }
+        func code(_ step: QueryResolver.Step) -> UInt8? {
+            guard case .reply(let bytes) = step, bytes.count >= 12 else { return nil }
+            return bytes[3] & 0x0F
+        }
+        var query = ByteBuffer()
+        query.writeBytes(RawDNS.query("tracker.test"))
+        let outsider = try SocketAddress(ipAddress: "192.0.2.5", port: 5353)
+        let lan = try SocketAddress(ipAddress: "192.168.1.20", port: 5353)
+        let loopback = try SocketAddress(ipAddress: "127.0.0.1", port: 5353)
+        let mapped = try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 5353)
+        let closed = try resolver(ClientAccess())
+        #expect(code(closed.step(query, from: outsider, overTCP: false)) == 5, "REFUSED")
+        #expect(code(closed.step(query, from: lan, overTCP: true)) == 5, "REFUSED over TCP too")
+        #expect(code(closed.step(query, from: loopback, overTCP: false)) == 3, "loopback: NXDOMAIN for a blocked name")
+        #expect(code(closed.step(query, from: mapped, overTCP: false)) == 3, "IPv4-mapped loopback")
+        let home = try resolver(ClientAccess(allowed: [try CIDRBlock("192.168.1.0/24")]))
+        #expect(code(home.step(query, from: lan, overTCP: false)) == 3, "inside --allow-clients")
+        #expect(code(home.step(query, from: outsider, overTCP: false)) == 5, "outside it")
+        await forwarder.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+@Suite("DNS response cache")
+struct ResponseCacheTests {
+    static func response(_ code: DNSResponseCode, answers: [DNSRecord] = [], authorities: [DNSRecord] = []) throws -> DNSMessage {
+        var message = try DNSMessage(decoding: RawDNS.query("x.test"))
+        message.header.flags.isResponse = true
+        message.header.flags.responseCode = code
+        message.answers = answers
+        message.authorities = authorities
+        return message
+    }
+
+    @Test func answersLiveForTheirSmallestTTLAndAge() throws {
+        let name = try DNSName("x.test")
+        let cache = ResponseCache(capacity: 10)
+        let key = ResponseCache.Key(DNSQuestion(name: name, type: .a), dnssecOK: false)
+        let answer = try Self.response(
+            .noError, answers: [.a(name, IPAddress("192.0.2.1")!, ttl: 100), .a(name, IPAddress("192.0.2.2")!, ttl: 30)])
+        cache.store(answer, for: key, now: 0)
+        #expect(cache.lookup(key, now: 10_000_000_000)?.answers.map(\.ttl) == [90, 20], "TTLs lowered by 10 s")
+        #expect(cache.lookup(key, now: 31_000_000_000) == nil, "gone after the smallest TTL")
+        #expect(cache.count == 0)
+        let upper = ResponseCache.Key(DNSQuestion(name: try DNSName("X.TEST"), type: .a), dnssecOK: false)
+        cache.store(answer, for: key, now: 0)
+        #expect(cache.lookup(upper, now: 0) != nil, "keys ignore case")
+    }
+
+    @Test func negativeAnswersLiveForTheSOAMinimum() throws {
+        let soa = DNSRecord.soa(
+            try DNSName("test"),
+            SOAData(
+                primaryServer: try DNSName("ns.test"), responsible: try DNSName("h.test"), serial: 1, refresh: 1, retry: 1, expire: 1,
+                minimum: 15),
+            ttl: 600)
+        #expect(ResponseCache.lifetime(of: try Self.response(.nameError, authorities: [soa])) == 15)
+        #expect(ResponseCache.lifetime(of: try Self.response(.noError, authorities: [soa])) == 15, "no data")
+        #expect(ResponseCache.lifetime(of: try Self.response(.nameError)) == nil, "no SOA: not cached")
+        #expect(ResponseCache.lifetime(of: try Self.response(.serverFailure, authorities: [soa])) == nil)
+    }
+
+    @Test func theCacheIsBounded() throws {
+        let cache = ResponseCache(capacity: 64)
+        for index in 0..<1000 {
+            let name = try DNSName("n\(index).test")
+            cache.store(
+                try Self.response(.noError, answers: [.a(name, IPAddress("192.0.2.1")!, ttl: 300)]),
+                for: .init(DNSQuestion(name: name, type: .a), dnssecOK: false), now: 0)
+            #expect(cache.count <= 64)
+        }
+        #expect(cache.count > 32)
+    }
+}

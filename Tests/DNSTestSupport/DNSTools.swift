@@ -1,0 +1,299 @@
+import Foundation
+
+/// The real DNS programs the DNS tests drive (Debian's `bind9-dnsutils`, `dnsmasq-base`,
+/// `dnsperf`): `scripts/test.sh` installs them. Without them a test skips with a message,
+/// unless `PEPPER_REQUIRE_DNS_TOOLS=1` (set by `scripts/test.sh`) or `CI=true`, where their
+/// absence fails the run.
+public enum DNSTools {
+    /// The path of a program, from the usual directories and `PATH`.
+    public static func path(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = ["/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
+        return directories.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether a missing program fails the tests instead of skipping them.
+    public static var isRequired: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["PEPPER_REQUIRE_DNS_TOOLS"] == "1" || environment["CI"] == "true"
+    }
+
+    /// The programs among `programs` that are missing.
+    public static func missing(_ programs: [String] = ["dig", "dnsmasq"]) -> [String] {
+        programs.filter { path($0) == nil }
+    }
+
+    /// A free loopback port for both UDP and TCP (probed by binding both, then released).
+    public static func freePort() -> Int {
+        for _ in 0..<50 {
+            let port = Int.random(in: 20_000...60_000)
+            if canBind(port, type: socketTypeUDP) && canBind(port, type: socketTypeTCP) { return port }
+        }
+        return Int.random(in: 20_000...60_000)
+    }
+
+    private static func canBind(_ port: Int, type: Int32) -> Bool {
+        let fd = socket(AF_INET, type, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+#if os(Linux)
+let socketTypeUDP = Int32(SOCK_DGRAM.rawValue)
+let socketTypeTCP = Int32(SOCK_STREAM.rawValue)
+#else
+let socketTypeUDP = SOCK_DGRAM
+let socketTypeTCP = SOCK_STREAM
+#endif
+
+/// A dnsmasq process answering on a loopback port from its own records only (no resolv.conf,
+/// no hosts file): the stub upstream of the tests, or the peer of the benchmark.
+public final class Dnsmasq: @unchecked Sendable {
+    /// The port it answers on.
+    public let port: Int
+    private let process: ChildProcess
+    private let logURL: URL
+
+    /// Starts dnsmasq with `arguments` added to the stub options, and waits until it answers.
+    public init(port: Int, arguments: [String]) throws {
+        self.port = port
+        guard let executable = DNSTools.path("dnsmasq") else { throw ToolError("dnsmasq is not installed") }
+        let arguments =
+            [
+                "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
+                "--no-poll", "--pid-file", "--user=\(NSUserName())", "--cache-size=0", "--log-facility=-",
+            ] + arguments
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("dnsmasq-\(port)-\(UUID()).log")
+        process = try ChildProcess(executable, arguments, output: logURL.path)
+        // Ready when it answers anything (its own records or REFUSED for the rest).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if !process.isRunning { throw ToolError("dnsmasq exited: \(log)") }
+            if RawDNS.exchange(RawDNS.query("ready.invalid"), port: port, timeout: 0.2) != nil { return }
+        }
+        throw ToolError("dnsmasq did not answer on port \(port)")
+    }
+
+    /// What dnsmasq wrote.
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// Stops dnsmasq.
+    public func stop() {
+        process.stop()
+        try? FileManager.default.removeItem(at: logURL)
+    }
+
+    deinit { stop() }
+}
+
+/// What `dig` printed for one query.
+public struct DigAnswer: Sendable {
+    /// The response code (`NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, …), or `nil` when no
+    /// answer came.
+    public var status: String?
+    /// The header flags (`qr rd ra tc`…).
+    public var flags: [String]
+    /// The answer section, one record a line (`name ttl IN type data`).
+    public var answers: [String]
+    /// dig's whole output.
+    public var output: String
+
+    /// The data of each answer (the last field), e.g. addresses.
+    public var data: [String] { answers.compactMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init) } }
+}
+
+/// Runs `dig`.
+public enum Dig {
+    /// Asks `server:port` for `name` (`type`), with `extra` options (`+tcp`, `+ignore`…).
+    public static func query(
+        _ name: String, _ type: String = "A", port: Int, server: String = "127.0.0.1", extra: [String] = []
+    ) throws
+        -> DigAnswer
+    {
+        guard let executable = DNSTools.path("dig") else { throw ToolError("dig is not installed") }
+        let arguments = ["@\(server)", "-p", "\(port)", name, type, "+tries=1", "+time=4", "+noall", "+comments", "+answer"] + extra
+        let output = try run(executable, arguments)
+        var answer = DigAnswer(status: nil, flags: [], answers: [], output: output)
+        for line in output.split(separator: "\n") {
+            if let range = line.range(of: "status: ") {
+                answer.status = String(line[range.upperBound...].prefix { $0 != "," })
+            } else if line.hasPrefix(";; flags:"), let colon = line.dropFirst(9).firstIndex(of: ";") {
+                answer.flags = line[line.index(line.startIndex, offsetBy: 9)..<colon].split(separator: " ").map(String.init)
+            } else if !line.hasPrefix(";") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                answer.answers.append(String(line))
+            }
+        }
+        return answer
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        try ChildProcess.output(executable, arguments)
+    }
+}
+
+/// Raw DNS over a UDP socket: for packets no client would send.
+public enum RawDNS {
+    /// A plain query for `name` (type A unless given), ID `id`.
+    public static func query(_ name: String, type: UInt16 = 1, id: UInt16 = 0x4242) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
+        for label in name.split(separator: ".") {
+            bytes.append(UInt8(label.utf8.count))
+            bytes += Array(label.utf8)
+        }
+        bytes += [0, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
+        return bytes
+    }
+
+    /// Sends `bytes` to `127.0.0.1:port` and returns the first datagram that comes back within
+    /// `timeout` seconds, or `nil`.
+    public static func exchange(_ bytes: [UInt8], port: Int, timeout: Double) -> [UInt8]? {
+        let fd = socket(AF_INET, socketTypeUDP, 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let sent = bytes.withUnsafeBytes { raw in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard sent == bytes.count else { return nil }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let received = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard received >= 0 else { return nil }
+        return Array(buffer.prefix(received))
+    }
+}
+
+/// A test tool failed to start or run.
+public struct ToolError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A child process started with `posix_spawn` and reaped with `waitpid`. (Foundation's
+/// `Process` on Linux can miss a child's exit while another child runs, and passes on the
+/// test runner's blocked signals, so `SIGTERM` would not stop dnsmasq.)
+public final class ChildProcess: @unchecked Sendable {
+    /// The process ID.
+    public let pid: pid_t
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments`, stdout and stderr to the file `output`.
+    public init(_ executable: String, _ arguments: [String], output: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw ToolError("cannot start \(executable): error \(result)") }
+        pid = child
+    }
+
+    /// Whether it still runs.
+    public var isRunning: Bool {
+        if status != nil { return false }
+        var raw: Int32 = 0
+        if waitpid(pid, &raw, WNOHANG) == pid {
+            status = raw
+            return false
+        }
+        return true
+    }
+
+    /// Waits for it to exit; returns the raw wait status.
+    @discardableResult
+    public func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+        status = raw
+        return raw
+    }
+
+    /// Sends `signal` (SIGTERM by default), then waits for the exit.
+    public func stop(_ signal: Int32 = SIGTERM) {
+        guard isRunning else { return }
+        kill(pid, signal)
+        wait()
+    }
+
+    /// Runs a program to the end and returns what it printed (stdout and stderr).
+    public static func output(_ executable: String, _ arguments: [String]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID()).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let child = try ChildProcess(executable, arguments, output: file.path)
+        child.wait()
+        return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+    }
+
+    deinit {
+        if isRunning {
+            kill(pid, SIGKILL)
+            wait()
+        }
+    }
+}
+
+/// A plain HTTP/1.1 GET over a loopback TCP socket, with the `Host` header a browser would send.
+public enum RawHTTP {
+    /// The whole response (status line, headers, body), or `nil` when the connection fails.
+    public static func get(port: Int, host: String, path: String = "/") -> String? {
+        let fd = socket(AF_INET, socketTypeTCP, 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { return nil }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 3000) == 1 else { break }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response += buffer.prefix(count)
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+}
