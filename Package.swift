@@ -88,6 +88,7 @@ let package = Package(
                 "DNSFilter",
                 "FilterEngine",
                 "FilterLists",
+                "Picket",
                 "Storage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -207,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "DNSServerTests",
             dependencies: [
-                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Storage",
+                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Picket", "Storage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

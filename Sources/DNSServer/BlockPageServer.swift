@@ -1,5 +1,6 @@
 import DNSFilter
 import FilterEngine
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -7,7 +8,10 @@ import NIOPosix
 /// The block page (`--block-page ADDR`): a small HTTP server that tells whoever lands on it which
 /// name was blocked, by which rule of which list (line number included), and how to allow it.
 /// With `--block-response null`, blocked names resolve to its address, so a browser opening a
-/// blocked site sees this page instead of an error.
+/// blocked site sees this page instead of an error. A struck employer's name (``PicketGate``)
+/// always resolves here; its page shows the labor action and, under the `ask` policy, a
+/// "Proceed anyway" button (`POST /proceed` on the same name) that lets the asking client through
+/// for 24 hours.
 public final class BlockPageServer: Sendable {
     /// The address actually bound.
     public let localAddress: ListenAddress
@@ -20,7 +24,7 @@ public final class BlockPageServer: Sendable {
 
     /// Starts answering on `address`; `filter` gives the filter in use at each request.
     public static func start(
-        address: ListenAddress, group: EventLoopGroup, filter: @escaping @Sendable () -> DNSQueryFilter
+        address: ListenAddress, group: EventLoopGroup, picket: PicketGate? = nil, filter: @escaping @Sendable () -> DNSQueryFilter
     ) async throws -> BlockPageServer {
         let channel: Channel
         do {
@@ -29,7 +33,7 @@ public final class BlockPageServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(Handler(filter: filter))
+                        try channel.pipeline.syncOperations.addHandler(Handler(filter: filter, picket: picket))
                     }
                 }
                 .bind(host: address.host.description, port: address.port).get()
@@ -63,6 +67,35 @@ public final class BlockPageServer: Sendable {
         return (.forbidden, html(title: "\(shown) is blocked", body: body))
     }
 
+    /// The page for a struck employer's name: the action, and "Proceed anyway" when offered.
+    static func picketPage(for host: String, match: PicketGate.Match, canProceed: Bool) -> String {
+        let shown = escape(host)
+        let employer = escape(match.entry.employer)
+        let action = escape(match.action?.actionType ?? match.entry.actionType)
+        var rows = ["<tr><th>action</th><td>\(action)</td></tr>"]
+        if let organization = match.action?.organization { rows.append("<tr><th>called by</th><td>\(escape(organization))</td></tr>") }
+        if let location = match.action?.location { rows.append("<tr><th>where</th><td>\(escape(location))</td></tr>") }
+        if let start = match.action?.startDate { rows.append("<tr><th>since</th><td>\(escape(String(start.prefix(10))))</td></tr>") }
+        if let end = match.action?.endDate { rows.append("<tr><th>until</th><td>\(escape(String(end.prefix(10))))</td></tr>") }
+        rows.append("<tr><th>listed by</th><td>\(escape(match.source))</td></tr>")
+        let details = match.action?.description.map { "<p>\(escape($0))</p>" } ?? ""
+        let choice =
+            canProceed
+            ? """
+            <form method="post" action="/proceed"><button type="submit">Proceed anyway (for 24 hours)</button></form>
+            """
+            : "<p>This network's Picket policy blocks the site.</p>"
+        return html(
+            title: "Picket line ahead: \(employer)",
+            body: """
+                <p>Workers at <b>\(employer)</b> (\(shown)) are on a \(action). They ask you not to cross the
+                picket line, online included.</p>
+                \(details)
+                <table>\(rows.joined(separator: "\n"))</table>
+                \(choice)
+                """)
+    }
+
     private static func html(title: String, body: String) -> String {
         """
         <!doctype html>
@@ -94,22 +127,46 @@ public final class BlockPageServer: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         let filter: @Sendable () -> DNSQueryFilter
+        let picket: PicketGate?
         private var host = ""
+        private var isProceed = false
 
-        init(filter: @escaping @Sendable () -> DNSQueryFilter) {
+        init(filter: @escaping @Sendable () -> DNSQueryFilter, picket: PicketGate?) {
             self.filter = filter
+            self.picket = picket
+        }
+
+        /// The status and page for the request just read.
+        private func respond(client: SocketAddress?) -> (HTTPResponseStatus, String) {
+            guard let picket, let match = picket.match(host) else {
+                return BlockPageServer.page(for: host, filter: filter())
+            }
+            let shown = BlockPageServer.escape(host)
+            guard isProceed else {
+                return (.forbidden, BlockPageServer.picketPage(for: host, match: match, canProceed: picket.canProceed))
+            }
+            guard let client, picket.proceed(QueryResolver.address(of: client), to: match) != nil else {
+                return (.forbidden, BlockPageServer.picketPage(for: host, match: match, canProceed: false))
+            }
+            let body = """
+                <p>This device may visit <b>\(shown)</b> and the other sites of \(BlockPageServer.escape(match.entry.employer))
+                for 24 hours. It may remember the old answer for up to \(PicketGate.answerTTL) seconds.</p>
+                <p><a href="http://\(shown)/">Continue to \(shown)</a></p>
+                """
+            return (.ok, BlockPageServer.html(title: "Proceeding to \(shown)", body: body))
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
             case .head(let head):
+                isProceed = head.method == .POST && head.uri.split(separator: "?").first == "/proceed"
                 let value = head.headers.first(name: "host") ?? ""
                 // `name:port` or `[v6]:port`: the name alone.
                 host = value.hasPrefix("[") ? "" : String(value.split(separator: ":").first ?? "").lowercased()
             case .body:
                 break
             case .end:
-                let (status, html) = BlockPageServer.page(for: host, filter: filter())
+                let (status, html) = respond(client: context.channel.remoteAddress)
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
                 headers.add(name: "Content-Length", value: "\(html.utf8.count)")

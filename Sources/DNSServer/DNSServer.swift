@@ -73,10 +73,14 @@ public final class DNSServer: Sendable {
         self.logger = logger
     }
 
-    /// Binds the sockets and starts answering.
+    /// Datagrams read per system call.
+    static let datagramsPerRead = 32
+
+    /// Binds the sockets and starts answering. `picket` sends struck employers' names to the
+    /// block page (give it only when one runs, see ``startBlockPage(at:)``).
     public static func start(
         configuration: DNSServerConfiguration, filter: DNSQueryFilter, logger: Logger = Logger(label: "pepper.dns"),
-        observer: (@Sendable (QueryEvent) -> Void)? = nil
+        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil
     ) async throws -> DNSServer {
         guard !configuration.upstreams.isEmpty else { throw DNSServerError.noUpstream }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
@@ -85,7 +89,7 @@ public final class DNSServer: Sendable {
                 upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout, group: group, logger: logger)
             let resolver = QueryResolver(
                 filter: filter, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
-                access: configuration.access, logger: logger, observer: observer)
+                access: configuration.access, logger: logger, observer: observer, picket: picket)
             let host = configuration.listen.host.description
             var channels: [Channel] = []
             var port = configuration.listen.port
@@ -101,8 +105,10 @@ public final class DNSServer: Sendable {
                             .channelOption(.socketOption(.so_reuseaddr), value: 1)
                             .channelOption(ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1)
                             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-                            // Up to 32 datagrams per read (recvmmsg).
-                            .channelOption(.datagramVectorReadMessageCount, value: 32)
+                            // Up to 32 datagrams per read (recvmmsg). NIO splits one receive buffer
+                            // evenly between them: 2 kB each, or longer queries would be cut short.
+                            .channelOption(.datagramVectorReadMessageCount, value: Self.datagramsPerRead)
+                            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramsPerRead * 2048))
                             .channelInitializer { channel in
                                 channel.eventLoop.makeCompletedFuture {
                                     try channel.pipeline.syncOperations.addHandler(UDPQueryHandler(resolver: resolver))
@@ -158,7 +164,7 @@ public final class DNSServer: Sendable {
     /// filter in use at each request.
     public func startBlockPage(at address: ListenAddress) async throws -> BlockPageServer {
         let resolver = self.resolver
-        return try await BlockPageServer.start(address: address, group: group) { resolver.filter }
+        return try await BlockPageServer.start(address: address, group: group, picket: resolver.picket) { resolver.filter }
     }
 
     /// Answers cached right now.

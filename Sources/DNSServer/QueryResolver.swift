@@ -53,10 +53,12 @@ final class QueryResolver: Sendable {
     let access: ClientAccess
     let logger: Logger
     let observer: (@Sendable (QueryEvent) -> Void)?
+    /// Struck employers' names, sent to the block page (only with a block page).
+    let picket: PicketGate?
 
     init(
         filter: DNSQueryFilter, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
-        observer: (@Sendable (QueryEvent) -> Void)?
+        observer: (@Sendable (QueryEvent) -> Void)?, picket: PicketGate? = nil
     ) {
         self.filterBox = NIOLockedValueBox(filter)
         self.cache = cache
@@ -64,6 +66,7 @@ final class QueryResolver: Sendable {
         self.access = access
         self.logger = logger
         self.observer = observer
+        self.picket = picket
     }
 
     /// The filter in use.
@@ -134,9 +137,21 @@ final class QueryResolver: Sendable {
         }
         let filter = self.filter
         if filter.decision(for: question.name) == .block {
-            let response = filter.blockedResponse(to: query)
-            report(clientAddress, query, .blocked, response.responseCode)
-            return .reply(response.encoded(maximumSize: limit))
+            // Only blocked names can be a struck employer's (the Picket source compiles to
+            // block rules), so other queries never pay for the lookup.
+            let employer = picket.flatMap { gate in gate.match(question.name.lowercasedHost).map { (gate, $0) } }
+            if let (gate, match) = employer {
+                if !gate.isLetThrough(clientAddress, match) {
+                    let response = gate.noticeResponse(to: query)
+                    report(clientAddress, query, .blocked, response.responseCode)
+                    return .reply(response.encoded(maximumSize: limit))
+                }
+                // The client chose "Proceed anyway": forwarded like any name.
+            } else {
+                let response = filter.blockedResponse(to: query)
+                report(clientAddress, query, .blocked, response.responseCode)
+                return .reply(response.encoded(maximumSize: limit))
+            }
         }
         let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
         if let cached = cache.lookup(key) {

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Picket
 import Testing
 
 @testable import DNSServer
@@ -28,6 +29,7 @@ struct DNSServerTests {
         "--address=/example.test/192.0.2.1",
         "--address=/friend.tracker.test/192.0.2.7",
         "--address=/ok.tracker.test/192.0.2.8",
+        "--address=/acme.test/192.0.2.9",
         "--host-record=metrics.tracker.test,192.0.2.66",
         "--cname=cloaked.shop.test,metrics.tracker.test",
         "--host-record=www.clean.test,192.0.2.5",
@@ -56,7 +58,7 @@ struct DNSServerTests {
 
     /// Runs `body` with a server (on a free port) forwarding to a dnsmasq stub.
     static func withServer(
-        filter: DNSQueryFilter? = nil, upstreamDown: Bool = false,
+        filter: DNSQueryFilter? = nil, upstreamDown: Bool = false, picket: PicketGate? = nil,
         _ body: (_ server: DNSServer, _ upstream: Dnsmasq?) async throws -> Void
     ) async throws {
         let upstreamPort = DNSTools.freePort()
@@ -68,7 +70,8 @@ struct DNSServerTests {
             listen: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0),
             upstreams: [.udp(host: IPAddress("127.0.0.1")!, port: upstreamPort)], upstreamTimeout: .milliseconds(400), threads: 2)
         let server = try await DNSServer.start(
-            configuration: configuration, filter: try filter ?? Self.filter(allowlist: ["friend.tracker.test"]), logger: logger)
+            configuration: configuration, filter: try filter ?? Self.filter(allowlist: ["friend.tracker.test"]), logger: logger,
+            picket: picket)
         do {
             try await body(server, dnsmasq)
         } catch {
@@ -82,7 +85,10 @@ struct DNSServerTests {
         guard Self.ready() else { return }
         try await Self.withServer { server, upstream throws in
             let port = server.localAddress.port
-            for name in ["tracker.test", "a.b.tracker.test", "www.analytics.test"] {
+            // The long name makes a query of over 200 bytes (with dig's EDNS cookie): whole
+            // datagrams are read, not the first 64 bytes.
+            let long = String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 40)
+            for name in ["tracker.test", "a.b.tracker.test", "www.analytics.test", "\(long).tracker.test"] {
                 let answer = try Dig.query(name, port: port)
                 #expect(answer.status == "NXDOMAIN", "\(name): \(answer.output)")
                 #expect(answer.flags.contains("qr") && answer.flags.contains("ra"))
@@ -229,6 +235,48 @@ struct DNSServerTests {
             let hostile = RawHTTP.get(port: page.localAddress.port, host: "<script>.tracker.test")
             #expect(hostile?.contains("<script>") == false, "the name is escaped")
             await page.shutdown()
+        }
+    }
+
+    @Test func struckEmployersNamesShowTheActionAndProceedAnywayLetsThatClientThrough() async throws {
+        guard Self.ready() else { return }
+        // The Picket blocklist under the `ask` policy: its domains are block rules too.
+        let entry = BlocklistEntry(
+            url: "acme.test", employer: "Acme Tools", employerId: "emp_acme", actionType: "strike", actionId: "act_a")
+        let matcher = BlocklistMatcher(entries: [entry])
+        let lookup: PicketGate.Lookup = { host in
+            matcher.match(host).map { PicketGate.Match(entry: $0, action: nil, source: "picket-test") }
+        }
+        let gate = PicketGate(lookup: lookup, canProceed: true, pageAddress: IPAddress("127.0.0.1")!)
+        let filter = try Self.filter(Self.rules + "\n||acme.test^\n")
+        try await Self.withServer(filter: filter, picket: gate) { server, _ throws in
+            let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
+            defer { Task { await page.shutdown() } }
+            let port = server.localAddress.port
+            let notice = try Dig.query("www.acme.test", port: port)
+            #expect(notice.data == ["127.0.0.1"], "the employer's name leads to the block page: \(notice.output)")
+            #expect(notice.answers.first?.contains("\t10\t") == true || notice.answers.first?.contains(" 10 ") == true, "a short TTL")
+            #expect(try Dig.query("acme.test", "AAAA", port: port).data.isEmpty, "no IPv6 page: no data")
+            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN", "other blocks are unchanged")
+
+            let shown = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test")
+            #expect(shown?.hasPrefix("HTTP/1.1 403") == true, "\(shown ?? "no answer")")
+            #expect(shown?.contains("Picket line ahead: Acme Tools") == true && shown?.contains("strike") == true)
+            #expect(shown?.contains("Proceed anyway") == true && shown?.contains("picket-test") == true)
+
+            let proceeded = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
+            #expect(proceeded?.hasPrefix("HTTP/1.1 200") == true, "\(proceeded ?? "no answer")")
+            #expect(proceeded?.contains("for 24 hours") == true)
+            #expect(try Dig.query("www.acme.test", port: port).data == ["192.0.2.9"], "this client now reaches the employer")
+            #expect(try Dig.query("acme.test", port: port).data == ["192.0.2.9"], "all of the employer's names")
+            let other = try Dig.query("www.acme.test", port: port, extra: ["-b", "127.0.0.2"])
+            #expect(other.data == ["127.0.0.1"], "another client still sees the page: \(other.output)")
+
+            // The `block` policy: the page shows the action with no way through, for everyone.
+            gate.replace(lookup: lookup, canProceed: false)
+            #expect(try Dig.query("www.acme.test", port: port).data == ["127.0.0.1"])
+            let refused = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
+            #expect(refused?.hasPrefix("HTTP/1.1 403") == true && refused?.contains("Proceed anyway") == false)
         }
     }
 

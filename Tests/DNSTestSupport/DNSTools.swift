@@ -271,7 +271,7 @@ public final class ChildProcess: @unchecked Sendable {
 /// A plain HTTP/1.1 GET over a loopback TCP socket, with the `Host` header a browser would send.
 public enum RawHTTP {
     /// The whole response (status line, headers, body), or `nil` when the connection fails.
-    public static func get(port: Int, host: String, path: String = "/") -> String? {
+    public static func get(port: Int, host: String, path: String = "/", method: String = "GET") -> String? {
         let fd = socket(AF_INET, socketTypeTCP, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -283,7 +283,8 @@ public enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return nil }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+        let body = method == "POST" ? "Content-Length: 0\r\n" : ""
+        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n\(body)Connection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else { return nil }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

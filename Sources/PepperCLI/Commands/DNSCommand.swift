@@ -43,7 +43,10 @@ struct DNSServeCommand: AsyncParsableCommand {
             --block-page IP:PORT serves an HTML page naming the rule and list that
             block a name (from the request's Host header). With --block-response null,
             blocked names resolve to that IP, so browsers show the page; give it port 80
-            of an address of its own (e.g. 127.0.0.2:80) for that.
+            of an address of its own (e.g. 127.0.0.2:80) for that. With a block page, the
+            domains of struck employers (an enabled `picket:` list, policy ask or block)
+            always resolve to the page, which shows the labor action; under `ask` its
+            "Proceed anyway" lets that client through to the employer for 24 hours.
 
             Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
             lists` or `pepper allowlist` recompile the state; queries keep being answered
@@ -135,10 +138,16 @@ struct DNSServeCommand: AsyncParsableCommand {
             noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
         let started = Date()
         let blockPageAddress = try blockPage.map { try ListenAddress($0) }
+        // Struck employers' names go to the block page, when there is one.
+        let picketGate = blockPageAddress.map { address in
+            let (lookup, canProceed) = Self.picketLookup(homeOptions) ?? ({ _ in nil }, false)
+            return PicketGate(lookup: lookup, canProceed: canProceed, pageAddress: address.host)
+        }
         let (server, blockedDomains) = try await start(
             loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
-            blockPage: blockPageAddress)
+            blockPage: blockPageAddress, picket: picketGate)
         var page: BlockPageServer?
+        let picket = picketGate
         if let blockPageAddress {
             do {
                 page = try await server.startBlockPage(at: blockPageAddress)
@@ -193,6 +202,9 @@ struct DNSServeCommand: AsyncParsableCommand {
                         DNSQueryFilter(
                             engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
                             nullIPv6: current.nullIPv6))
+                    if let picket, let (lookup, canProceed) = Self.picketLookup(homeOptions) {
+                        picket.replace(lookup: lookup, canProceed: canProceed)
+                    }
                     logger.info(
                         "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
                 } catch {
@@ -206,7 +218,7 @@ struct DNSServeCommand: AsyncParsableCommand {
     /// of `run` keeps the first engine alive after a reload has replaced it.)
     private func start(
         loader: DNSEngineLoader, listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger,
-        recorder: QueryRecorder?, blockPage: ListenAddress?
+        recorder: QueryRecorder?, blockPage: ListenAddress?, picket: PicketGate?
     ) async throws -> (DNSServer, Int) {
         let engine = try loader.engine()
         var filter = DNSQueryFilter(
@@ -221,11 +233,25 @@ struct DNSServeCommand: AsyncParsableCommand {
         var observer: (@Sendable (QueryEvent) -> Void)?
         if let recorder { observer = { recorder.record($0) } }
         do {
-            let server = try await DNSServer.start(configuration: configuration, filter: filter, logger: logger, observer: observer)
+            let server = try await DNSServer.start(
+                configuration: configuration, filter: filter, logger: logger, observer: observer, picket: picket)
             return (server, engine.dnsBlockedDomainCount)
         } catch {
             throw CLIError("\(error)")
         }
+    }
+
+    /// The Picket blocklist of the state's enabled `picket:` sources and whether the policy
+    /// offers "Proceed anyway"; `nil` under the `allow` policy (nothing is blocked) or when
+    /// the state cannot be read.
+    static func picketLookup(_ homeOptions: HomeOptions) -> (PicketGate.Lookup, Bool)? {
+        guard let database = try? homeOptions.openDatabase(),
+            let index = try? PicketBlocklistIndex.load(home: homeOptions.pepperHome, database: database), index.policy != .allow
+        else { return nil }
+        let lookup: PicketGate.Lookup = { host in
+            index.lookup(host).map { PicketGate.Match(entry: $0.entry, action: $0.action, source: $0.source) }
+        }
+        return (lookup, index.policy == .ask)
     }
 
     private func loadSources() async throws -> [ListInput] {
