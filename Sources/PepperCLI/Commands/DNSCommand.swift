@@ -147,7 +147,6 @@ struct DNSServeCommand: AsyncParsableCommand {
             loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
             blockPage: blockPageAddress, picket: picketGate)
         var page: BlockPageServer?
-        let picket = picketGate
         if let blockPageAddress {
             do {
                 page = try await server.startBlockPage(at: blockPageAddress)
@@ -202,8 +201,8 @@ struct DNSServeCommand: AsyncParsableCommand {
                         DNSQueryFilter(
                             engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
                             nullIPv6: current.nullIPv6))
-                    if let picket, let (lookup, canProceed) = Self.picketLookup(homeOptions) {
-                        picket.replace(lookup: lookup, canProceed: canProceed)
+                    if let picketGate, let (lookup, canProceed) = Self.picketLookup(homeOptions) {
+                        picketGate.replace(lookup: lookup, canProceed: canProceed)
                     }
                     logger.info(
                         "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
