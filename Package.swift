@@ -100,7 +100,7 @@ let package = Package(
 
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
-        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Storage"]),
+        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Picket", "Storage"]),
 
         // MARK: Servers (Linux and macOS)
         .target(
@@ -136,6 +136,7 @@ let package = Package(
                 "ContentBlocker",
                 "FilterEngine",
                 "FilterLists",
+                "Picket",
                 .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -167,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "pepper-browser",
             dependencies: [
-                "Storage", "ListSync", "Browsing", "Picket",
+                "Storage", "ListSync",
                 .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -193,7 +194,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
-        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Storage"]),
+        .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
         .testTarget(name: "PicketTests", dependencies: ["Picket"]),
         .testTarget(
             name: "PicketServerTests",

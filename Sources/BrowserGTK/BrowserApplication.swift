@@ -3,6 +3,7 @@ import Browsing
 import CWebKitGTK
 import FilterEngine
 import Foundation
+import Picket
 import Storage
 
 /// How to run the browser (the options of `pepper browse`).

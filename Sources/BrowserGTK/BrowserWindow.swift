@@ -4,6 +4,7 @@ import CWebKitGTK
 import FilterEngine
 import FilterLists
 import Foundation
+import Picket
 import Storage
 
 /// The browser window: a toolbar (Back, Forward, Reload, the address bar, the zoom level, the
@@ -302,7 +303,8 @@ final class BrowserWindow {
             webkit_web_view_stop_loading(webView)
             picketNotice = notice
             noticeAddress = uri
-            webkit_web_view_load_alternate_html(webView, PicketNoticePage.html(for: notice, handlerName: PageScript.handlerName), uri, nil)
+            webkit_web_view_load_alternate_html(
+                webView, PicketNoticePage.html(for: notice, controls: .scriptMessages(handler: PageScript.handlerName)), uri, nil)
         case WEBKIT_LOAD_COMMITTED.rawValue:
             let uri = borrowString(webkit_web_view_get_uri(webView))
             if uri != noticeAddress {

@@ -1,6 +1,7 @@
 import FilterEngine
 import FilterLists
 import Foundation
+import Picket
 import Storage
 
 /// The browser's model: everything the window shows and remembers, without any toolkit.

@@ -58,33 +58,29 @@ public struct SiteBlocking: Sendable {
     public func toggle(on url: String) throws(BrowsingError) -> Bool {
         guard let site = Self.site(of: url) else { throw .notASite(url) }
         let covering = try coveringEntries(of: site)
-        do {
+        try changeAllowlist {
             if covering.isEmpty {
                 try allowlist.add(site)
             } else {
                 for domain in covering { try allowlist.remove(domain) }
             }
-        } catch {
-            throw .storage("cannot change the allowlist: \(error)")
-        }
-        do {
-            try rebuild()
-        } catch {
-            throw .rebuild("\(error)")
         }
         return !covering.isEmpty
     }
-}
 
-extension SiteBlocking {
     /// Lets the site of `url` through until `expiry` ("Proceed anyway" on a Picket notice): an
     /// allowlist entry that lapses by itself, then the rebuild.
     ///
     /// - Throws: ``BrowsingError/notASite(_:)`` for pages without a site; storage and rebuild failures.
     public func allow(_ url: String, until expiry: Date) throws(BrowsingError) {
         guard let site = Self.site(of: url) else { throw .notASite(url) }
+        try changeAllowlist { try allowlist.add(site, expiresAt: expiry) }
+    }
+
+    /// Applies `change` to the allowlist, then rebuilds the content blocker.
+    private func changeAllowlist(_ change: () throws -> Void) throws(BrowsingError) {
         do {
-            try allowlist.add(site, expiresAt: expiry)
+            try change()
         } catch {
             throw .storage("cannot change the allowlist: \(error)")
         }

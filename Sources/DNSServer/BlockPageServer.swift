@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Picket
 
 /// The block page (`--block-page ADDR`): a small HTTP server that tells whoever lands on it which
 /// name was blocked, by which rule of which list (line number included), and how to allow it.
@@ -53,47 +54,18 @@ public final class BlockPageServer: Sendable {
     static func page(for host: String, filter: DNSQueryFilter) -> (status: HTTPResponseStatus, html: String) {
         let name = (try? DNSName(host)) ?? .root
         let verdict = filter.explanation(for: name)
-        let shown = escape(host.isEmpty ? "(no name)" : host)
+        let shown = HTML.escape(host.isEmpty ? "(no name)" : host)
         guard verdict.decision == .blocked, let rule = verdict.rule else {
             return (.ok, html(title: "\(shown) is not blocked", body: "<p>Pepper does not block <b>\(shown)</b> now. Try again.</p>"))
         }
         let body = """
             <p><b>\(shown)</b> is blocked by the DNS filter on this network.</p>
-            <table><tr><th>rule</th><td><code>\(escape(rule.text))</code></td></tr>
-            <tr><th>list</th><td>\(escape(rule.list)), line \(rule.line)</td></tr></table>
+            <table><tr><th>rule</th><td><code>\(HTML.escape(rule.text))</code></td></tr>
+            <tr><th>list</th><td>\(HTML.escape(rule.list)), line \(rule.line)</td></tr></table>
             <p>To allow it, run <code>pepper allowlist add \(shown)</code> on the machine running
             <code>pepper dns serve</code>; it applies within seconds.</p>
             """
         return (.forbidden, html(title: "\(shown) is blocked", body: body))
-    }
-
-    /// The page for a struck employer's name: the action, and "Proceed anyway" when offered.
-    static func picketPage(for host: String, match: PicketGate.Match, canProceed: Bool) -> String {
-        let shown = escape(host)
-        let employer = escape(match.entry.employer)
-        let action = escape(match.action?.actionType ?? match.entry.actionType)
-        var rows = ["<tr><th>action</th><td>\(action)</td></tr>"]
-        if let organization = match.action?.organization { rows.append("<tr><th>called by</th><td>\(escape(organization))</td></tr>") }
-        if let location = match.action?.location { rows.append("<tr><th>where</th><td>\(escape(location))</td></tr>") }
-        if let start = match.action?.startDate { rows.append("<tr><th>since</th><td>\(escape(String(start.prefix(10))))</td></tr>") }
-        if let end = match.action?.endDate { rows.append("<tr><th>until</th><td>\(escape(String(end.prefix(10))))</td></tr>") }
-        rows.append("<tr><th>listed by</th><td>\(escape(match.source))</td></tr>")
-        let details = match.action?.description.map { "<p>\(escape($0))</p>" } ?? ""
-        let choice =
-            canProceed
-            ? """
-            <form method="post" action="/proceed"><button type="submit">Proceed anyway (for 24 hours)</button></form>
-            """
-            : "<p>This network's Picket policy blocks the site.</p>"
-        return html(
-            title: "Picket line ahead: \(employer)",
-            body: """
-                <p>Workers at <b>\(employer)</b> (\(shown)) are on a \(action). They ask you not to cross the
-                picket line, online included.</p>
-                \(details)
-                <table>\(rows.joined(separator: "\n"))</table>
-                \(choice)
-                """)
     }
 
     private static func html(title: String, body: String) -> String {
@@ -106,21 +78,6 @@ public final class BlockPageServer: Sendable {
         </body></html>
 
         """
-    }
-
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 
     final class Handler: ChannelInboundHandler {
@@ -138,18 +95,18 @@ public final class BlockPageServer: Sendable {
 
         /// The status and page for the request just read.
         private func respond(client: SocketAddress?) -> (HTTPResponseStatus, String) {
-            guard let picket, let match = picket.match(host) else {
+            guard let picket, let notice = picket.notice(for: host) else {
                 return BlockPageServer.page(for: host, filter: filter())
             }
-            let shown = BlockPageServer.escape(host)
+            let shown = HTML.escape(host)
             guard isProceed else {
-                return (.forbidden, BlockPageServer.picketPage(for: host, match: match, canProceed: picket.canProceed))
+                return (.forbidden, PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/proceed")))
             }
-            guard let client, picket.proceed(QueryResolver.address(of: client), to: match) != nil else {
-                return (.forbidden, BlockPageServer.picketPage(for: host, match: match, canProceed: false))
+            guard let client, picket.proceed(QueryResolver.address(of: client), to: notice) != nil else {
+                return (.forbidden, PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/proceed")))
             }
             let body = """
-                <p>This device may visit <b>\(shown)</b> and the other sites of \(BlockPageServer.escape(match.entry.employer))
+                <p>This device may visit <b>\(shown)</b> and the other sites of \(HTML.escape(notice.employer))
                 for 24 hours. It may remember the old answer for up to \(PicketGate.answerTTL) seconds.</p>
                 <p><a href="http://\(shown)/">Continue to \(shown)</a></p>
                 """

@@ -11,85 +11,58 @@ import Picket
 ///
 /// Bypasses are kept in memory: a restart forgets them (the page asks again).
 public final class PicketGate: Sendable {
-    /// What the blocklist says about a name.
-    public struct Match: Sendable, Hashable {
-        /// The blocklist entry (employer, action type and identifier).
-        public var entry: BlocklistEntry
-        /// The action's details, when the source's active strikes have them.
-        public var action: ActiveStrike?
-        /// The list source the entry came from.
-        public var source: String
+    /// The notice for a lower-case host name, if a struck employer owns it (its `canProceed`
+    /// carries the policy).
+    public typealias Lookup = @Sendable (String) -> PicketNotice?
 
-        /// A match with the given fields.
-        public init(entry: BlocklistEntry, action: ActiveStrike?, source: String) {
-            self.entry = entry
-            self.action = action
-            self.source = source
-        }
-    }
-
-    /// Finds the employer behind a lower-case host name.
-    public typealias Lookup = @Sendable (String) -> Match?
-
-    /// How long "Proceed anyway" lets a client through to an employer's names.
-    public static let bypassDuration: TimeInterval = 24 * 60 * 60
     /// The TTL of answers that point at the block page: short, so that a client that proceeds
     /// gets the real address within seconds.
     public static let answerTTL: UInt32 = 10
-
-    private struct Settings {
-        var lookup: Lookup
-        var canProceed: Bool
-    }
 
     private struct Bypass: Hashable {
         var client: IPAddress
         var employerId: String
     }
 
-    private let settings: NIOLockedValueBox<Settings>
+    private let lookup: NIOLockedValueBox<Lookup>
     private let bypasses = NIOLockedValueBox<[Bypass: Date]>([:])
     /// The block page's address, which the employer's names resolve to.
     public let pageAddress: IPAddress
 
-    /// A gate answering with `pageAddress`; `canProceed` is the `ask` policy (`block` shows the
-    /// action without a way through).
-    public init(lookup: @escaping Lookup, canProceed: Bool, pageAddress: IPAddress) {
-        settings = NIOLockedValueBox(Settings(lookup: lookup, canProceed: canProceed))
+    /// A gate answering with `pageAddress`.
+    public init(lookup: @escaping Lookup, pageAddress: IPAddress) {
+        self.lookup = NIOLockedValueBox(lookup)
         self.pageAddress = pageAddress
     }
 
     /// Puts a new blocklist and policy in place (after a reload).
-    public func replace(lookup: @escaping Lookup, canProceed: Bool) {
-        settings.withLockedValue { $0 = Settings(lookup: lookup, canProceed: canProceed) }
+    public func replace(lookup: @escaping Lookup) {
+        self.lookup.withLockedValue { $0 = lookup }
     }
 
-    /// Whether "Proceed anyway" is offered.
-    public var canProceed: Bool { settings.withLockedValue { $0.canProceed } }
-
-    /// The employer behind `host` (any case, no final dot), if it is on the blocklist.
-    public func match(_ host: String) -> Match? {
-        let lookup = settings.withLockedValue { $0.lookup }
+    /// The notice for `host` (any case, no final dot), if a struck employer owns it.
+    public func notice(for host: String) -> PicketNotice? {
+        let lookup = self.lookup.withLockedValue { $0 }
         return lookup(host.lowercased())
     }
 
-    /// Whether `client` chose to proceed to the employer of `match` in the last 24 hours.
-    public func isLetThrough(_ client: IPAddress, _ match: Match, now: Date = Date()) -> Bool {
-        guard canProceed else { return false }
-        let key = Bypass(client: client, employerId: match.entry.employerId)
+    /// Whether `client` chose to proceed to the employer of `notice` in the last 24 hours.
+    public func isLetThrough(_ client: IPAddress, _ notice: PicketNotice, now: Date = Date()) -> Bool {
+        guard notice.canProceed else { return false }
+        let key = Bypass(client: client, employerId: notice.employerId)
         return bypasses.withLockedValue { ($0[key] ?? .distantPast) > now }
     }
 
-    /// Lets `client` through to the employer of `match` for 24 hours ("Proceed anyway").
+    /// Lets `client` through to the employer of `notice` for 24 hours ("Proceed anyway").
     ///
     /// - Returns: When the bypass ends, or `nil` when the policy does not allow proceeding.
     @discardableResult
-    public func proceed(_ client: IPAddress, to match: Match, now: Date = Date()) -> Date? {
-        guard canProceed else { return nil }
-        let expiry = now.addingTimeInterval(Self.bypassDuration)
+    public func proceed(_ client: IPAddress, to notice: PicketNotice, now: Date = Date()) -> Date? {
+        guard notice.canProceed else { return nil }
+        let expiry = now.addingTimeInterval(PicketNotice.proceedDuration)
         bypasses.withLockedValue { bypasses in
             bypasses = bypasses.filter { $0.value > now }
-            bypasses[Bypass(client: client, employerId: match.entry.employerId)] = expiry
+            bypasses[Bypass(client: client, employerId: notice.employerId)] = expiry
         }
         return expiry
     }

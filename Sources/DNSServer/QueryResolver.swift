@@ -139,9 +139,9 @@ final class QueryResolver: Sendable {
         if filter.decision(for: question.name) == .block {
             // Only blocked names can be a struck employer's (the Picket source compiles to
             // block rules), so other queries never pay for the lookup.
-            let employer = picket.flatMap { gate in gate.match(question.name.lowercasedHost).map { (gate, $0) } }
-            if let (gate, match) = employer {
-                if !gate.isLetThrough(clientAddress, match) {
+            let employer = picket.flatMap { gate in gate.notice(for: question.name.lowercasedHost).map { (gate, $0) } }
+            if let (gate, notice) = employer {
+                if !gate.isLetThrough(clientAddress, notice) {
                     let response = gate.noticeResponse(to: query)
                     report(clientAddress, query, .blocked, response.responseCode)
                     return .reply(response.encoded(maximumSize: limit))

@@ -10,9 +10,7 @@ import Foundation
 
 #if os(Linux)
 import BrowserGTK
-import Browsing
 import ListSync
-import Picket
 import Storage
 
 /// Reads the arguments `pepper browse` passes on.
@@ -61,16 +59,8 @@ func browserConfiguration(_ arguments: [String]) -> BrowserConfiguration? {
                 let index = try? PicketBlocklistIndex.load(home: pepperHome, database: database), !index.sources.isEmpty,
                 index.policy != .allow
             else { return nil }
-            return { url in index.lookup(url).map { picketNotice(for: $0, url: url, policy: index.policy) } }
+            return { url in index.notice(for: url) }
         })
-}
-
-/// What the browser shows of a Picket blocklist match.
-func picketNotice(for match: PicketBlocklistIndex.Match, url: String, policy: PicketPolicy) -> PicketNotice {
-    PicketNotice(
-        url: url, employer: match.entry.employer, actionType: match.action?.actionType ?? match.entry.actionType,
-        organization: match.action?.organization, location: match.action?.location, startDate: match.action?.startDate,
-        endDate: match.action?.endDate, details: match.action?.description, source: match.source, canProceed: policy == .ask)
 }
 
 guard let configuration = browserConfiguration(Array(CommandLine.arguments.dropFirst())) else {

@@ -244,10 +244,16 @@ struct DNSServerTests {
         let entry = BlocklistEntry(
             url: "acme.test", employer: "Acme Tools", employerId: "emp_acme", actionType: "strike", actionId: "act_a")
         let matcher = BlocklistMatcher(entries: [entry])
-        let lookup: PicketGate.Lookup = { host in
-            matcher.match(host).map { PicketGate.Match(entry: $0, action: nil, source: "picket-test") }
+        func lookup(canProceed: Bool) -> PicketGate.Lookup {
+            { host in
+                matcher.match(host).map {
+                    PicketNotice(
+                        url: host, employer: $0.employer, employerId: $0.employerId, actionType: $0.actionType, source: "picket-test",
+                        canProceed: canProceed)
+                }
+            }
         }
-        let gate = PicketGate(lookup: lookup, canProceed: true, pageAddress: IPAddress("127.0.0.1")!)
+        let gate = PicketGate(lookup: lookup(canProceed: true), pageAddress: IPAddress("127.0.0.1")!)
         let filter = try Self.filter(Self.rules + "\n||acme.test^\n")
         try await Self.withServer(filter: filter, picket: gate) { server, _ throws in
             let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
@@ -273,7 +279,7 @@ struct DNSServerTests {
             #expect(other.data == ["127.0.0.1"], "another client still sees the page: \(other.output)")
 
             // The `block` policy: the page shows the action with no way through, for everyone.
-            gate.replace(lookup: lookup, canProceed: false)
+            gate.replace(lookup: lookup(canProceed: false))
             #expect(try Dig.query("www.acme.test", port: port).data == ["127.0.0.1"])
             let refused = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
             #expect(refused?.hasPrefix("HTTP/1.1 403") == true && refused?.contains("Proceed anyway") == false)

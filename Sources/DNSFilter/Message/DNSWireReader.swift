@@ -85,6 +85,19 @@ struct DNSWireReader {
 
     /// Appends an uncompressed name to `wire`.
     mutating func name(into wire: inout [UInt8]) throws(DNSDecodingError) {
+        try walkName { wire.append(contentsOf: $0) }
+    }
+
+    /// Skips a name (validating it like ``name()``, without copying it).
+    mutating func skipName() throws(DNSDecodingError) {
+        try walkName { _ in }
+    }
+
+    /// Follows a possibly compressed name, checking every bound, and hands each label (with
+    /// its length byte, the final empty one included) to `label`; the position moves past the
+    /// name's bytes at this place (past the first pointer, if any).
+    @inline(__always)
+    private mutating func walkName(_ label: (UnsafeRawBufferPointer.SubSequence) -> Void) throws(DNSDecodingError) {
         var cursor = position
         var jumped = false
         // Every pointer must land strictly before this bound, which moves back with each jump.
@@ -99,43 +112,7 @@ struct DNSWireReader {
                 guard cursor + 1 + labelLength <= bytes.count else { throw .truncated }
                 length += 1 + labelLength
                 guard length <= DNSName.maximumWireLength else { throw .nameTooLong }
-                wire.append(contentsOf: bytes[cursor..<(cursor + 1 + labelLength)])
-                cursor += 1 + labelLength
-                if labelLength == 0 {
-                    if !jumped { position = cursor }
-                    return
-                }
-            case 0xC0:
-                guard cursor + 1 < bytes.count else { throw .truncated }
-                let target = Int(byte & 0x3F) << 8 | Int(bytes[cursor + 1])
-                guard target < bound else { throw .badPointer }
-                if !jumped {
-                    position = cursor + 2
-                    jumped = true
-                }
-                bound = target
-                cursor = target
-            default:
-                throw .unsupportedLabelType
-            }
-        }
-    }
-
-    /// Skips a name (validating it like ``name()``, without copying it).
-    mutating func skipName() throws(DNSDecodingError) {
-        var cursor = position
-        var jumped = false
-        var bound = position
-        var length = 0
-        while true {
-            guard cursor < bytes.count else { throw .truncated }
-            let byte = bytes[cursor]
-            switch byte & 0xC0 {
-            case 0x00:
-                let labelLength = Int(byte)
-                guard cursor + 1 + labelLength <= bytes.count else { throw .truncated }
-                length += 1 + labelLength
-                guard length <= DNSName.maximumWireLength else { throw .nameTooLong }
+                label(bytes[cursor..<(cursor + 1 + labelLength)])
                 cursor += 1 + labelLength
                 if labelLength == 0 {
                     if !jumped { position = cursor }

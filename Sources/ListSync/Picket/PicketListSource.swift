@@ -181,6 +181,18 @@ public struct PicketBlocklistIndex: Sendable {
         return nil
     }
 
+    /// The notice the browser and the DNS block page show for `url` (a URL or a host name): the
+    /// employer, the action's details, and whether the policy lets the person proceed; `nil`
+    /// when no struck employer owns it or the policy is ``PicketPolicy/allow``.
+    public func notice(for url: String) -> PicketNotice? {
+        guard policy != .allow, let match = lookup(url) else { return nil }
+        return PicketNotice(
+            url: url, employer: match.entry.employer, employerId: match.entry.employerId,
+            actionType: match.action?.actionType ?? match.entry.actionType, organization: match.action?.organization,
+            location: match.action?.location, startDate: match.action?.startDate, endDate: match.action?.endDate,
+            details: match.action?.description, source: match.source, canProceed: policy == .ask)
+    }
+
     /// Every distinct domain of every source, sorted.
     public var domains: [String] { Array(Set(matchers.flatMap(\.matcher.hosts))).sorted() }
 }

@@ -139,10 +139,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         let started = Date()
         let blockPageAddress = try blockPage.map { try ListenAddress($0) }
         // Struck employers' names go to the block page, when there is one.
-        let picketGate = blockPageAddress.map { address in
-            let (lookup, canProceed) = Self.picketLookup(homeOptions) ?? ({ _ in nil }, false)
-            return PicketGate(lookup: lookup, canProceed: canProceed, pageAddress: address.host)
-        }
+        let picketGate = blockPageAddress.map { PicketGate(lookup: Self.picketLookup(homeOptions), pageAddress: $0.host) }
         let (server, blockedDomains) = try await start(
             loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
             blockPage: blockPageAddress, picket: picketGate)
@@ -201,9 +198,7 @@ struct DNSServeCommand: AsyncParsableCommand {
                         DNSQueryFilter(
                             engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
                             nullIPv6: current.nullIPv6))
-                    if let picketGate, let (lookup, canProceed) = Self.picketLookup(homeOptions) {
-                        picketGate.replace(lookup: lookup, canProceed: canProceed)
-                    }
+                    picketGate?.replace(lookup: Self.picketLookup(homeOptions))
                     logger.info(
                         "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
                 } catch {
@@ -240,17 +235,13 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The Picket blocklist of the state's enabled `picket:` sources and whether the policy
-    /// offers "Proceed anyway"; `nil` under the `allow` policy (nothing is blocked) or when
-    /// the state cannot be read.
-    static func picketLookup(_ homeOptions: HomeOptions) -> (PicketGate.Lookup, Bool)? {
+    /// The notices of the state's enabled `picket:` sources under the Picket policy (none
+    /// under `allow`, or when the state cannot be read).
+    static func picketLookup(_ homeOptions: HomeOptions) -> PicketGate.Lookup {
         guard let database = try? homeOptions.openDatabase(),
-            let index = try? PicketBlocklistIndex.load(home: homeOptions.pepperHome, database: database), index.policy != .allow
-        else { return nil }
-        let lookup: PicketGate.Lookup = { host in
-            index.lookup(host).map { PicketGate.Match(entry: $0.entry, action: $0.action, source: $0.source) }
-        }
-        return (lookup, index.policy == .ask)
+            let index = try? PicketBlocklistIndex.load(home: homeOptions.pepperHome, database: database)
+        else { return { _ in nil } }
+        return { host in index.notice(for: host) }
     }
 
     private func loadSources() async throws -> [ListInput] {

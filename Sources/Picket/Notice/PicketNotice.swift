@@ -1,16 +1,15 @@
 import Foundation
 
-/// A page of a struck employer, which the browser shows a notice for instead of loading it
-/// (the Online Picket Line's "ask" and "block" policies, DESIGN.md §6 and §9).
-///
-/// The browser learns of struck employers through a lookup it is given (the Picket blocklist
-/// of the enabled `picket:` list sources); the notice carries what a person needs to decide:
-/// who is on strike, since when, and why.
+/// An address of a struck employer, which the browser and the DNS block page show a notice for
+/// instead of the employer's page (the Online Picket Line's "ask" and "block" policies,
+/// DESIGN.md §6, §7 and §9): who is on strike, since when, why, and whether the person may go on.
 public struct PicketNotice: Hashable, Sendable {
     /// The address that was asked for.
     public var url: String
     /// The employer's name.
     public var employer: String
+    /// The employer's identifier: "Proceed anyway" lets a person through to all its sites.
+    public var employerId: String
     /// The kind of labor action (`strike`, `boycott`, ...).
     public var actionType: String
     /// Who called the action (a union or workers' organisation), when known.
@@ -30,11 +29,12 @@ public struct PicketNotice: Hashable, Sendable {
 
     /// A notice with the given fields.
     public init(
-        url: String, employer: String, actionType: String, organization: String? = nil, location: String? = nil,
+        url: String, employer: String, employerId: String, actionType: String, organization: String? = nil, location: String? = nil,
         startDate: String? = nil, endDate: String? = nil, details: String? = nil, source: String, canProceed: Bool
     ) {
         self.url = url
         self.employer = employer
+        self.employerId = employerId
         self.actionType = actionType
         self.organization = organization
         self.location = location
@@ -50,18 +50,24 @@ public struct PicketNotice: Hashable, Sendable {
 }
 
 /// The HTML of a ``PicketNotice``, shown in place of the employer's page.
-///
-/// Its buttons post ``proceedMessage`` or ``backMessage`` to the page's script message handler
-/// (the one the browser already listens to), so the page needs no network and no scheme of
-/// its own.
 public enum PicketNoticePage {
+    /// How the page's buttons reach whoever shows it.
+    public enum Controls: Sendable, Hashable {
+        /// "Go back" and "Proceed anyway" post ``PicketNoticePage/backMessage`` and
+        /// ``PicketNoticePage/proceedMessage`` to this WebKit script message handler (the
+        /// browser: no network, no scheme of its own).
+        case scriptMessages(handler: String)
+        /// "Proceed anyway" is a form posting to this path on the same site (the DNS block page).
+        case form(proceedPath: String)
+    }
+
     /// Posted by "Proceed anyway".
     public static let proceedMessage = "pepper:picket-proceed"
     /// Posted by "Go back".
     public static let backMessage = "pepper:picket-back"
 
-    /// The page for `notice`; `handlerName` is the script message handler to post to.
-    public static func html(for notice: PicketNotice, handlerName: String) -> String {
+    /// The page for `notice`, with `controls`.
+    public static func html(for notice: PicketNotice, controls: Controls) -> String {
         let action = notice.actionType.isEmpty ? "labor action" : notice.actionType
         var facts: [(String, String)] = [("Action", action)]
         if let organization = notice.organization, !organization.isEmpty { facts.append(("Called by", organization)) }
@@ -70,16 +76,29 @@ public enum PicketNoticePage {
         if !dates.isEmpty { facts.append((dates.count == 2 ? "Dates" : "Since", dates.joined(separator: " to "))) }
         facts.append(("Address", notice.url))
         facts.append(("Listed by", notice.source))
-        let rows = facts.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined(separator: "\n")
-        let details = notice.details.map { $0.isEmpty ? "" : "<p class=\"details\">\(escape($0))</p>" } ?? ""
-        let post = { (message: String) in "window.webkit.messageHandlers.\(handlerName).postMessage('\(message)')" }
-        let proceed =
+        let rows = facts.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined(separator: "\n")
+        let details = notice.details.map { $0.isEmpty ? "" : "<p class=\"details\">\(HTML.escape($0))</p>" } ?? ""
+        let buttons: String
+        switch controls {
+        case .scriptMessages(let handler):
+            let post = { (message: String) in "window.webkit.messageHandlers.\(handler).postMessage('\(message)')" }
+            buttons =
+                "<button id=\"back\" onclick=\"\(post(backMessage))\">Go back</button>\n"
+                + (notice.canProceed
+                    ? "<button id=\"proceed\" onclick=\"\(post(proceedMessage))\">Proceed anyway (for 24 hours)</button>" : "")
+        case .form(let path):
+            buttons =
+                notice.canProceed
+                ? "<form method=\"post\" action=\"\(HTML.escape(path))\"><button type=\"submit\">Proceed anyway (for 24 hours)</button></form>"
+                : ""
+        }
+        let policy =
             notice.canProceed
-            ? "<button id=\"proceed\" onclick=\"\(post(proceedMessage))\">Proceed anyway (for 24 hours)</button>"
-            : "<p>Your Picket policy blocks this site (<code>pepper picket policy ask</code> offers to proceed).</p>"
+            ? "" : "<p>The Picket policy here blocks this site (<code>pepper picket policy ask</code> offers to proceed).</p>"
+        let employer = HTML.escape(notice.employer)
         return """
             <!doctype html>
-            <html><head><meta charset="utf-8"><title>\(escape(notice.employer)): \(escape(action)) in progress</title>
+            <html><head><meta charset="utf-8"><title>\(employer): \(HTML.escape(action)) in progress</title>
             <style>
             body { font: 15px/1.5 system-ui, sans-serif; max-width: 40em; margin: 3em auto; padding: 0 1em; color: #222; }
             h1 { font-size: 1.6em; margin-bottom: 0.2em; } th { text-align: left; padding-right: 1em; vertical-align: top; }
@@ -87,14 +106,14 @@ public enum PicketNoticePage {
             button { font: inherit; padding: 0.4em 1em; margin: 1em 1em 0 0; }
             </style></head>
             <body>
-            <h1>Picket line ahead: \(escape(notice.employer))</h1>
-            <p>Workers at \(escape(notice.employer)) are on a \(escape(action)). They ask you not to cross the picket line, online included.</p>
+            <h1>Picket line ahead: \(employer)</h1>
+            <p>Workers at \(employer) are on a \(HTML.escape(action)). They ask you not to cross the picket line, online included.</p>
             \(details)
             <table>
             \(rows)
             </table>
-            <button id="back" onclick="\(post(backMessage))">Go back</button>
-            \(proceed)
+            \(policy)
+            \(buttons)
             </body></html>
             """
     }
@@ -108,10 +127,13 @@ public enum PicketNoticePage {
         }
         return String(date.prefix(10))
     }
+}
 
+/// HTML text escaping, for pages that show names and text from servers and lists.
+public enum HTML {
     /// `text` with the characters HTML gives meaning to escaped, so server-supplied text
     /// cannot become markup or script.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.count)
         for character in text {
