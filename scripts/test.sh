@@ -2,7 +2,7 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf), checks formatting with
+# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf, dnsdist, openssl), checks formatting with
 # `swift format lint`, builds, starts a throwaway PostgreSQL server for the Picket store tests,
 # and runs every test with real WebKit, PostgreSQL and DNS tools (PEPPER_REQUIRE_WEBKIT=1,
 # PEPPER_REQUIRE_POSTGRES=1, PEPPER_REQUIRE_DNS_TOOLS=1: a missing one fails the run instead of
@@ -12,8 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
-# generator of the DNS tests; postgresql: the Picket store's scale-out database.
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf)
+# generator of the DNS tests; dnsdist and openssl: a DNS-over-TLS and DNS-over-HTTPS upstream
+# with a test CA; postgresql: the Picket store's scale-out database.
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -18,12 +18,17 @@ public struct DNSServerConfiguration: Sendable {
     public var cacheCapacity: Int
     /// Event-loop threads; each gets its own UDP socket on the port (SO_REUSEPORT).
     public var threads: Int
+    /// PEM files of certificate authorities trusted for DNS-over-TLS and DNS-over-HTTPS
+    /// upstreams, besides the system's.
+    public var trustedCertificates: [String]
 
     /// A configuration with the defaults of `pepper dns serve`.
     public init(
         listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess = ClientAccess(),
-        upstreamTimeout: TimeAmount = .milliseconds(1500), cacheCapacity: Int = 10_000, threads: Int = System.coreCount
+        upstreamTimeout: TimeAmount = .milliseconds(1500), cacheCapacity: Int = 10_000, threads: Int = System.coreCount,
+        trustedCertificates: [String] = []
     ) {
+        self.trustedCertificates = trustedCertificates
         self.listen = listen
         self.upstreams = upstreams
         self.access = access
@@ -42,7 +47,7 @@ public enum DNSServerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noUpstream: return "no upstream: give --upstream IP[:PORT]"
+        case .noUpstream: return "no upstream: give --upstream IP[:PORT], tls://HOST or https://HOST/dns-query"
         case .cannotListen(let address, let reason): return "cannot listen on \(address): \(reason)"
         }
     }
@@ -57,7 +62,7 @@ public final class DNSServer: Sendable {
     public let localAddress: ListenAddress
     private let group: MultiThreadedEventLoopGroup
     private let channels: [Channel]
-    private let resolver: QueryResolver
+    let resolver: QueryResolver
     private let logger: Logger
     private let stopped = NIOLockedValueBox(false)
 
@@ -86,7 +91,8 @@ public final class DNSServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         do {
             let forwarder = try await UpstreamForwarder.make(
-                upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout, group: group, logger: logger)
+                upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout,
+                trustedCertificates: configuration.trustedCertificates, group: group, logger: logger)
             let resolver = QueryResolver(
                 filter: filter, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
                 access: configuration.access, logger: logger, observer: observer, picket: picket)

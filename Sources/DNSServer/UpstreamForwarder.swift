@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// Why an upstream gave no usable answer.
 public enum UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -14,8 +15,8 @@ public enum UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
     case badResponse(String)
     /// Every upstream failed.
     case allFailed
-    /// The upstream's kind is not supported by this server.
-    case unsupported(String)
+    /// A file of trusted certificates could not be read.
+    case certificates(String, String)
 
     public var description: String {
         switch self {
@@ -23,18 +24,36 @@ public enum UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connection(let upstream, let reason): return "\(upstream): \(reason)"
         case .badResponse(let upstream): return "\(upstream): malformed or mismatched answer"
         case .allFailed: return "every upstream failed"
-        case .unsupported(let upstream): return "\(upstream): only plain DNS upstreams (IP:PORT) are supported yet"
+        case .certificates(let path, let reason): return "\(path): cannot read the certificates: \(reason)"
         }
     }
 }
 
-/// Sends queries to the upstream resolvers over UDP, and over TCP when an answer comes back
-/// truncated. Defences against spoofed answers (RFC 5452): each query leaves from one of a pool
-/// of sockets bound to kernel-chosen (random) ports, with a random ID unused on that socket, and
-/// an answer is accepted only from the upstream's address and port, with that ID and the same
-/// question.
+/// One resolver queries are forwarded to.
+enum Upstream: Sendable {
+    /// Plain DNS: UDP from the socket pool, TCP when the answer is truncated.
+    case plain(SocketAddress, label: String)
+    /// DNS over TLS.
+    case tls(TLSUpstream)
+    /// DNS over HTTPS.
+    case https(HTTPSUpstream)
+
+    var label: String {
+        switch self {
+        case .plain(_, let label): return label
+        case .tls(let upstream): return upstream.label
+        case .https(let upstream): return upstream.label
+        }
+    }
+}
+
+/// Sends queries to the upstream resolvers: plain ones over UDP (over TCP when an answer comes
+/// back truncated), encrypted ones over TLS or HTTPS. Defences against spoofed plain answers
+/// (RFC 5452): each query leaves from one of a pool of sockets bound to kernel-chosen (random)
+/// ports, with a random ID unused on that socket, and an answer is accepted only from the
+/// upstream's address and port, with that ID and the same question.
 final class UpstreamForwarder: Sendable {
-    let upstreams: [(address: SocketAddress, label: String)]
+    let upstreams: [Upstream]
     let timeout: TimeAmount
     let attempts: Int
     private let group: EventLoopGroup
@@ -44,9 +63,7 @@ final class UpstreamForwarder: Sendable {
     /// Sockets in the pool: 16 ports × 65,536 IDs for a spoofer to guess among.
     static let poolSize = 16
 
-    private init(
-        upstreams: [(SocketAddress, String)], timeout: TimeAmount, group: EventLoopGroup, sockets: [UpstreamSocket], logger: Logger
-    ) {
+    private init(upstreams: [Upstream], timeout: TimeAmount, group: EventLoopGroup, sockets: [UpstreamSocket], logger: Logger) {
         self.upstreams = upstreams
         self.timeout = timeout
         self.attempts = max(2, upstreams.count)
@@ -55,40 +72,82 @@ final class UpstreamForwarder: Sendable {
         self.logger = logger
     }
 
-    /// Opens the socket pool.
+    /// Opens the socket pool (when a plain upstream needs it) and prepares the encrypted
+    /// upstreams, which connect at their first query. `trustedCertificates`: PEM files of CAs
+    /// trusted besides the system's, for upstreams with certificates of a private CA.
     static func make(
-        upstreams: [UpstreamAddress], timeout: TimeAmount, group: EventLoopGroup, logger: Logger
-    ) async throws
-        -> UpstreamForwarder
-    {
-        var resolved: [(SocketAddress, String)] = []
-        for upstream in upstreams {
-            guard case .udp(let host, let port) = upstream else { throw UpstreamError.unsupported(upstream.description) }
-            resolved.append((try SocketAddress(ipAddress: host.description, port: port), upstream.description))
-        }
-        var sockets: [UpstreamSocket] = []
-        let needsIPv6 = resolved.contains { $0.0.protocol == .inet6 }
-        let needsIPv4 = resolved.contains { $0.0.protocol == .inet }
-        for index in 0..<poolSize {
-            let socket = UpstreamSocket()
-            let bootstrap = DatagramBootstrap(group: group).channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(UpstreamSocket.Handler(socket: socket))
+        upstreams: [UpstreamAddress], timeout: TimeAmount, trustedCertificates: [String] = [], group: EventLoopGroup, logger: Logger
+    ) async throws -> UpstreamForwarder {
+        var prepared: [Upstream] = []
+        var tls: (configuration: TLSConfiguration, context: NIOSSLContext)?
+        func tlsSetup() throws -> (configuration: TLSConfiguration, context: NIOSSLContext) {
+            if let tls { return tls }
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.minimumTLSVersion = .tlsv12
+            // On close, wait this long (not NIO's 5 s) for the upstream's close_notify: some
+            // DoH servers never send one, and stopping the server would hang that long.
+            configuration.shutdownTimeout = .milliseconds(300)
+            for path in trustedCertificates {
+                do {
+                    _ = try NIOSSLCertificate.fromPEMFile(path)
+                } catch {
+                    throw UpstreamError.certificates(path, "\(error)")
                 }
             }
-            if needsIPv4 || !needsIPv6 { socket.channel4 = try await bootstrap.bind(host: "0.0.0.0", port: 0).get() }
-            if needsIPv6 { socket.channel6 = try await bootstrap.bind(host: "::", port: 0).get() }
-            _ = index
-            sockets.append(socket)
+            configuration.additionalTrustRoots = trustedCertificates.map { .file($0) }
+            let made = (configuration, try NIOSSLContext(configuration: configuration))
+            tls = made
+            return made
         }
-        return UpstreamForwarder(upstreams: resolved, timeout: timeout, group: group, sockets: sockets, logger: logger)
+        for upstream in upstreams {
+            switch upstream {
+            case .udp(let host, let port):
+                prepared.append(.plain(try SocketAddress(ipAddress: host.description, port: port), label: upstream.description))
+            case .tls(let host, let port, let serverName):
+                prepared.append(
+                    .tls(
+                        TLSUpstream(
+                            host: host, port: port, serverName: serverName, label: upstream.description, context: try tlsSetup().context,
+                            group: group, timeout: timeout)))
+            case .https(let url, _, _, _):
+                prepared.append(.https(HTTPSUpstream(url: url, tls: try tlsSetup().configuration, group: group, timeout: timeout)))
+            }
+        }
+        let plain = prepared.compactMap { upstream -> SocketAddress? in
+            if case .plain(let address, _) = upstream { return address }
+            return nil
+        }
+        var sockets: [UpstreamSocket] = []
+        if !plain.isEmpty {
+            let needsIPv6 = plain.contains { $0.protocol == .inet6 }
+            let needsIPv4 = plain.contains { $0.protocol == .inet }
+            for _ in 0..<poolSize {
+                let socket = UpstreamSocket()
+                let bootstrap = DatagramBootstrap(group: group).channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(UpstreamSocket.Handler(socket: socket))
+                    }
+                }
+                if needsIPv4 { socket.channel4 = try await bootstrap.bind(host: "0.0.0.0", port: 0).get() }
+                if needsIPv6 { socket.channel6 = try await bootstrap.bind(host: "::", port: 0).get() }
+                sockets.append(socket)
+            }
+        }
+        return UpstreamForwarder(upstreams: prepared, timeout: timeout, group: group, sockets: sockets, logger: logger)
     }
 
-    /// Closes the pool.
+    /// Closes the pool and the encrypted upstreams' connections.
     func close() async {
         for socket in sockets {
             try? await socket.channel4?.close()
             try? await socket.channel6?.close()
+        }
+        for upstream in upstreams {
+            switch upstream {
+            case .plain: break
+            case .tls(let upstream): await upstream.close()
+            case .https(let upstream): await upstream.close()
+            }
         }
     }
 
@@ -100,16 +159,26 @@ final class UpstreamForwarder: Sendable {
         @Sendable func attempt(_ number: Int) -> EventLoopFuture<DNSMessage> {
             guard number < attempts else { return eventLoop.makeFailedFuture(UpstreamError.allFailed) }
             let upstream = upstreams[(start + number) % upstreams.count]
-            return query(question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstream: upstream, on: eventLoop)
-                .flatMapError { error in
-                    self.logger.debug("upstream failed", metadata: ["upstream": "\(upstream.label)", "error": "\(error)"])
-                    return attempt(number + 1)
-                }
+            let query = Self.query(question, id: 0, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+            let answer: EventLoopFuture<DNSMessage>
+            switch upstream {
+            case .plain(let address, let label):
+                answer = self.plainQuery(question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstream: (address, label), on: eventLoop)
+            case .tls(let tls):
+                answer = tls.send(query, on: eventLoop).hop(to: eventLoop)
+            case .https(let https):
+                answer = https.send(query, on: eventLoop).hop(to: eventLoop)
+            }
+            return answer.flatMapError { error in
+                self.logger.debug("upstream failed", metadata: ["upstream": "\(upstream.label)", "error": "\(error)"])
+                return attempt(number + 1)
+            }
         }
         return attempt(0)
     }
 
-    private func query(
+    /// One plain query over UDP, and over TCP when the answer is truncated.
+    private func plainQuery(
         _ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool, upstream: (address: SocketAddress, label: String),
         on eventLoop: EventLoop
     ) -> EventLoopFuture<DNSMessage> {

@@ -63,12 +63,15 @@ public final class Dnsmasq: @unchecked Sendable {
     private let logURL: URL
 
     /// Starts dnsmasq with `arguments` added to the stub options, and waits until it answers.
-    public init(port: Int, arguments: [String]) throws {
+    /// `servesTCPInChildren`: answer each TCP connection in a child process, as installed
+    /// dnsmasq does, instead of in the main one, which blocks on an open connection (needed
+    /// behind a proxy that keeps its TCP connections open, such as dnsdist).
+    public init(port: Int, arguments: [String], servesTCPInChildren: Bool = false) throws {
         self.port = port
         guard let executable = DNSTools.path("dnsmasq") else { throw ToolError("dnsmasq is not installed") }
         let arguments =
             [
-                "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
+                servesTCPInChildren ? "--keep-in-foreground" : "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
                 "--no-poll", "--pid-file", "--user=\(NSUserName())", "--cache-size=0", "--log-facility=-",
             ] + arguments
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("dnsmasq-\(port)-\(UUID()).log")

@@ -32,8 +32,14 @@ struct DNSServeCommand: AsyncParsableCommand {
             (docs/dns.md has the exact policy). Answers to forwarded names are checked
             too: a CNAME that leads to a blocked name is blocked.
 
-            UDP and TCP on one address. Other names go to the --upstream servers (plain
-            DNS; TCP when an answer is truncated) through a cache that honours TTLs.
+            UDP and TCP on one address. Other names go to the --upstream servers through
+            a cache that honours TTLs: plain DNS (IP[:PORT]; TCP when an answer is
+            truncated), DNS over TLS (tls://HOST[:853][#NAME]: the certificate must name
+            NAME, else HOST; one connection reused for every query) or DNS over HTTPS
+            (https://HOST[:PORT]/PATH, POST, HTTP/2 when offered). Host names in tls://
+            and https:// upstreams are looked up with the system's resolver when
+            connecting: give an IP address with #NAME (tls://9.9.9.9#dns.quad9.net) when
+            this server is the system's resolver. --upstream-ca trusts a private CA.
             Only loopback clients are answered unless --allow-clients names more.
 
             Every query is counted in the state's database and the recent ones are
@@ -67,8 +73,15 @@ struct DNSServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A resolver to forward to, IP[:PORT] (repeatable; default: the nameservers of /etc/resolv.conf).", valueName: "ip:port"))
+            "A resolver to forward to: IP[:PORT], tls://HOST[:853][#NAME] or https://HOST[:PORT]/PATH (repeatable; default: the nameservers of /etc/resolv.conf).",
+            valueName: "upstream"))
     var upstream: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file for tls:// and https:// upstreams (repeatable).",
+            valueName: "file"))
+    var upstreamCA: [String] = []
 
     @Option(help: ArgumentHelp("How blocked names are answered: nxdomain, null (0.0.0.0 / ::) or refused.", valueName: "kind"))
     var blockResponse: String = "nxdomain"
@@ -114,6 +127,9 @@ struct DNSServeCommand: AsyncParsableCommand {
             if let blockPage { _ = try ListenAddress(blockPage) }
             for text in upstream { _ = try UpstreamAddress(text) }
             for text in allowClients { _ = try CIDRBlock(text) }
+            for path in upstreamCA where !FileManager.default.isReadableFile(atPath: path) {
+                throw ValidationError("--upstream-ca \(path): no such readable file")
+            }
         } catch {
             throw ValidationError("\(error)")
         }
@@ -125,11 +141,6 @@ struct DNSServeCommand: AsyncParsableCommand {
         if upstreams.isEmpty { upstreams = Self.systemResolvers(excluding: listenAddress) }
         guard !upstreams.isEmpty else {
             throw CLIError("no upstream: /etc/resolv.conf names none; give --upstream IP[:PORT]")
-        }
-        for upstream in upstreams {
-            guard case .udp = upstream else {
-                throw CLIError("\(upstream): DNS-over-TLS and DNS-over-HTTPS upstreams are not supported yet; use IP[:PORT]")
-            }
         }
         let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
         let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
@@ -223,7 +234,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
         let configuration = DNSServerConfiguration(
             listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
-            cacheCapacity: cacheSize, threads: threads ?? System.coreCount)
+            cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA)
         var observer: (@Sendable (QueryEvent) -> Void)?
         if let recorder { observer = { recorder.record($0) } }
         do {
