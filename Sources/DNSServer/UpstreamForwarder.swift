@@ -163,7 +163,8 @@ final class UpstreamForwarder: Sendable {
             let answer: EventLoopFuture<DNSMessage>
             switch upstream {
             case .plain(let address, let label):
-                answer = self.plainQuery(question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstream: (address, label), on: eventLoop)
+                answer = self.plainQuery(
+                    question, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, upstream: (address, label), on: eventLoop)
             case .tls(let tls):
                 answer = tls.send(query, on: eventLoop).hop(to: eventLoop)
             case .https(let https):

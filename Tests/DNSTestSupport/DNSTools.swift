@@ -71,7 +71,8 @@ public final class Dnsmasq: @unchecked Sendable {
         guard let executable = DNSTools.path("dnsmasq") else { throw ToolError("dnsmasq is not installed") }
         let arguments =
             [
-                servesTCPInChildren ? "--keep-in-foreground" : "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
+                servesTCPInChildren ? "--keep-in-foreground" : "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1",
+                "--bind-interfaces", "--no-resolv", "--no-hosts",
                 "--no-poll", "--pid-file", "--user=\(NSUserName())", "--cache-size=0", "--log-facility=-",
             ] + arguments
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("dnsmasq-\(port)-\(UUID()).log")
