@@ -23,9 +23,10 @@ public final class BlockPageServer: Sendable {
         self.channel = channel
     }
 
-    /// Starts answering on `address`; `filter` gives the filter in use at each request.
+    /// Starts answering on `address`; `filter` gives the filter in use for a client at each
+    /// request (its group's, see ``DNSFilterSet``).
     public static func start(
-        address: ListenAddress, group: EventLoopGroup, picket: PicketGate? = nil, filter: @escaping @Sendable () -> DNSQueryFilter
+        address: ListenAddress, group: EventLoopGroup, picket: PicketGate? = nil, filter: @escaping @Sendable (IPAddress) -> DNSQueryFilter
     ) async throws -> BlockPageServer {
         let channel: Channel
         do {
@@ -83,12 +84,12 @@ public final class BlockPageServer: Sendable {
     final class Handler: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let filter: @Sendable () -> DNSQueryFilter
+        let filter: @Sendable (IPAddress) -> DNSQueryFilter
         let picket: PicketGate?
         private var host = ""
         private var isProceed = false
 
-        init(filter: @escaping @Sendable () -> DNSQueryFilter, picket: PicketGate?) {
+        init(filter: @escaping @Sendable (IPAddress) -> DNSQueryFilter, picket: PicketGate?) {
             self.filter = filter
             self.picket = picket
         }
@@ -96,7 +97,8 @@ public final class BlockPageServer: Sendable {
         /// The status and page for the request just read.
         private func respond(client: SocketAddress?) -> (HTTPResponseStatus, String) {
             guard let picket, let notice = picket.notice(for: host) else {
-                return BlockPageServer.page(for: host, filter: filter())
+                let address = client.map(QueryResolver.address(of:)) ?? IPAddress(ipv4: 0x7F00_0001)
+                return BlockPageServer.page(for: host, filter: filter(address))
             }
             let shown = HTML.escape(host)
             guard isProceed else {

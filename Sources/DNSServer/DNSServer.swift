@@ -87,6 +87,16 @@ public final class DNSServer: Sendable {
         configuration: DNSServerConfiguration, filter: DNSQueryFilter, logger: Logger = Logger(label: "pepper.dns"),
         observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil
     ) async throws -> DNSServer {
+        try await start(
+            configuration: configuration, filters: DNSFilterSet(defaultFilter: filter), logger: logger, observer: observer, picket: picket)
+    }
+
+    /// Binds the sockets and starts answering, each client with the filter of its group (see
+    /// ``DNSFilterSet``). Clients in a group are answered even outside ``ClientAccess``.
+    public static func start(
+        configuration: DNSServerConfiguration, filters: DNSFilterSet, logger: Logger = Logger(label: "pepper.dns"),
+        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil
+    ) async throws -> DNSServer {
         guard !configuration.upstreams.isEmpty else { throw DNSServerError.noUpstream }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         do {
@@ -94,7 +104,7 @@ public final class DNSServer: Sendable {
                 upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout,
                 trustedCertificates: configuration.trustedCertificates, group: group, logger: logger)
             let resolver = QueryResolver(
-                filter: filter, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
+                filters: filters, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
                 access: configuration.access, logger: logger, observer: observer, picket: picket)
             let host = configuration.listen.host.description
             var channels: [Channel] = []
@@ -158,19 +168,31 @@ public final class DNSServer: Sendable {
         }
     }
 
-    /// Puts a new filter in place without dropping queries.
+    /// Puts a new default filter in place without dropping queries (client groups keep theirs).
     public func replaceFilter(_ filter: DNSQueryFilter) {
-        resolver.replaceFilter(filter)
+        var filters = resolver.filters
+        filters.defaultFilter = filter
+        resolver.replaceFilters(filters)
     }
 
-    /// The filter in use.
-    public var filter: DNSQueryFilter { resolver.filter }
+    /// Puts new filters in place, client groups included, without dropping queries.
+    public func replaceFilters(_ filters: DNSFilterSet) {
+        resolver.replaceFilters(filters)
+    }
+
+    /// The default filter in use (clients in no group).
+    public var filter: DNSQueryFilter { resolver.filters.defaultFilter }
+
+    /// The filters in use, client groups included.
+    public var filters: DNSFilterSet { resolver.filters }
 
     /// Starts the block page on `address`, on this server's threads, explaining names with the
     /// filter in use at each request.
     public func startBlockPage(at address: ListenAddress) async throws -> BlockPageServer {
         let resolver = self.resolver
-        return try await BlockPageServer.start(address: address, group: group, picket: resolver.picket) { resolver.filter }
+        return try await BlockPageServer.start(address: address, group: group, picket: resolver.picket) { client in
+            resolver.filters.filter(for: client)
+        }
     }
 
     /// Answers cached right now.

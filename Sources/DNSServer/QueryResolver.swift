@@ -47,7 +47,7 @@ public struct QueryEvent: Sendable, Hashable {
 
 /// Turns a query into its answer: access check, decoding, filtering, cache, upstreams.
 final class QueryResolver: Sendable {
-    private let filterBox: NIOLockedValueBox<DNSQueryFilter>
+    private let filterBox: NIOLockedValueBox<DNSFilterSet>
     let cache: ResponseCache
     let forwarder: UpstreamForwarder
     let access: ClientAccess
@@ -57,10 +57,10 @@ final class QueryResolver: Sendable {
     let picket: PicketGate?
 
     init(
-        filter: DNSQueryFilter, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
+        filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
         observer: (@Sendable (QueryEvent) -> Void)?, picket: PicketGate? = nil
     ) {
-        self.filterBox = NIOLockedValueBox(filter)
+        self.filterBox = NIOLockedValueBox(filters)
         self.cache = cache
         self.forwarder = forwarder
         self.access = access
@@ -69,13 +69,13 @@ final class QueryResolver: Sendable {
         self.picket = picket
     }
 
-    /// The filter in use.
-    var filter: DNSQueryFilter { filterBox.withLockedValue { $0 } }
+    /// The filters in use: the default and the client groups'.
+    var filters: DNSFilterSet { filterBox.withLockedValue { $0 } }
 
-    /// Puts a new filter in place: queries being answered finish with the old one, the next
-    /// ones use the new one.
-    func replaceFilter(_ filter: DNSQueryFilter) {
-        filterBox.withLockedValue { $0 = filter }
+    /// Puts new filters in place: queries being answered finish with the old ones, the next
+    /// ones use the new ones.
+    func replaceFilters(_ filters: DNSFilterSet) {
+        filterBox.withLockedValue { $0 = filters }
     }
 
     /// What to do with one query, decided without waiting: answer now, drop, or ask upstream.
@@ -118,7 +118,9 @@ final class QueryResolver: Sendable {
         }
         guard !query.header.flags.isResponse else { return .drop }
         let limit = overTCP ? 65_535 : query.maximumUDPResponseSize
-        guard access.permits(clientAddress) else {
+        let filters = self.filters
+        // A client group's clients are let in: naming them in a group says they are expected.
+        guard access.permits(clientAddress) || filters.group(for: clientAddress) != nil else {
             report(clientAddress, query, .refused, .refused)
             return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
         }
@@ -135,7 +137,7 @@ final class QueryResolver: Sendable {
             response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
             return .reply(response.encoded(maximumSize: limit))
         }
-        let filter = self.filter
+        let filter = filters.filter(for: clientAddress)
         if filter.decision(for: question.name) == .block {
             // Only blocked names can be a struck employer's (the Picket source compiles to
             // block rules), so other queries never pay for the lookup.
@@ -169,7 +171,8 @@ final class QueryResolver: Sendable {
         ).map { upstream -> [UInt8] in
             self.cache.store(upstream, for: forwarding.key)
             return self.respond(
-                to: query, with: upstream, filter: self.filter, client: forwarding.client, limit: forwarding.limit, outcome: .forwarded)
+                to: query, with: upstream, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
+                limit: forwarding.limit, outcome: .forwarded)
         }.recover { error in
             self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
             self.report(forwarding.client, query, .failed, .serverFailure)

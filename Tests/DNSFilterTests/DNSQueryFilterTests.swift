@@ -121,4 +121,31 @@ struct DNSQueryFilterTests {
         #expect(throws: UpstreamAddress.ParseError.self) { try UpstreamAddress("1.2.3.4:0") }
         #expect(throws: UpstreamAddress.ParseError.self) { try UpstreamAddress("ftp://1.2.3.4") }
     }
+
+    @Test func eachClientGetsTheFilterOfTheNarrowestGroupHoldingIt() throws {
+        let base = try Self.filter("||base.test^\n")
+        let house = try Self.filter("||house.test^\n")
+        let kids = try Self.filter("||kids.test^\n")
+        let twin = try Self.filter("||twin.test^\n")
+        let phones = try Self.filter("||phones.test^\n")
+        let set = DNSFilterSet(
+            defaultFilter: base,
+            groups: [
+                ClientGroup(name: "house", clients: [try CIDRBlock("192.168.1.0/24"), try CIDRBlock("fd00::/8")], filter: house),
+                ClientGroup(name: "kids", clients: [try CIDRBlock("192.168.1.64/26")], filter: kids),
+                ClientGroup(name: "twin", clients: [try CIDRBlock("192.168.1.64/26")], filter: twin),
+                ClientGroup(name: "phones", clients: [try CIDRBlock("fd00:1::/32")], filter: phones),
+            ])
+        func group(_ address: String) -> String? { set.group(for: IPAddress(address)!)?.name }
+        #expect(group("192.168.1.10") == "house")
+        #expect(group("192.168.1.70") == "kids", "narrower than house; first of the two equal /26 blocks")
+        #expect(group("::ffff:192.168.1.70") == "kids", "an IPv4-mapped client is the IPv4 client")
+        #expect(group("fd00:1::5") == "phones")
+        #expect(group("fd00:2::5") == "house")
+        #expect(group("10.0.0.1") == nil)
+        #expect(set.filter(for: IPAddress("192.168.1.70")!).decision(for: try DNSName("kids.test")) == .block)
+        #expect(set.filter(for: IPAddress("192.168.1.70")!).decision(for: try DNSName("house.test")) == .forward)
+        #expect(set.filter(for: IPAddress("10.0.0.1")!).decision(for: try DNSName("base.test")) == .block, "no group: the default")
+        #expect(DNSFilterSet(defaultFilter: base).filter(for: IPAddress("192.168.1.70")!).decision(for: try DNSName("base.test")) == .block)
+    }
 }

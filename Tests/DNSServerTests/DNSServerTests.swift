@@ -349,7 +349,8 @@ struct ClientAccessServerTests {
             upstreams: [.udp(host: IPAddress("127.0.0.1")!, port: 9)], timeout: .milliseconds(100), group: group, logger: logger)
         func resolver(_ access: ClientAccess) throws -> QueryResolver {
             QueryResolver(
-                filter: try DNSServerTests.filter(), cache: ResponseCache(capacity: 10), forwarder: forwarder, access: access,
+                filters: DNSFilterSet(defaultFilter: try DNSServerTests.filter()), cache: ResponseCache(capacity: 10), forwarder: forwarder,
+                access: access,
                 logger: logger,
                 observer: nil)
         }
@@ -371,6 +372,17 @@ struct ClientAccessServerTests {
         let home = try resolver(ClientAccess(allowed: [try CIDRBlock("192.168.1.0/24")]))
         #expect(code(home.step(query, from: lan, overTCP: false)) == 3, "inside --allow-clients")
         #expect(code(home.step(query, from: outsider, overTCP: false)) == 5, "outside it")
+        // A client group's clients are answered, with the group's filter.
+        let kids = ClientGroup(
+            name: "kids", clients: [try CIDRBlock("192.0.2.0/28")], filter: try DNSServerTests.filter("||other.test^\n"))
+        let grouped = QueryResolver(
+            filters: DNSFilterSet(defaultFilter: try DNSServerTests.filter(), groups: [kids]), cache: ResponseCache(capacity: 10),
+            forwarder: forwarder, access: ClientAccess(), logger: logger, observer: nil)
+        var other = ByteBuffer()
+        other.writeBytes(RawDNS.query("www.other.test"))
+        #expect(code(grouped.step(other, from: outsider, overTCP: false)) == 3, "192.0.2.5 is in the group: its list blocks")
+        #expect(code(grouped.step(other, from: loopback, overTCP: false)) == nil, "loopback: the default filter forwards it")
+        #expect(code(grouped.step(query, from: lan, overTCP: false)) == 5, "outside the group and --allow-clients: REFUSED")
         await forwarder.close()
         try await group.shutdownGracefully()
     }

@@ -129,6 +129,99 @@ struct DNSServeCommandTests {
         #expect(!busy.stderr.contains("Fatal error"))
     }
 
+    /// Client groups: each client (dig from its own loopback address, `-b`) gets its group's
+    /// lists and allowlist; the narrowest block wins; the file is read again when it changes.
+    @Test func clientGroupsGetTheirOwnListsAndAllowlist() async throws {
+        guard Self.ready() else { return }
+        let home = TestPaths.temporaryDirectory("dns-groups")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let upstream = try Dnsmasq(port: DNSTools.freePort(), arguments: ["--address=/test/192.0.2.1"])
+        defer { upstream.stop() }
+        let everyone = home.appendingPathComponent("everyone.txt")
+        try "||tracker.test^\n".write(to: everyone, atomically: true, encoding: .utf8)
+        let kidsList = home.appendingPathComponent("kids.txt")
+        try "||games.test^\n||tracker.test^\n".write(to: kidsList, atomically: true, encoding: .utf8)
+        let groupsFile = home.appendingPathComponent("groups.json")
+        func writeGroups(guestLists: [String]) throws {
+            let groups: [[String: Any]] = [
+                // Broad: the default lists, with tracker.test allowed.
+                ["name": "family", "clients": ["127.0.0.0/29"], "allowlist": ["tracker.test"]],
+                ["name": "kids", "clients": ["127.0.0.2/32"], "lists": [kidsList.path], "allowlist": ["ok.tracker.test"]],
+                ["name": "guests", "clients": ["127.0.0.3"], "lists": guestLists],
+            ]
+            try JSONSerialization.data(withJSONObject: ["groups": groups]).write(to: groupsFile)
+        }
+        try writeGroups(guestLists: [])
+        // A list of the state, disabled: only a group that names it gets it.
+        let gamesList = home.appendingPathComponent("games-source.txt")
+        try "||games.test^\n".write(to: gamesList, atomically: true, encoding: .utf8)
+        for arguments in [["lists", "add", gamesList.path, "--name", "games"], ["lists", "disable", "games"]] {
+            let outcome = try PepperProcess.run(arguments, home: home)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
+        }
+        let port = DNSTools.freePort()
+        let serve = try Serve(
+            home: home,
+            arguments: [
+                "--listen", "127.0.0.1:\(port)", "--upstream", "127.0.0.1:\(upstream.port)", "--groups", groupsFile.path, everyone.path,
+            ],
+            port: port)
+        defer { serve.process.stop(SIGKILL) }
+        #expect(serve.waitUntilReady(), "\(serve.log)")
+        #expect(serve.log.contains("3 client groups"), "\(serve.log)")
+        func status(_ name: String, from client: String) throws -> String? {
+            try Dig.query(name, port: port, extra: ["-b", client]).status
+        }
+        // 127.0.0.1: in family (127.0.0.0/29): the default lists with tracker.test allowed.
+        #expect(try status("tracker.test", from: "127.0.0.1") == "NOERROR", "family's allowlist")
+        #expect(try status("games.test", from: "127.0.0.1") == "NOERROR")
+        // 127.0.0.9: in no group: the default lists.
+        #expect(try status("tracker.test", from: "127.0.0.9") == "NXDOMAIN", "the default filter")
+        // 127.0.0.2: kids (narrower than family): its own list and allowlist.
+        #expect(try status("games.test", from: "127.0.0.2") == "NXDOMAIN", "the kids' list")
+        #expect(try status("x.tracker.test", from: "127.0.0.2") == "NXDOMAIN")
+        #expect(try status("ok.tracker.test", from: "127.0.0.2") == "NOERROR", "the kids' allowlist")
+        // 127.0.0.3: guests, no lists at all.
+        #expect(try status("tracker.test", from: "127.0.0.3") == "NOERROR", "guests: nothing blocked")
+
+        // The file changes: the server reads it again by itself. Guests now get the state's
+        // (disabled) list named games.
+        try writeGroups(guestLists: ["games"])
+        #expect(await Self.eventually { (try? status("games.test", from: "127.0.0.3")) == "NXDOMAIN" }, "\(serve.log)")
+        // A broken file keeps the groups that work.
+        try "{\"groups\": [{\"name\": \"x\"}]}".write(to: groupsFile, atomically: true, encoding: .utf8)
+        #expect(await Self.eventually { serve.log.contains("reload failed") }, "\(serve.log)")
+        #expect(try status("games.test", from: "127.0.0.3") == "NXDOMAIN", "the last good groups stay")
+        kill(serve.process.pid, SIGTERM)
+        #expect(serve.process.wait() == 0, "\(serve.log)")
+    }
+
+    @Test func badGroupsFilesGiveClearErrors() throws {
+        let home = TestPaths.temporaryDirectory("dns-groups-errors")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("groups.json")
+        let cases: [(String, String)] = [
+            ("{\"groups\": [{\"name\": \"kids\"}]}", "groups[1]: \"clients\" is missing"),
+            ("{\"groups\": [{\"name\": \"kids\", \"clients\": [\"10.0.0.0/40\"]}]}", "group 'kids': '10.0.0.0/40' is not a CIDR block"),
+            ("{\"groups\": [{\"name\": \"a b\", \"clients\": [\"10.0.0.1\"]}]}", "must be 1–64 letters"),
+            ("{\"groups\": [{\"name\": \"kids\", \"clients\": [\"10.0.0.1\"], \"lists\": [\"nosuch\"]}]}", "no list named 'nosuch'"),
+            ("{\"groups\": [{\"name\": \"kids\", \"clients\": [\"10.0.0.1\"], \"allowlist\": [\"not a domain\"]}]}", "is not a domain"),
+            ("[1, 2", "--groups"),
+        ]
+        for (text, expected) in cases {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let outcome = try PepperProcess.run(
+                ["dns", "serve", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:9", "--groups", file.path], home: home)
+            #expect(outcome.status == 1, "\(text): \(outcome.stderr)")
+            #expect(outcome.stderr.contains(expected), "\(text): \(outcome.stderr)")
+            #expect(!outcome.stderr.contains("Fatal error"))
+        }
+        let missing = try PepperProcess.run(
+            ["dns", "serve", "--upstream", "127.0.0.1", "--groups", "/nonexistent/groups.json"], home: home)
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("/nonexistent/groups.json: no such readable file"), "\(missing.stderr)")
+    }
+
     /// Polls `condition` for up to 10 s.
     static func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<100 {

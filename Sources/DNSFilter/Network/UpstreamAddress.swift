@@ -106,7 +106,7 @@ public enum UpstreamAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether text is a plausible host name (letters, digits, `-`, `.`; no empty label).
-    static func isHostName(_ text: String) -> Bool {
+    public static func isHostName(_ text: String) -> Bool {
         guard !text.isEmpty, text.utf8.count <= 253 else { return false }
         return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             !label.isEmpty && label.count <= 63

@@ -1,6 +1,7 @@
 import ContentBlocker
 import FilterLists
 import Foundation
+import Picket
 import Storage
 
 /// One list to compile: its bytes and how to read them.
@@ -109,17 +110,33 @@ public enum BlockerBuilder {
     /// The enabled sources of a home that have a stored copy, as inputs (in catalogue order).
     public static func storedInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
         let policy = try PicketPolicyStore(database: database).policy()
-        return try ListSourceStore(database: database).enabled().compactMap { source in
-            guard let data = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)) else { return nil }
-            if source.format == PicketListSource.format {
-                // Rules from the employers' domains under the current policy (none under allow).
-                return try? PicketListSource.input(for: source, payload: data, policy: policy)
-            }
-            return ListInput(
-                name: source.name, location: source.location, etag: source.etag, data: data,
-                format: FilterListFormat(rawValue: source.format),
-                disconnectCategories: source.disconnectCategories)
+        return try ListSourceStore(database: database).enabled().compactMap { source in storedInput(source, home: home, policy: policy) }
+    }
+
+    /// The downloaded copies of the lists named `names`, enabled or not, in that order.
+    ///
+    /// - Throws: ``UnknownListError`` for a name the state has no list of, or no copy of yet.
+    public static func storedInputs(named names: [String], home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
+        let policy = try PicketPolicyStore(database: database).policy()
+        let store = ListSourceStore(database: database)
+        return try names.map { name in
+            guard let source = try store.source(named: name) else { throw UnknownListError(name: name, downloaded: false) }
+            guard let input = storedInput(source, home: home, policy: policy) else { throw UnknownListError(name: name, downloaded: true) }
+            return input
         }
+    }
+
+    /// One list source's downloaded copy as an input (`nil` when there is no copy yet).
+    static func storedInput(_ source: ListSource, home: PepperHome, policy: PicketPolicy) -> ListInput? {
+        guard let data = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)) else { return nil }
+        if source.format == PicketListSource.format {
+            // Rules from the employers' domains under the current policy (none under allow).
+            return try? PicketListSource.input(for: source, payload: data, policy: policy)
+        }
+        return ListInput(
+            name: source.name, location: source.location, etag: source.etag, data: data,
+            format: FilterListFormat(rawValue: source.format),
+            disconnectCategories: source.disconnectCategories)
     }
 
     /// Rebuilds `home`'s output from its enabled sources (or the starter list when none has a
@@ -189,4 +206,18 @@ private final class ParsedBox: @unchecked Sendable {
     }
 
     var values: [BlockerBuilder.ParsedInput] { lock.withLock { storage.map { $0! } } }
+}
+
+/// A list asked for by name that the state cannot give.
+public struct UnknownListError: Error, Sendable, CustomStringConvertible {
+    /// The name asked for.
+    public var name: String
+    /// Whether the list is known but has no downloaded copy yet.
+    public var downloaded: Bool
+
+    public var description: String {
+        downloaded
+            ? "list '\(name)' has no downloaded copy yet (run `pepper update`)"
+            : "no list named '\(name)' (`pepper lists list` shows the names)"
+    }
 }

@@ -113,6 +113,11 @@ struct DNSServeCommand: AsyncParsableCommand {
     @Flag(help: "Neither count nor log queries in the state's database.")
     var noQueryLog = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of client groups, each with its clients (CIDR), lists and allowlist (docs/dns.md).", valueName: "file"))
+    var groups: String?
+
     func validate() throws {
         guard BlockResponse(rawValue: blockResponse.lowercased()) != nil else {
             throw ValidationError("--block-response must be nxdomain, null or refused, not '\(blockResponse)'")
@@ -127,8 +132,8 @@ struct DNSServeCommand: AsyncParsableCommand {
             if let blockPage { _ = try ListenAddress(blockPage) }
             for text in upstream { _ = try UpstreamAddress(text) }
             for text in allowClients { _ = try CIDRBlock(text) }
-            for path in upstreamCA where !FileManager.default.isReadableFile(atPath: path) {
-                throw ValidationError("--upstream-ca \(path): no such readable file")
+            for path in upstreamCA + (groups.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+                throw ValidationError("\(path): no such readable file")
             }
         } catch {
             throw ValidationError("\(error)")
@@ -145,6 +150,8 @@ struct DNSServeCommand: AsyncParsableCommand {
         let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
         let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
         var loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
+        var groupSpecs = try groups.map { try DNSClientGroupsFile.load($0) } ?? []
+        var groupSources = try await DNSEngineLoader.loadGroupSources(groupSpecs)
         let recorder =
             noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
         let started = Date()
@@ -152,8 +159,8 @@ struct DNSServeCommand: AsyncParsableCommand {
         // Struck employers' names go to the block page, when there is one.
         let picketGate = blockPageAddress.map { PicketGate(lookup: Self.picketLookup(homeOptions), pageAddress: $0.host) }
         let (server, blockedDomains) = try await start(
-            loader: loader, listen: listenAddress, upstreams: upstreams, access: access, logger: logger, recorder: recorder,
-            blockPage: blockPageAddress, picket: picketGate)
+            loader: loader, groups: groupSpecs, groupSources: groupSources, listen: listenAddress, upstreams: upstreams, access: access,
+            logger: logger, recorder: recorder, blockPage: blockPageAddress, picket: picketGate)
         var page: BlockPageServer?
         if let blockPageAddress {
             do {
@@ -165,22 +172,24 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
         // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
         loader = loader.droppingFileData()
+        groupSources = groupSources.mapValues(DNSEngineLoader.droppingFileData)
         DNSEngineLoader.returnFreedMemory()
         let recording = Task { await recorder?.run() }
         let seconds = Date().timeIntervalSince(started)
         // Written at once (not buffered): scripts wait for this line.
         let ready =
             "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
+            + (groupSpecs.isEmpty ? "" : "\(groupSpecs.count) client group\(groupSpecs.count == 1 ? "" : "s"); ")
             + (page.map { "block page on http://\($0.localAddress); " } ?? "")
             + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
         FileHandle.standardOutput.write(Data(ready.utf8))
 
         let events = SignalEvents()
-        let watcher = Task { [loader] in
-            var stamp = loader.stateStamp()
+        let watcher = Task { [loader, groups] in
+            var stamp = loader.stateStamp(groupsFile: groups)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(2))
-                let current = loader.stateStamp()
+                let current = loader.stateStamp(groupsFile: groups)
                 if current != stamp {
                     stamp = current
                     events.send(.reload("the state's lists or allowlist changed"))
@@ -202,16 +211,21 @@ struct DNSServeCommand: AsyncParsableCommand {
                 break events
             case .reload(let reason):
                 do {
-                    let fresh = try loader.engine(rereadSources: true)
+                    // The groups file is read again too; any error keeps everything as it was.
+                    let freshGroups = try groups.map { try DNSClientGroupsFile.load($0) } ?? []
+                    let freshSources = try await DNSEngineLoader.loadGroupSources(freshGroups, loaded: groupSources)
+                    let fresh = try Self.filters(
+                        loader: loader, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
+                    server.replaceFilters(fresh)
+                    (groupSpecs, groupSources) = (freshGroups, freshSources.mapValues(DNSEngineLoader.droppingFileData))
                     DNSEngineLoader.returnFreedMemory()
-                    let current = server.filter
-                    server.replaceFilter(
-                        DNSQueryFilter(
-                            engine: fresh, blockResponse: current.blockResponse, blockTTL: current.blockTTL, nullIPv4: current.nullIPv4,
-                            nullIPv6: current.nullIPv6))
                     picketGate?.replace(lookup: Self.picketLookup(homeOptions))
                     logger.info(
-                        "reloaded", metadata: ["reason": "\(reason)", "blocked domains": "\(fresh.dnsBlockedDomainCount)"])
+                        "reloaded",
+                        metadata: [
+                            "reason": "\(reason)", "blocked domains": "\(fresh.defaultFilter.engine.dnsBlockedDomainCount)",
+                            "client groups": "\(fresh.groups.count)",
+                        ])
                 } catch {
                     logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
                 }
@@ -219,19 +233,21 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Builds the first engine and starts the server. (A function of its own, so that no local
-    /// of `run` keeps the first engine alive after a reload has replaced it.)
+    /// Builds the first engines and starts the server. (A function of its own, so that no local
+    /// of `run` keeps the first engines alive after a reload has replaced them.)
     private func start(
-        loader: DNSEngineLoader, listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger,
-        recorder: QueryRecorder?, blockPage: ListenAddress?, picket: PicketGate?
+        loader: DNSEngineLoader, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], listen: ListenAddress,
+        upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger, recorder: QueryRecorder?, blockPage: ListenAddress?,
+        picket: PicketGate?
     ) async throws -> (DNSServer, Int) {
         let engine = try loader.engine()
-        var filter = DNSQueryFilter(
+        var template = DNSQueryFilter(
             engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
         // `null` answers point at the block page (its address family; the other stays 0.0.0.0 / ::).
         if let blockPage {
-            if blockPage.host.isIPv4 { filter.nullIPv4 = blockPage.host } else { filter.nullIPv6 = blockPage.host }
+            if blockPage.host.isIPv4 { template.nullIPv4 = blockPage.host } else { template.nullIPv6 = blockPage.host }
         }
+        let filters = try Self.filters(loader: loader, template: template, groups: groups, groupSources: groupSources)
         let configuration = DNSServerConfiguration(
             listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
             cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA)
@@ -239,11 +255,34 @@ struct DNSServeCommand: AsyncParsableCommand {
         if let recorder { observer = { recorder.record($0) } }
         do {
             let server = try await DNSServer.start(
-                configuration: configuration, filter: filter, logger: logger, observer: observer, picket: picket)
+                configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket)
             return (server, engine.dnsBlockedDomainCount)
         } catch {
             throw CLIError("\(error)")
         }
+    }
+
+    /// The default filter and the client groups' filters, with the answer settings of
+    /// `template` (block response, TTL, block-page addresses). The default engine is `template`'s
+    /// unless `rereadSources` asks for a fresh build.
+    static func filters(
+        loader: DNSEngineLoader, template: DNSQueryFilter, groups: [DNSClientGroupSpec], groupSources: [String: ListInput],
+        rereadSources: Bool = false
+    ) throws -> DNSFilterSet {
+        func filter(_ engine: FilterEngine) -> DNSQueryFilter {
+            DNSQueryFilter(
+                engine: engine, blockResponse: template.blockResponse, blockTTL: template.blockTTL, nullIPv4: template.nullIPv4,
+                nullIPv6: template.nullIPv6)
+        }
+        let defaultEngine = rereadSources ? try loader.engine(rereadSources: true) : template.engine
+        let clientGroups = try groups.map { group in
+            // A group with the default lists and no allowlist of its own shares the default engine.
+            let engine =
+                group.lists == nil && group.allowlist.isEmpty
+                ? defaultEngine : try loader.engine(for: group, loaded: groupSources, rereadSources: rereadSources)
+            return ClientGroup(name: group.name, clients: group.clients, filter: filter(engine))
+        }
+        return DNSFilterSet(defaultFilter: filter(defaultEngine), groups: clientGroups)
     }
 
     /// The notices of the state's enabled `picket:` sources under the Picket policy (none
@@ -295,11 +334,66 @@ struct DNSEngineLoader: Sendable {
             if let engine = try? EngineCache.load(home: home, database: database) { return engine }
             return try EngineCache.rebuild(home: home, database: database)
         }
-        var inputs = try BlockerBuilder.storedInputs(home: home, database: database)
-        inputs += rereadSources ? try sources.map(Self.reread) : sources
-        let allowlist = try AllowlistStore(database: database).domains()
+        return try build(defaultInputs(rereadSources: rereadSources), extraAllowlist: [], cacheName: "dns-engine.bin")
+    }
+
+    /// The engine of a client group: its own lists (or the default ones when it names none) and
+    /// the state's allowlist plus its own, cached in `$PEPPER_HOME/dns-engine-NAME.bin`.
+    /// `loaded`: the group lists that are paths or URLs, read by ``loadGroupSources(_:)``.
+    func engine(for group: DNSClientGroupSpec, loaded: [String: ListInput], rereadSources: Bool = false) throws -> FilterEngine {
+        guard let lists = group.lists else {
+            if group.allowlist.isEmpty { return try engine(rereadSources: rereadSources) }
+            let inputs =
+                try sources.isEmpty
+                ? BlockerBuilder.storedInputs(home: homeOptions.pepperHome, database: homeOptions.openDatabase())
+                : defaultInputs(rereadSources: rereadSources)
+            return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
+        }
+        let database = try homeOptions.openDatabase()
+        var inputs: [ListInput] = []
+        for entry in lists {
+            if DNSClientGroupSpec.isSource(entry) {
+                guard let input = loaded[entry] else { throw CLIError("group '\(group.name)': \(entry) was not loaded") }
+                inputs.append(rereadSources ? try Self.reread(input) : input)
+            } else {
+                do {
+                    inputs += try BlockerBuilder.storedInputs(named: [entry], home: homeOptions.pepperHome, database: database)
+                } catch {
+                    throw CLIError("group '\(group.name)': \(error)")
+                }
+            }
+        }
+        return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
+    }
+
+    /// Reads the paths and URLs among the groups' lists (URLs already in `loaded` are not
+    /// downloaded again).
+    static func loadGroupSources(_ groups: [DNSClientGroupSpec], loaded: [String: ListInput] = [:]) async throws -> [String: ListInput] {
+        var result: [String: ListInput] = [:]
+        for entry in groups.flatMap({ $0.lists ?? [] }) where DNSClientGroupSpec.isSource(entry) && result[entry] == nil {
+            if let known = loaded[entry], isURL(known) {
+                result[entry] = known
+                continue
+            }
+            result[entry] = try await SourceLoader.load(entry, format: nil)
+        }
+        return result
+    }
+
+    /// The state's enabled lists plus the SOURCE lists.
+    private func defaultInputs(rereadSources: Bool) throws -> [ListInput] {
+        let database = try homeOptions.openDatabase()
+        let inputs = try BlockerBuilder.storedInputs(home: homeOptions.pepperHome, database: database)
+        return inputs + (rereadSources ? try sources.map(Self.reread) : sources)
+    }
+
+    /// Parses `inputs` into an engine with the state's allowlist plus `extraAllowlist`, or takes
+    /// the engine cached in `cacheName` when it was built from the same inputs.
+    private func build(_ inputs: [ListInput], extraAllowlist: [String], cacheName: String) throws -> FilterEngine {
+        let database = try homeOptions.openDatabase()
+        let allowlist = try AllowlistStore(database: database).domains() + extraAllowlist
         let identifier = Self.digest(inputs, allowlist: allowlist)
-        let cacheURL = home.url.appendingPathComponent("dns-engine.bin")
+        let cacheURL = homeOptions.pepperHome.url.appendingPathComponent(cacheName)
         if let cached = try? FilterEngine(contentsOf: cacheURL), cached.identifier == identifier { return cached }
         let parsed = BlockerBuilder.parse(inputs)
         for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
@@ -328,14 +422,15 @@ struct DNSEngineLoader: Sendable {
     /// The loader without the bytes of SOURCE files (URLs keep theirs): later builds read the
     /// files again.
     func droppingFileData() -> DNSEngineLoader {
-        DNSEngineLoader(
-            homeOptions: homeOptions,
-            sources: sources.map { input in
-                guard !Self.isURL(input) else { return input }
-                var copy = input
-                copy.data = Data()
-                return copy
-            })
+        DNSEngineLoader(homeOptions: homeOptions, sources: sources.map(Self.droppingFileData))
+    }
+
+    /// `input` without its bytes when it is a file (read again at the next build); URLs keep theirs.
+    static func droppingFileData(_ input: ListInput) -> ListInput {
+        guard !isURL(input) else { return input }
+        var copy = input
+        copy.data = Data()
+        return copy
     }
 
     /// Gives the memory freed after building or loading an engine back to the system (glibc
@@ -364,10 +459,13 @@ struct DNSEngineLoader: Sendable {
     }
 
     /// Changes whenever a recompile (`pepper update`, `lists`, `allowlist`, `compile`) rewrote
-    /// the state's engine or output.
-    func stateStamp() -> String {
+    /// the state's engine or output, or the `--groups` file changed.
+    func stateStamp(groupsFile: String? = nil) -> String {
         let home = homeOptions.pepperHome
-        return [EngineCache.url(home: home), home.outputURL.appendingPathComponent("manifest.json")].map { url in
+        let files =
+            [EngineCache.url(home: home), home.outputURL.appendingPathComponent("manifest.json")]
+            + (groupsFile.map { [URL(fileURLWithPath: $0)] } ?? [])
+        return files.map { url in
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
             let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             return "\(modified):\(attributes?[.size] as? Int ?? -1)"

@@ -1,0 +1,116 @@
+import DNSFilter
+import Foundation
+
+/// One client group of `pepper dns serve --groups FILE`, checked: its clients by CIDR, the
+/// lists that filter them and the domains never blocked for them.
+///
+/// The file is JSON (docs/dns.md):
+///
+/// ```json
+/// {"groups": [
+///   {"name": "kids", "clients": ["192.168.1.64/26"], "lists": ["easylist", "/etc/pepper/extra.txt"],
+///    "allowlist": ["school.example"]},
+///   {"name": "guests", "clients": ["192.168.2.0/24"], "lists": []}
+/// ]}
+/// ```
+struct DNSClientGroupSpec: Sendable, Hashable {
+    /// Letters, digits, `-` and `_`: it names the group's engine file too.
+    var name: String
+    /// The clients, narrowest block first wins across groups.
+    var clients: [CIDRBlock]
+    /// The lists: names of the state's lists (`pepper lists list`, enabled or not), file paths or
+    /// URLs. `nil`: the lists every other client gets (with this group's allowlist added).
+    var lists: [String]?
+    /// Domains (and their subdomains) never blocked for the group, besides `pepper allowlist`.
+    var allowlist: [String]
+
+    /// Whether a `lists` entry is a path or URL (read like a SOURCE) rather than a list name.
+    static func isSource(_ entry: String) -> Bool {
+        entry.hasPrefix("http://") || entry.hasPrefix("https://") || entry.contains("/")
+    }
+}
+
+/// Reads the `--groups` file.
+enum DNSClientGroupsFile {
+    private struct File: Decodable {
+        var groups: [Group]
+    }
+
+    private struct Group: Decodable {
+        var name: String
+        var clients: [String]
+        var lists: [String]?
+        var allowlist: [String]?
+    }
+
+    /// The groups of the file at `path`.
+    ///
+    /// - Throws: `CLIError` naming the file, the group and what is wrong.
+    static func load(_ path: String) throws -> [DNSClientGroupSpec] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError("--groups \(path): cannot read: \(error.localizedDescription)")
+        }
+        return try parse(data, path: path)
+    }
+
+    static func parse(_ data: Data, path: String) throws -> [DNSClientGroupSpec] {
+        func fail(_ reason: String) -> CLIError { CLIError("--groups \(path): \(reason)") }
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: data)
+        } catch let error as DecodingError {
+            throw fail(Self.describe(error))
+        } catch {
+            throw fail("not JSON: \(error.localizedDescription)")
+        }
+        var names = Set<String>()
+        return try file.groups.enumerated().map { index, group in
+            let name = group.name
+            guard !name.isEmpty, name.count <= 64,
+                name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
+            else {
+                throw fail("group \(index + 1): the name '\(name)' must be 1–64 letters, digits, '-' or '_'")
+            }
+            guard names.insert(name).inserted else { throw fail("two groups are named '\(name)'") }
+            guard !group.clients.isEmpty else { throw fail("group '\(name)': \"clients\" lists no CIDR block") }
+            let clients = try group.clients.map { text in
+                do {
+                    return try CIDRBlock(text)
+                } catch {
+                    throw fail("group '\(name)': \(error)")
+                }
+            }
+            let allowlist = try (group.allowlist ?? []).map { domain in
+                let trimmed = domain.trimmingCharacters(in: .whitespaces).lowercased()
+                guard UpstreamAddress.isHostName(trimmed) else {
+                    throw fail("group '\(name)': '\(domain)' in \"allowlist\" is not a domain")
+                }
+                return trimmed
+            }
+            return DNSClientGroupSpec(name: name, clients: clients, lists: group.lists, allowlist: allowlist)
+        }
+    }
+
+    /// A decoding error in words, with where in the file it is.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            var text = ""
+            for key in context.codingPath {
+                if let index = key.intValue { text += "[\(index + 1)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "the file" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return
+                "\(path(context)): \"\(key.stringValue)\" is missing (expected {\"groups\": [{\"name\", \"clients\", \"lists\", \"allowlist\"}]})"
+        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
