@@ -1,5 +1,6 @@
 import FilterEngine
 import FilterLists
+import Foundation
 import Testing
 
 @Suite("Domain matching (DNS level)")
@@ -117,5 +118,57 @@ struct DomainMatchingTests {
         }
         let tooLong = Array(String(repeating: "a.", count: 130).utf8) + Array("tracker.test".utf8)
         #expect(tooLong.withUnsafeBufferPointer { engine.domainDecision(lowercasedName: $0) } == .noMatch, "over 253 bytes is no DNS name")
+    }
+}
+
+/// Option-less blocks of whole hosts are kept by hash alone (the engine's compact table): they
+/// must judge and explain exactly as the other rules do.
+@Suite("Bare host blocks")
+struct BareHostBlockTests {
+    static func lists() throws -> [ParsedFilterList] {
+        let parser = FilterListParser()
+        return [
+            try parser.parse("# names\nads.test\ntwice.test\n", name: "names.txt"),
+            try parser.parse(
+                "! rules\n||track.test^\n||mixed.test^$third-party\n||mixed.test^\n||twice.test^\n@@||ok.track.test^\n", name: "rules.txt"),
+        ]
+    }
+
+    @Test func theyBlockAndAreExplainedByTheHostTheyMatched() throws {
+        let engine = FilterEngine(lists: try Self.lists())
+        let name = engine.match(domain: "Deep.X.Ads.Test.")
+        #expect(name.decision == .blocked)
+        #expect(name.rule == MatchedRule(text: "ads.test", list: "names.txt", line: 2), "a domain list's line, as written")
+        #expect(engine.match(domain: "a.track.test").rule == MatchedRule(text: "||track.test^", list: "rules.txt", line: 2))
+        #expect(engine.match(domain: "twice.test").rule == MatchedRule(text: "twice.test", list: "names.txt", line: 3), "the first wins")
+        let allowed = engine.match(domain: "www.ok.track.test")
+        #expect(allowed.decision == .allowed)
+        #expect(allowed.overridden == MatchedRule(text: "||track.test^", list: "rules.txt", line: 2))
+        #expect(engine.match(domain: "track.test.evil").decision == .noMatch)
+        #expect(engine.match(domain: "notads.test").decision == .noMatch)
+
+        let script = try engine.verdict("https://cdn.track.test/t.js", on: "https://site.test/")
+        #expect(script.decision == .blocked)
+        #expect(script.rule == MatchedRule(text: "||track.test^", list: "rules.txt", line: 2))
+        #expect(try engine.decision("https://track.test/", on: nil, .document) == .blocked, "option-less host rules block pages too")
+        #expect(try engine.decision("https://track.test/", on: "https://site.test/", .popup) == .noMatch, "but not pop-ups")
+        #expect(try engine.decision("https://ok.track.test/x.js") == .allowed)
+        #expect(try engine.decision("https://mixed.test/x.js", on: "https://mixed.test/") == .blocked, "first party: the bare rule")
+
+        // ads, twice, track, mixed: each counted once.
+        #expect(engine.dnsBlockedDomainCount == 4)
+    }
+
+    @Test func theyAreSavedAndLoaded() throws {
+        let built = FilterEngine(lists: try Self.lists(), allowlist: ["friend.ads.test"])
+        let file = EngineFileTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try built.write(to: file)
+        let loaded = try FilterEngine(contentsOf: file)
+        for name in ["ads.test", "x.twice.test", "a.track.test", "www.ok.track.test", "friend.ads.test", "mixed.test", "none.test"] {
+            #expect(loaded.match(domain: name) == built.match(domain: name), "\(name)")
+        }
+        #expect(loaded.ruleCount == built.ruleCount)
+        #expect(loaded.memoryFootprint == built.memoryFootprint)
     }
 }

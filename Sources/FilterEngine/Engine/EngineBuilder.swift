@@ -6,6 +6,7 @@ struct EngineBuilder {
     private var tokenCandidates: [UInt32: [(hash: UInt32, length: Int)]] = [:]
     private var hostEntries: [[(hash: UInt64, rule: UInt32, dns: Bool)]] = [[], [], []]
     private var tokenEntries: [[UInt32]] = [[], [], []]
+    private var bareEntries: [BareHostSlot] = []
 
     private enum Category: Int {
         case important = 0, block = 1, exception = 2
@@ -66,6 +67,11 @@ struct EngineBuilder {
         let isDocumentException = rule.exceptionScope.contains(.document)
         if isDocumentException { flags.insert(.documentScope) }
         let host = isDocumentException ? nil : Self.hostname(of: rule)
+        if let host, !rule.isException, let form = Self.bareForm(of: rule, host: host) {
+            bareEntries.append(
+                BareHostSlot(key: HostHash.of(host), line: UInt32(clamping: rule.line), list: UInt16(clamping: list), form: form.rawValue))
+            return
+        }
         if host != nil { flags.insert(.hostname) }
         if host != nil && Self.appliesAtDNSLevel(rule) { flags.insert(.dns) }
 
@@ -118,6 +124,18 @@ struct EngineBuilder {
             pattern = rule.pattern.utf8
             tokenCandidates[id] = Self.safeTokens(Array(pattern), flags: flags)
         }
+    }
+
+    /// How a block of a whole host is written when it has no option at all (`||host^`, or a
+    /// domain list's `host`): such a rule goes to the ``BareHostTable``. `nil` otherwise.
+    static func bareForm(of rule: NetworkRule, host: Substring) -> BareHostTable.Form? {
+        // Any option (`$third-party`, `$important`…) would appear in the text.
+        let text = rule.text.utf8
+        let pattern = rule.pattern.utf8
+        if text.count == pattern.count + 2 && text.starts(with: "||".utf8) && text.dropFirst(2).elementsEqual(pattern) {
+            return .hostAnchor
+        }
+        return text.elementsEqual(host.utf8) ? .domain : nil
     }
 
     /// The request types a rule applies to. A hostname rule without type options (`||ads.com^`)
@@ -204,6 +222,7 @@ struct EngineBuilder {
         storage.importantHosts = HostTable(entries: hostEntries[Category.important.rawValue], next: &storage.nextRule)
         storage.blockHosts = HostTable(entries: hostEntries[Category.block.rawValue], next: &storage.nextRule)
         storage.exceptionHosts = HostTable(entries: hostEntries[Category.exception.rawValue], next: &storage.nextRule)
+        storage.bareBlockHosts = BareHostTable(entries: bareEntries)
         return storage
     }
 }

@@ -12,6 +12,7 @@ final class EngineData: @unchecked Sendable {
     let importantHosts: FrozenHostTable
     let blockHosts: FrozenHostTable
     let exceptionHosts: FrozenHostTable
+    let bareBlockHosts: FrozenBareHostTable
     let importantIndex: FrozenTokenTable
     let blockIndex: FrozenTokenTable
     let exceptionIndex: FrozenTokenTable
@@ -21,37 +22,43 @@ final class EngineData: @unchecked Sendable {
     let identifier: String
     private var allocations: [UnsafeMutableRawPointer] = []
 
-    init(_ storage: EngineStorage) {
+    /// Freezes `storage`'s arrays, releasing each once copied, so that building or loading an
+    /// engine never holds two full copies of it.
+    init(_ storage: consuming EngineStorage) {
         var allocations: [UnsafeMutableRawPointer] = []
-        func freeze<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
+        func freeze<T>(_ array: inout [T]) -> UnsafeBufferPointer<T> {
+            defer { array = [] }
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(array.count, 1))
             _ = buffer.initialize(from: array)
             allocations.append(UnsafeMutableRawPointer(buffer.baseAddress!))
             return UnsafeBufferPointer(rebasing: UnsafeBufferPointer(buffer)[0..<array.count])
         }
-        func freeze(_ table: HostTable) -> FrozenHostTable {
-            FrozenHostTable(slots: freeze(table.slots), filter: freeze(table.filter), count: table.count)
+        func freeze(_ table: inout HostTable) -> FrozenHostTable {
+            FrozenHostTable(slots: freeze(&table.slots), filter: freeze(&table.filter), count: table.count)
         }
-        func freeze(_ table: TokenTable) -> FrozenTokenTable {
+        func freeze(_ table: inout TokenTable) -> FrozenTokenTable {
             FrozenTokenTable(
-                keys: freeze(table.keys), starts: freeze(table.starts), counts: freeze(table.counts), ids: freeze(table.ids),
-                fallback: freeze(table.fallback))
+                keys: freeze(&table.keys), starts: freeze(&table.starts), counts: freeze(&table.counts), ids: freeze(&table.ids),
+                fallback: freeze(&table.fallback))
         }
-        arena = freeze(storage.arena)
-        rules = freeze(storage.rules)
-        nextRule = freeze(storage.nextRule)
-        siteHashes = freeze(storage.siteHashes)
-        listNameSpans = freeze(storage.listNames)
         listNames = (0..<(storage.listNames.count / 2)).map { storage.listName($0) }
-        importantHosts = freeze(storage.importantHosts)
-        blockHosts = freeze(storage.blockHosts)
-        exceptionHosts = freeze(storage.exceptionHosts)
-        importantIndex = freeze(storage.importantIndex)
-        blockIndex = freeze(storage.blockIndex)
-        exceptionIndex = freeze(storage.exceptionIndex)
-        documentExceptions = freeze(storage.documentExceptions)
-        allowlistHashes = freeze(storage.allowlistHashes)
-        regexLiterals = freeze(storage.regexLiterals)
+        arena = freeze(&storage.arena)
+        rules = freeze(&storage.rules)
+        nextRule = freeze(&storage.nextRule)
+        siteHashes = freeze(&storage.siteHashes)
+        listNameSpans = freeze(&storage.listNames)
+        importantHosts = freeze(&storage.importantHosts)
+        blockHosts = freeze(&storage.blockHosts)
+        exceptionHosts = freeze(&storage.exceptionHosts)
+        bareBlockHosts = FrozenBareHostTable(
+            slots: freeze(&storage.bareBlockHosts.slots), filter: freeze(&storage.bareBlockHosts.filter),
+            count: storage.bareBlockHosts.count)
+        importantIndex = freeze(&storage.importantIndex)
+        blockIndex = freeze(&storage.blockIndex)
+        exceptionIndex = freeze(&storage.exceptionIndex)
+        documentExceptions = freeze(&storage.documentExceptions)
+        allowlistHashes = freeze(&storage.allowlistHashes)
+        regexLiterals = freeze(&storage.regexLiterals)
         identifier = storage.identifier
         self.allocations = allocations
     }
@@ -71,6 +78,7 @@ final class EngineData: @unchecked Sendable {
         storage.importantHosts = importantHosts.table
         storage.blockHosts = blockHosts.table
         storage.exceptionHosts = exceptionHosts.table
+        storage.bareBlockHosts = bareBlockHosts.table
         storage.importantIndex = importantIndex.table
         storage.blockIndex = blockIndex.table
         storage.exceptionIndex = exceptionIndex.table

@@ -15,6 +15,8 @@ struct EngineStorage: Sendable {
     var importantHosts = HostTable()
     var blockHosts = HostTable()
     var exceptionHosts = HostTable()
+    /// Blocks of whole hosts without options, by host (the bulk of big lists).
+    var bareBlockHosts = BareHostTable()
     var importantIndex = TokenTable(entries: [])
     var blockIndex = TokenTable(entries: [])
     var exceptionIndex = TokenTable(entries: [])

@@ -24,7 +24,7 @@ public struct FilterEngine: Sendable {
         self.init(storage: EngineBuilder.build(lists: lists, allowlist: allowlist, identifier: identifier))
     }
 
-    init(storage: EngineStorage) {
+    init(storage: consuming EngineStorage) {
         data = EngineData(storage)
         regexes = RegexCache(data: data)
         publicSuffixes = .shared
@@ -33,8 +33,9 @@ public struct FilterEngine: Sendable {
     /// The identifier given when the engine was built.
     public var identifier: String { data.identifier }
 
-    /// Number of request rules (blocks and exceptions).
-    public var ruleCount: Int { data.rules.count }
+    /// Number of request rules (blocks and exceptions; a host blocked by several option-less
+    /// rules counts once).
+    public var ruleCount: Int { data.rules.count + data.bareBlockHosts.count }
 
     /// Index statistics, for benchmarks: rules found by host, by token, and tried for every request.
     public var indexStatistics: String {
@@ -44,11 +45,11 @@ public struct FilterEngine: Sendable {
         ]
         return tables.map { name, hosts, tokens in
             "\(name): \(hosts.count) hosts, \(tokens.ids.count) by token, \(tokens.fallback.count) without token"
-        }.joined(separator: "; ")
+        }.joined(separator: "; ") + "; bare blocks: \(data.bareBlockHosts.count) hosts"
     }
 
     /// Number of hosts with blocking hostname rules (the DNS-level candidates).
-    public var blockedDomainCount: Int { data.blockHosts.count + data.importantHosts.count }
+    public var blockedDomainCount: Int { data.blockHosts.count + data.importantHosts.count + data.bareBlockHosts.count }
 
     /// Number of hosts blocked at the DNS level (with their subdomains): what `pepper dns
     /// serve` reports when it starts.
@@ -56,6 +57,12 @@ public struct FilterEngine: Sendable {
         var count = 0
         for table in [data.blockHosts, data.importantHosts] {
             for slot in table.slots where slot.dnsHead != UInt32.max { count += 1 }
+        }
+        // A host can have a bare rule and an optioned one: count it once.
+        for slot in data.bareBlockHosts.slots where slot.key != 0 {
+            if data.blockHosts.slot(for: slot.key).map({ $0.dnsHead != UInt32.max }) == true { continue }
+            if data.importantHosts.slot(for: slot.key).map({ $0.dnsHead != UInt32.max }) == true { continue }
+            count += 1
         }
         return count
     }
@@ -68,6 +75,7 @@ public struct FilterEngine: Sendable {
             total += bytes(table.keys) + bytes(table.starts) + bytes(table.counts) + bytes(table.ids) + bytes(table.fallback)
         }
         for table in [data.importantHosts, data.blockHosts, data.exceptionHosts] { total += bytes(table.slots) + bytes(table.filter) }
+        total += bytes(data.bareBlockHosts.slots) + bytes(data.bareBlockHosts.filter)
         return total + bytes(data.documentExceptions) + bytes(data.allowlistHashes) + bytes(data.regexLiterals)
     }
 
@@ -132,21 +140,32 @@ public struct FilterEngine: Sendable {
         return Verdict(decision: decision, rule: rule.map(describe), overridden: overridden.map(describe))
     }
 
+    /// A rule found for a host: its id (see ``describe(_:host:)``) and the host it was found
+    /// for, which spells a bare rule.
+    struct FoundRule {
+        var id: UInt32
+        var host: String
+
+        static func bare(_ index: Int) -> UInt32 { UInt32(index) | FilterEngine.bareRuleBit }
+    }
+
     /// The decision alone, without building rule descriptions.
     public func domainDecision(_ domain: String) -> Verdict.Decision {
-        resolveDomain(domain).decision
+        resolveDomain(domain, describing: false).decision
     }
 
     /// The decision for a lower-case ASCII host name given as bytes (no trailing dot): the DNS
     /// server's hot path, without any allocation.
     public func domainDecision(lowercasedName name: UnsafeBufferPointer<UInt8>) -> Verdict.Decision {
         guard !name.isEmpty, name.count <= 253 else { return .noMatch }
-        return matchDomain(name).decision
+        return matchDomain(name, describing: false).decision
     }
 
     /// The decision for a host name, the deciding rule (and the overridden block), or the
     /// allowlist entry that covers it.
-    private func resolveDomain(_ domain: String) -> (decision: Verdict.Decision, rule: UInt32?, overridden: UInt32?, allowlist: String?) {
+    private func resolveDomain(
+        _ domain: String, describing: Bool = true
+    ) -> (decision: Verdict.Decision, rule: FoundRule?, overridden: FoundRule?, allowlist: String?) {
         var name = domain
         return name.withUTF8 { raw in
             var length = raw.count
@@ -157,18 +176,19 @@ public struct FilterEngine: Sendable {
                     let byte = raw[index]
                     buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
                 }
-                return matchDomain(UnsafeBufferPointer(buffer))
+                return matchDomain(UnsafeBufferPointer(buffer), describing: describing)
             }
         }
     }
 
+    /// The decision for a lower-case name; with `describing`, the rules found and their hosts.
     private func matchDomain(
-        _ name: UnsafeBufferPointer<UInt8>
-    ) -> (decision: Verdict.Decision, rule: UInt32?, overridden: UInt32?, allowlist: String?) {
+        _ name: UnsafeBufferPointer<UInt8>, describing: Bool
+    ) -> (decision: Verdict.Decision, rule: FoundRule?, overridden: FoundRule?, allowlist: String?) {
         let host = 0..<name.count
         var allowlistEntry: Int?
-        var allowed: UInt32?
-        var blocked: UInt32?
+        var allowed: (id: UInt32, start: Int)?
+        var blocked: (id: UInt32, start: Int)?
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maximumLabels) { hashes in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.maximumLabels) { starts in
                 let count = HostHash.suffixes(name, host, hashes: hashes, starts: starts)
@@ -180,19 +200,30 @@ public struct FilterEngine: Sendable {
                         allowlistEntry = starts[index]
                         return
                     }
-                    if allowed == nil { allowed = dnsRule(in: data.exceptionHosts, hash: hash, name: name, range: range) }
+                    if allowed == nil, let rule = dnsRule(in: data.exceptionHosts, hash: hash, name: name, range: range) {
+                        allowed = (rule, range.lowerBound)
+                    }
                     if blocked == nil {
-                        blocked =
-                            dnsRule(in: data.importantHosts, hash: hash, name: name, range: range)
+                        if let rule = dnsRule(in: data.importantHosts, hash: hash, name: name, range: range)
                             ?? dnsRule(in: data.blockHosts, hash: hash, name: name, range: range)
+                        {
+                            blocked = (rule, range.lowerBound)
+                        } else if let slot = data.bareBlockHosts.index(of: hash) {
+                            blocked = (FoundRule.bare(slot), range.lowerBound)
+                        }
                     }
                 }
             }
         }
         if let allowlistEntry { return (.noMatch, nil, nil, String(decoding: name[allowlistEntry...], as: UTF8.self)) }
         guard let blocked else { return (.noMatch, nil, nil, nil) }
-        if let allowed { return (.allowed, allowed, blocked, nil) }
-        return (.blocked, blocked, nil, nil)
+        func found(_ rule: (id: UInt32, start: Int)) -> FoundRule? {
+            describing ? FoundRule(id: rule.id, host: String(decoding: name[rule.start...], as: UTF8.self)) : nil
+        }
+        // Without `describing`, only the decision is read: a placeholder rule stands for the found one.
+        let placeholder = FoundRule(id: 0, host: "")
+        if let allowed { return (.allowed, found(allowed) ?? placeholder, found(blocked) ?? placeholder, nil) }
+        return (.blocked, found(blocked) ?? placeholder, nil, nil)
     }
 
     /// The first DNS-level rule of `table` for exactly this host.
@@ -206,8 +237,22 @@ public struct FilterEngine: Sendable {
 
     // MARK: Explanations
 
-    /// The text, list and line of a rule.
-    func describe(_ rule: UInt32) -> MatchedRule {
+    /// Ids with this bit set are bare rules (``BareHostTable``), by slot index.
+    static let bareRuleBit: UInt32 = 1 << 31
+
+    /// The text, list and line of a rule found for a host.
+    func describe(_ rule: FoundRule) -> MatchedRule {
+        describe(rule.id, host: rule.host)
+    }
+
+    /// The text, list and line of a rule; `host` (the host it was found for) spells a bare rule.
+    func describe(_ rule: UInt32, host: @autoclosure () -> String = "") -> MatchedRule {
+        if rule & Self.bareRuleBit != 0 {
+            let slot = data.bareBlockHosts.slots[Int(rule & ~Self.bareRuleBit)]
+            let host = host()
+            let text = slot.form == BareHostTable.Form.domain.rawValue ? host : "||" + host + "^"
+            return MatchedRule(text: text, list: data.listNames[Int(slot.list)], line: Int(slot.line))
+        }
         let record = data.rules[Int(rule)]
         let text =
             record.textLength == 0

@@ -18,6 +18,8 @@ struct MatchContext {
     let pageSuffixHashes: UnsafeMutableBufferPointer<UInt64>
     private var pageSuffixCount = -1
     private var party: Int8 = -1  // -1 not computed, 0 first party, 1 third party, 2 page unknown
+    /// Where the host of the bare rule found starts in the URL (it spells the rule).
+    private var bareHostStart = 0
 
     init(
         data: EngineData, engine: FilterEngine, url: UnsafeBufferPointer<UInt8>, original: String, hostRange: Range<Int>,
@@ -50,12 +52,18 @@ struct MatchContext {
             }
             return Verdict(decision: .blocked, rule: engine.describe(important))
         }
-        guard let block = firstMatch(hosts: data.blockHosts, tokens: data.blockIndex, importantOnly: false) else { return .noMatch }
+        guard let block = firstMatch(hosts: data.blockHosts, tokens: data.blockIndex, importantOnly: false, bare: data.bareBlockHosts)
+        else { return .noMatch }
+        let blockHost =
+            block & FilterEngine.bareRuleBit == 0
+            ? "" : String(decoding: UnsafeBufferPointer(rebasing: url[bareHostStart..<hostRange.upperBound]), as: UTF8.self)
         if let exception = firstMatch(hosts: data.exceptionHosts, tokens: data.exceptionIndex, importantOnly: false) {
-            return Verdict(decision: .allowed, rule: engine.describe(exception), overridden: engine.describe(block))
+            return Verdict(decision: .allowed, rule: engine.describe(exception), overridden: engine.describe(block, host: blockHost))
         }
-        if let override = pageOverride() { return Verdict(decision: .allowed, rule: override, overridden: engine.describe(block)) }
-        return Verdict(decision: .blocked, rule: engine.describe(block))
+        if let override = pageOverride() {
+            return Verdict(decision: .allowed, rule: override, overridden: engine.describe(block, host: blockHost))
+        }
+        return Verdict(decision: .blocked, rule: engine.describe(block, host: blockHost))
     }
 
     /// The allowlist entry or `$document` exception covering the page, if any.
@@ -90,9 +98,16 @@ struct MatchContext {
 
     /// The first rule that matches: hostname rules by the URL's host and its parents (most
     /// specific first), then the others by token, then the rules without token.
-    private mutating func firstMatch(hosts: FrozenHostTable, tokens table: FrozenTokenTable, importantOnly: Bool) -> UInt32? {
-        if hosts.count > 0 {
+    private mutating func firstMatch(
+        hosts: FrozenHostTable, tokens table: FrozenTokenTable, importantOnly: Bool, bare: FrozenBareHostTable? = nil
+    ) -> UInt32? {
+        if hosts.count > 0 || (bare?.count ?? 0) > 0 {
             for index in 0..<hostHashes.count {
+                // A bare rule blocks every request its types cover (no party, no page limit).
+                if let bare, type & Self.bareTypes != 0, let slot = bare.index(of: hostHashes[index]) {
+                    bareHostStart = hostStarts[index]
+                    return FilterEngine.FoundRule.bare(slot)
+                }
                 guard var rule = hosts.slot(for: hostHashes[index])?.head else { continue }
                 // Confirm the host (hashes can collide), then try each rule of that host.
                 guard HostBytes.equalsHost(url, hostStarts[index]..<hostRange.upperBound, pattern: data.pattern(data.rules[Int(rule)]))
@@ -113,6 +128,9 @@ struct MatchContext {
         for rule in table.fallback where matchesOptions(rule, importantOnly: importantOnly) && matchesPattern(rule) { return rule }
         return nil
     }
+
+    /// The request types of a bare rule: those of `||host^` without options.
+    static let bareTypes = ResourceTypes.defaultTypes.union(.document).rawValue
 
     /// Type, party and `$domain`.
     @inline(__always)

@@ -4,7 +4,7 @@ import Foundation
 /// byte order). Loading is a few `memcpy`s: no list is parsed, no string is built.
 enum EngineFile {
     static let magic = Array("PEPPERFE".utf8)
-    static let version: UInt32 = 4
+    static let version: UInt32 = 5
 
     /// Why an engine file cannot be loaded.
     enum ReadError: Error, CustomStringConvertible {
@@ -37,6 +37,9 @@ enum EngineFile {
             writer.array(table.filter)
             writer.value(UInt64(table.count))
         }
+        writer.array(storage.bareBlockHosts.slots)
+        writer.array(storage.bareBlockHosts.filter)
+        writer.value(UInt64(storage.bareBlockHosts.count))
         for table in [storage.importantIndex, storage.blockIndex, storage.exceptionIndex] {
             writer.array(table.keys)
             writer.array(table.starts)
@@ -75,6 +78,11 @@ enum EngineFile {
         storage.importantHosts = hosts[0]
         storage.blockHosts = hosts[1]
         storage.exceptionHosts = hosts[2]
+        let bareSlots: [BareHostSlot] = try reader.array()
+        let bareFilter: [UInt64] = try reader.array()
+        let bareCount: UInt64 = try reader.value()
+        guard bareCount < UInt64(bareSlots.count) else { throw .truncated }
+        storage.bareBlockHosts = BareHostTable(slots: bareSlots, filter: bareFilter, count: Int(bareCount))
         var tables: [TokenTable] = []
         for _ in 0..<3 {
             tables.append(
@@ -122,6 +130,12 @@ enum EngineFile {
                 table.slots.allSatisfy({ $0.key == 0 || ($0.head < ruleCount && ($0.dnsHead == UInt32.max || $0.dnsHead < ruleCount)) })
             else { throw .truncated }
         }
+        let bare = storage.bareBlockHosts
+        let listCount = storage.listNames.count / 2
+        // An empty slot must remain (see above); lists must exist for explanations.
+        guard bare.filter.count.nonzeroBitCount == 1, bare.slots.contains(where: { $0.key == 0 }),
+            bare.slots.allSatisfy({ $0.key == 0 || (Int($0.list) < listCount && $0.form <= 1) })
+        else { throw .truncated }
         guard storage.documentExceptions.allSatisfy({ $0 < ruleCount }),
             // Chains only move forward (rules are chained in the order they were added), so none loops.
             storage.nextRule.enumerated().allSatisfy({ $1 == UInt32.max || ($1 < ruleCount && Int($1) > $0) }),
@@ -190,7 +204,11 @@ extension FilterEngine {
 
     /// Loads an engine saved by ``write(to:)``.
     public init(contentsOf url: URL) throws {
-        let data = try Data(contentsOf: url, options: .mappedIfSafe)
-        self.init(storage: try EngineFile.decode(data))
+        // The file's bytes go before the engine is frozen: at most two copies at any time.
+        let storage = try { () throws -> EngineStorage in
+            let data = try Data(contentsOf: url, options: .mappedIfSafe)
+            return try EngineFile.decode(data)
+        }()
+        self.init(storage: storage)
     }
 }
