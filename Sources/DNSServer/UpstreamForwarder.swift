@@ -79,61 +79,73 @@ final class UpstreamForwarder: Sendable {
         upstreams: [UpstreamAddress], timeout: TimeAmount, trustedCertificates: [String] = [], group: EventLoopGroup, logger: Logger
     ) async throws -> UpstreamForwarder {
         var prepared: [Upstream] = []
-        var tls: (configuration: TLSConfiguration, context: NIOSSLContext)?
-        func tlsSetup() throws -> (configuration: TLSConfiguration, context: NIOSSLContext) {
-            if let tls { return tls }
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.minimumTLSVersion = .tlsv12
-            // On close, wait this long (not NIO's 5 s) for the upstream's close_notify: some
-            // DoH servers never send one, and stopping the server would hang that long.
-            configuration.shutdownTimeout = .milliseconds(300)
-            for path in trustedCertificates {
-                do {
-                    _ = try NIOSSLCertificate.fromPEMFile(path)
-                } catch {
-                    throw UpstreamError.certificates(path, "\(error)")
-                }
-            }
-            configuration.additionalTrustRoots = trustedCertificates.map { .file($0) }
-            let made = (configuration, try NIOSSLContext(configuration: configuration))
-            tls = made
-            return made
-        }
+        // Everything that can fail comes first; the HTTP clients, which must be shut down once
+        // made, are made last.
+        var plain: [SocketAddress] = []
         for upstream in upstreams {
-            switch upstream {
-            case .udp(let host, let port):
-                prepared.append(.plain(try SocketAddress(ipAddress: host.description, port: port), label: upstream.description))
-            case .tls(let host, let port, let serverName):
-                prepared.append(
-                    .tls(
-                        TLSUpstream(
-                            host: host, port: port, serverName: serverName, label: upstream.description, context: try tlsSetup().context,
-                            group: group, timeout: timeout)))
-            case .https(let url, _, _, _):
-                prepared.append(.https(HTTPSUpstream(url: url, tls: try tlsSetup().configuration, group: group, timeout: timeout)))
-            }
+            if case .udp(let host, let port) = upstream { plain.append(try SocketAddress(ipAddress: host.description, port: port)) }
         }
-        let plain = prepared.compactMap { upstream -> SocketAddress? in
-            if case .plain(let address, _) = upstream { return address }
-            return nil
-        }
+        let encrypted = upstreams.contains { if case .udp = $0 { return false } else { return true } }
+        let tls = encrypted ? try tlsSetup(trusting: trustedCertificates) : nil
         var sockets: [UpstreamSocket] = []
         if !plain.isEmpty {
             let needsIPv6 = plain.contains { $0.protocol == .inet6 }
             let needsIPv4 = plain.contains { $0.protocol == .inet }
-            for _ in 0..<poolSize {
-                let socket = UpstreamSocket()
-                let bootstrap = DatagramBootstrap(group: group).channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(UpstreamSocket.Handler(socket: socket))
+            do {
+                for _ in 0..<poolSize {
+                    let socket = UpstreamSocket()
+                    sockets.append(socket)
+                    let bootstrap = DatagramBootstrap(group: group).channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(UpstreamSocket.Handler(socket: socket))
+                        }
                     }
+                    if needsIPv4 { socket.channel4 = try await bootstrap.bind(host: "0.0.0.0", port: 0).get() }
+                    if needsIPv6 { socket.channel6 = try await bootstrap.bind(host: "::", port: 0).get() }
                 }
-                if needsIPv4 { socket.channel4 = try await bootstrap.bind(host: "0.0.0.0", port: 0).get() }
-                if needsIPv6 { socket.channel6 = try await bootstrap.bind(host: "::", port: 0).get() }
-                sockets.append(socket)
+            } catch {
+                for socket in sockets {
+                    try? await socket.channel4?.close()
+                    try? await socket.channel6?.close()
+                }
+                throw error
+            }
+        }
+        var plainAddresses = plain.makeIterator()
+        for upstream in upstreams {
+            switch upstream {
+            case .udp:
+                prepared.append(.plain(plainAddresses.next()!, label: upstream.description))
+            case .tls(let host, let port, let serverName):
+                prepared.append(
+                    .tls(
+                        TLSUpstream(
+                            host: host, port: port, serverName: serverName, label: upstream.description, context: tls!.context,
+                            group: group, timeout: timeout)))
+            case .https(let url, _, _, _):
+                prepared.append(.https(HTTPSUpstream(url: url, tls: tls!.configuration, group: group, timeout: timeout)))
             }
         }
         return UpstreamForwarder(upstreams: prepared, timeout: timeout, group: group, sockets: sockets, logger: logger)
+    }
+
+    /// The TLS settings of the encrypted upstreams: TLS 1.2 or later, the system's CAs and those
+    /// of `trustedCertificates`.
+    static func tlsSetup(trusting trustedCertificates: [String]) throws -> (configuration: TLSConfiguration, context: NIOSSLContext) {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        // On close, wait this long (not NIO's 5 s) for the upstream's close_notify: some DoH
+        // servers never send one, and stopping the server would hang that long.
+        configuration.shutdownTimeout = .milliseconds(300)
+        for path in trustedCertificates {
+            do {
+                _ = try NIOSSLCertificate.fromPEMFile(path)
+            } catch {
+                throw UpstreamError.certificates(path, "\(error)")
+            }
+        }
+        configuration.additionalTrustRoots = trustedCertificates.map { .file($0) }
+        return (configuration, try NIOSSLContext(configuration: configuration))
     }
 
     /// Closes the pool and the encrypted upstreams' connections.
