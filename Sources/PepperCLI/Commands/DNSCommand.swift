@@ -192,7 +192,7 @@ struct DNSServeCommand: AsyncParsableCommand {
                 let current = loader.stateStamp(groupsFile: groups)
                 if current != stamp {
                     stamp = current
-                    events.send(.reload("the state's lists or allowlist changed"))
+                    events.send(.reload("the state's lists or allowlist, or the groups file, changed"))
                 }
             }
         }
@@ -343,10 +343,9 @@ struct DNSEngineLoader: Sendable {
     func engine(for group: DNSClientGroupSpec, loaded: [String: ListInput], rereadSources: Bool = false) throws -> FilterEngine {
         guard let lists = group.lists else {
             if group.allowlist.isEmpty { return try engine(rereadSources: rereadSources) }
-            let inputs =
-                try sources.isEmpty
-                ? BlockerBuilder.storedInputs(home: homeOptions.pepperHome, database: homeOptions.openDatabase())
-                : defaultInputs(rereadSources: rereadSources)
+            var inputs = try defaultInputs(rereadSources: rereadSources)
+            // As for the default engine: a state with no downloaded list yet uses the starter list.
+            if inputs.isEmpty { inputs = [.starter] }
             return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
         }
         let database = try homeOptions.openDatabase()
