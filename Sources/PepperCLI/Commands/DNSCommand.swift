@@ -42,6 +42,13 @@ struct DNSServeCommand: AsyncParsableCommand {
             this server is the system's resolver. --upstream-ca trusts a private CA.
             Only loopback clients are answered unless --allow-clients names more.
 
+            --groups FILE gives client groups their own lists and allowlist, e.g.
+            {"groups": [{"name": "kids", "clients": ["192.168.1.64/26"],
+            "lists": ["easylist", "/etc/pepper/kids.txt"], "allowlist": ["school.example"]}]}
+            (lists: names from `pepper lists`, paths or URLs; without "lists", the default
+            ones). The narrowest block holding a client picks its group; group clients
+            are answered without --allow-clients. The file is read again when it changes.
+
             Every query is counted in the state's database and the recent ones are
             logged (the newest 100,000 of the last 7 days): `pepper dns stats`,
             `pepper dns log`. --no-query-log turns both off.
