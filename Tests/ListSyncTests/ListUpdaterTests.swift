@@ -81,6 +81,27 @@ struct ListUpdaterTests {
         #expect(try fixture.source().sha256 == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(Self.listV2.utf8)))
     }
 
+    /// A process killed between storing a copy and recording it leaves a copy the record does
+    /// not describe. When the server then sends those very bytes, the record must be rewritten
+    /// (ETag and hash), not kept: the output would otherwise pair the copy with another copy's
+    /// ETag. (Found by the kill test: trial 32 of one CI run.)
+    @Test func aCopyTheRecordDoesNotDescribeGetsItsRecordRewritten() async throws {
+        let fixture = try Fixture(routes: ["/list.txt": .init(body: Self.listV1, etag: true)])
+        _ = await fixture.updater().update(try fixture.addSource("/list.txt"), force: true)
+        let recordedV1 = try fixture.source()
+        // As if an update to V2 was killed after writing the copy, before recording it.
+        try Data(Self.listV2.utf8).write(to: fixture.home.listsURL.appendingPathComponent("test"))
+        try fixture.server.set(["/list.txt": .init(body: Self.listV2, etag: true)])
+        let report = await fixture.updater().update(recordedV1, force: true)
+        #expect(report.status == .updated(bytes: Self.listV2.utf8.count, viaPatch: false))
+        #expect(fixture.server.requests.last?.ifNoneMatch == nil, "the record's validators describe another copy")
+        let rewritten = try fixture.source()
+        #expect(rewritten.sha256 == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(Self.listV2.utf8)))
+        #expect(rewritten.etag != nil && rewritten.etag != recordedV1.etag, "the ETag of the bytes now stored")
+        // And from then on the update is conditional again.
+        #expect(await fixture.updater().update(rewritten, force: true).status == .notModified)
+    }
+
     /// The failures a server can produce, with a word the recorded error must contain.
     enum Failure: String, CaseIterable, CustomTestStringConvertible {
         case serverError, truncatedBody, slowBody, htmlErrorPage, hugeBody, notFound

@@ -187,7 +187,7 @@ public struct ListUpdater: Sendable {
             let path = source.location.hasPrefix("file://") ? URL(string: source.location)!.path : source.location
             guard let data = FileManager.default.contents(atPath: path) else { throw UpdateError.unreadable("cannot read \(path)") }
             guard data.count <= downloader.policy.maximumBytes else { throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes) }
-            if let stored, stored == data { return .unchanged(CacheHeaders()) }
+            if let stored, stored == data, Self.recordDescribes(stored, source) { return .unchanged(CacheHeaders()) }
             return .new(data, CacheHeaders(), viaPatch: false, note: nil)
         }
         var note: String?
@@ -196,15 +196,24 @@ public struct ListUpdater: Sendable {
         }
         // The validators describe the copy recorded in the database; if the process died between
         // storing a copy and recording it, they describe another copy: then ask for the whole list.
-        let validatorsMatch = stored.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0) == source.sha256 } ?? false
+        let validatorsMatch = stored.map { Self.recordDescribes($0, source) } ?? false
         let outcome = try await downloader.fetch(
             url, etag: validatorsMatch ? source.etag : nil, lastModified: validatorsMatch ? source.lastModified : nil, progress: progress)
         switch outcome {
         case .notModified(let headers): return .unchanged(headers)
         case .downloaded(let data, let headers):
-            if let stored, stored == data { return .unchanged(headers) }
+            // The same bytes as the copy are "unchanged" only when the record describes the copy;
+            // otherwise the record (ETag, hash) is rewritten, or the output would pair this copy
+            // with another copy's ETag.
+            if let stored, stored == data, validatorsMatch { return .unchanged(headers) }
             return .new(data, headers, viaPatch: false, note: note)
         }
+    }
+
+    /// Whether the source's record (hash, and so its validators) describes `copy`: not when the
+    /// process died between storing a copy and recording it.
+    static func recordDescribes(_ copy: Data, _ source: ListSource) -> Bool {
+        ContentBlockerOutput.SourceIdentity.sha256Hex(copy) == source.sha256
     }
 
     /// Tries the stored copy's `! Diff-Path:` patch: `nil` means "download the whole list".
