@@ -108,12 +108,7 @@ struct FrozenHostTable {
     /// The slot for `hash`, if the host is in the table.
     @inline(__always)
     func slot(for hash: UInt64) -> HostSlot? {
-        guard count > 0 else { return nil }
-        let bits = filter.count * 64 - 1
-        let (first, second) = HostTable.probes(hash, bits)
-        guard filter[first >> 6] & (1 << UInt64(first & 63)) != 0, filter[second >> 6] & (1 << UInt64(second & 63)) != 0 else {
-            return nil
-        }
+        guard count > 0, HostTable.bloomFilter(filter, mayContain: hash) else { return nil }
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash) & mask
         while true {

@@ -93,16 +93,29 @@ struct HostTable: Sendable {
             if dns && slots[slot].dnsHead == UInt32.max { slots[slot].dnsHead = rule }
             tails[slot] = rule
         }
-        // 16 bits per host, two probes: about 1.4 % false positives.
+        filter = Self.bloomFilter(entries.map(\.hash))
+    }
+
+    /// The Bloom filter in front of a host table: 16 bits per host, two probes, about 1.4 %
+    /// false positives.
+    static func bloomFilter(_ hashes: some Collection<UInt64>) -> [UInt64] {
         var words = 1
-        while words * 64 < entries.count * 16 { words *= 2 }
-        filter = [UInt64](repeating: 0, count: words)
+        while words * 64 < hashes.count * 16 { words *= 2 }
+        var filter = [UInt64](repeating: 0, count: words)
         let bits = words * 64 - 1
-        for (hash, _, _) in entries {
-            let (first, second) = Self.probes(hash, bits)
+        for hash in hashes {
+            let (first, second) = probes(hash, bits)
             filter[first >> 6] |= 1 << UInt64(first & 63)
             filter[second >> 6] |= 1 << UInt64(second & 63)
         }
+        return filter
+    }
+
+    /// Whether `filter` may hold `hash` (`false`: it surely does not).
+    @inline(__always)
+    static func bloomFilter(_ filter: UnsafeBufferPointer<UInt64>, mayContain hash: UInt64) -> Bool {
+        let (first, second) = probes(hash, filter.count * 64 - 1)
+        return filter[first >> 6] & (1 << UInt64(first & 63)) != 0 && filter[second >> 6] & (1 << UInt64(second & 63)) != 0
     }
 
     @inline(__always)

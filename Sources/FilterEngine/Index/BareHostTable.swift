@@ -51,15 +51,7 @@ struct BareHostTable: Sendable {
                 count += 1
             }
         }
-        var words = 1
-        while words * 64 < count * 16 { words *= 2 }
-        filter = [UInt64](repeating: 0, count: words)
-        let bits = words * 64 - 1
-        for slot in slots where slot.key != 0 {
-            let (first, second) = HostTable.probes(slot.key, bits)
-            filter[first >> 6] |= 1 << UInt64(first & 63)
-            filter[second >> 6] |= 1 << UInt64(second & 63)
-        }
+        filter = HostTable.bloomFilter(slots.lazy.filter { $0.key != 0 }.map(\.key))
     }
 
     /// The first slot to look at for `hash`: its high bits scaled to the capacity.
@@ -78,12 +70,7 @@ struct FrozenBareHostTable {
     /// The index of the slot for `hash`, if the host is in the table.
     @inline(__always)
     func index(of hash: UInt64) -> Int? {
-        guard count > 0 else { return nil }
-        let bits = filter.count * 64 - 1
-        let (first, second) = HostTable.probes(hash, bits)
-        guard filter[first >> 6] & (1 << UInt64(first & 63)) != 0, filter[second >> 6] & (1 << UInt64(second & 63)) != 0 else {
-            return nil
-        }
+        guard count > 0, HostTable.bloomFilter(filter, mayContain: hash) else { return nil }
         let capacity = slots.count
         var index = BareHostTable.home(hash, capacity)
         while true {
