@@ -193,13 +193,13 @@ let package = Package(
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
         .target(name: "DNSTestSupport", dependencies: ["DNSFilter"], path: "Tests/DNSTestSupport"),
-        .testTarget(name: "FilterListsTests", dependencies: ["FilterLists"], exclude: ["Fixtures"]),
+        .testTarget(name: "FilterListsTests", dependencies: ["FilterLists", "PepperTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
-        .testTarget(name: "PicketTests", dependencies: ["Picket"]),
+        .testTarget(name: "PicketTests", dependencies: ["Picket", "PepperTestSupport"]),
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
@@ -209,11 +209,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists"]),
+        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(
             name: "DNSServerTests",
             dependencies: [
-                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Picket", "Storage",
+                "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Picket", "Storage", "PepperTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import DNSFilter
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// A mutational fuzzer for the codec: valid messages (queries, responses with compressed names,
@@ -135,22 +136,5 @@ struct DNSCodecFuzzTests {
         print("DNS codec fuzz: seed \(seed), \(executions) executions, \(decoded) decoded, \(Int(Self.seconds)) s, no crash")
         #expect(executions > 1000)
         #expect(decoded > 0 && decoded < executions, "both outcomes happen")
-    }
-}
-
-/// A small, fast, seedable generator (a run can be repeated from its seed).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

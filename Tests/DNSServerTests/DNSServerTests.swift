@@ -40,16 +40,7 @@ struct DNSServerTests {
         "--local-ttl=300",
     ]
 
-    static func ready() -> Bool {
-        let missing = DNSTools.missing()
-        guard !missing.isEmpty else { return true }
-        if DNSTools.isRequired {
-            Issue.record("\(missing.joined(separator: ", ")) missing (install bind9-dnsutils dnsmasq-base; scripts/test.sh does)")
-        } else {
-            print("skipped: \(missing.joined(separator: ", ")) not installed (apt-get install bind9-dnsutils dnsmasq-base)")
-        }
-        return false
-    }
+    static func ready() -> Bool { DNSTools.ready() }
 
     static func filter(_ rules: String = rules, allowlist: [String] = [], response: BlockResponse = .nxdomain) throws -> DNSQueryFilter {
         let list = try FilterListParser().parse(rules, name: "test.txt")
@@ -61,8 +52,8 @@ struct DNSServerTests {
         filter: DNSQueryFilter? = nil, upstreamDown: Bool = false, picket: PicketGate? = nil,
         _ body: (_ server: DNSServer, _ upstream: Dnsmasq?) async throws -> Void
     ) async throws {
-        let upstreamPort = DNSTools.freePort()
-        let dnsmasq = upstreamDown ? nil : try Dnsmasq(port: upstreamPort, arguments: upstreamRecords)
+        let dnsmasq = upstreamDown ? nil : try Dnsmasq(arguments: upstreamRecords)
+        let upstreamPort = dnsmasq?.port ?? DNSTools.freePort()
         defer { dnsmasq?.stop() }
         var logger = Logger(label: "test.dns")
         logger.logLevel = .critical

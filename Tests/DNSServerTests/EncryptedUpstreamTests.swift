@@ -2,6 +2,7 @@ import DNSFilter
 import DNSTestSupport
 import Foundation
 import Logging
+import PepperTestSupport
 import Testing
 
 @testable import DNSServer
@@ -18,16 +19,7 @@ struct EncryptedUpstreamTests {
         "--log-queries",
     ]
 
-    static func ready() -> Bool {
-        let missing = DNSTools.missing(["dig", "dnsmasq", "dnsdist", "openssl"])
-        guard !missing.isEmpty else { return true }
-        if DNSTools.isRequired {
-            Issue.record("\(missing.joined(separator: ", ")) missing (scripts/test.sh installs them)")
-        } else {
-            print("skipped: \(missing.joined(separator: ", ")) not installed (apt-get install dnsdist openssl)")
-        }
-        return false
-    }
+    static func ready() -> Bool { DNSTools.ready(["dig", "dnsmasq", "dnsdist", "openssl"]) }
 
     /// The test's upstreams: dnsmasq behind dnsdist, both stopped after `body`.
     struct Upstreams {
@@ -37,11 +29,14 @@ struct EncryptedUpstreamTests {
     }
 
     static func withUpstreams(certificateNamesIPAddress: Bool = true, _ body: (Upstreams) async throws -> Void) async throws {
-        let certificates = try TestCertificateAuthority(namesIPAddress: certificateNamesIPAddress)
+        // openssl and the two servers take a while to start: off the shared threads (`onOwnThread`).
+        let certificates = try await onOwnThread { try TestCertificateAuthority(namesIPAddress: certificateNamesIPAddress) }
         defer { certificates.remove() }
-        let dnsmasq = try Dnsmasq(port: DNSTools.freePort(), arguments: records, servesTCPInChildren: true)
+        let dnsmasq = try await onOwnThread { try Dnsmasq(arguments: records, servesTCPInChildren: true) }
         defer { dnsmasq.stop() }
-        let dnsdist = try Dnsdist(backendPort: dnsmasq.port, checkName: "health.example.test", certificates: certificates)
+        let dnsdist = try await onOwnThread {
+            try Dnsdist(backendPort: dnsmasq.port, checkName: "health.example.test", certificates: certificates)
+        }
         defer { dnsdist.stop() }
         try await body(Upstreams(dnsmasq: dnsmasq, dnsdist: dnsdist, certificates: certificates))
     }
@@ -63,6 +58,14 @@ struct EncryptedUpstreamTests {
             throw error
         }
         await server.shutdown()
+    }
+
+    /// Asks 24 names never asked before, all at once; each must be answered.
+    static func expectConcurrentMisses(prefix: String, port: Int) async throws {
+        try await withThrowingTaskGroup(of: DigAnswer.self) { group in
+            for index in 0..<24 { group.addTask { try Dig.query("\(prefix)\(index).example.test", port: port) } }
+            for try await answer in group { #expect(answer.data == ["192.0.2.1"], "\(answer.output)") }
+        }
     }
 
     static func tlsUpstream(of server: DNSServer) -> TLSUpstream? {
@@ -88,10 +91,7 @@ struct EncryptedUpstreamTests {
                 #expect(try Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
                 #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN")
                 // Many queries at once, each a cache miss, share the one connection.
-                try await withThrowingTaskGroup(of: DigAnswer.self) { group in
-                    for index in 0..<24 { group.addTask { try Dig.query("n\(index).example.test", port: port) } }
-                    for try await answer in group { #expect(answer.data == ["192.0.2.1"], "\(answer.output)") }
-                }
+                try await Self.expectConcurrentMisses(prefix: "n", port: port)
                 #expect(Self.tlsUpstream(of: server)?.connectionsOpened == 1)
             }
         }
@@ -141,9 +141,12 @@ struct EncryptedUpstreamTests {
                 upstreams.dnsdist.stop()
                 let down = try Dig.query("down.example.test", port: port)
                 #expect(down.status == "SERVFAIL", "no upstream: \(down.output)")
-                let again = try Dnsdist(
-                    backendPort: upstreams.dnsmasq.port, checkName: "health.example.test", certificates: upstreams.certificates,
-                    tlsPort: tlsPort, httpsPort: upstreams.dnsdist.httpsPort)
+                let (backend, certificates, httpsPort) = (upstreams.dnsmasq.port, upstreams.certificates, upstreams.dnsdist.httpsPort)
+                let again = try await onOwnThread {
+                    try Dnsdist(
+                        backendPort: backend, checkName: "health.example.test", certificates: certificates, tlsPort: tlsPort,
+                        httpsPort: httpsPort)
+                }
                 defer { again.stop() }
                 let after = try Dig.query("after.example.test", port: port)
                 #expect(after.data == ["192.0.2.1"], "a new connection to the restarted upstream: \(after.output)")
@@ -164,10 +167,7 @@ struct EncryptedUpstreamTests {
                 let big = try Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
                 #expect(big.output.contains(String(repeating: "h", count: 250)), "\(big.output)")
                 #expect(try Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
-                try await withThrowingTaskGroup(of: DigAnswer.self) { group in
-                    for index in 0..<24 { group.addTask { try Dig.query("h\(index).example.test", port: port) } }
-                    for try await answer in group { #expect(answer.data == ["192.0.2.1"], "\(answer.output)") }
-                }
+                try await Self.expectConcurrentMisses(prefix: "h", port: port)
             }
             // Not trusted, and a path the server does not serve: both fail cleanly.
             try await Self.withServer(upstream: url, trusting: []) { server throws in

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The real DNS programs the DNS tests drive (Debian's `bind9-dnsutils`, `dnsmasq-base`,
 /// `dnsperf`): `scripts/test.sh` installs them. Without them a test skips with a message,
@@ -16,6 +17,19 @@ public enum DNSTools {
     public static var isRequired: Bool {
         let environment = ProcessInfo.processInfo.environment
         return environment["PEPPER_REQUIRE_DNS_TOOLS"] == "1" || environment["CI"] == "true"
+    }
+
+    /// Whether `programs` are all installed. When one is missing, the test fails (under
+    /// `isRequired`) or is skipped with a message saying what to install.
+    public static func ready(_ programs: [String] = ["dig", "dnsmasq"]) -> Bool {
+        let missing = missing(programs)
+        guard !missing.isEmpty else { return true }
+        if isRequired {
+            Issue.record("\(missing.joined(separator: ", ")) missing (scripts/test.sh installs them)")
+        } else {
+            print("skipped: \(missing.joined(separator: ", ")) not installed (scripts/test.sh installs them)")
+        }
+        return false
     }
 
     /// The programs among `programs` that are missing.
@@ -36,12 +50,17 @@ public enum DNSTools {
         let fd = socket(AF_INET, type, 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        return withLoopback(port: port) { bind(fd, $0, $1) == 0 }
+    }
+
+    /// Calls `body` with `127.0.0.1:port` as a socket address and its length.
+    static func withLoopback<Result>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
     }
 }
@@ -63,27 +82,46 @@ public final class Dnsmasq: @unchecked Sendable {
     private let logURL: URL
 
     /// Starts dnsmasq with `arguments` added to the stub options, and waits until it answers.
-    /// `servesTCPInChildren`: answer each TCP connection in a child process, as installed
-    /// dnsmasq does, instead of in the main one, which blocks on an open connection (needed
-    /// behind a proxy that keeps its TCP connections open, such as dnsdist).
-    public init(port: Int, arguments: [String], servesTCPInChildren: Bool = false) throws {
-        self.port = port
+    /// Without a `port`, on a free one: another test may take a port between the probe and
+    /// dnsmasq's bind, so a dnsmasq that exits at once is started again on another (up to five
+    /// times). `servesTCPInChildren`: answer each TCP connection in a child process, as
+    /// installed dnsmasq does, instead of in the main one, which blocks on an open connection
+    /// (needed behind a proxy that keeps its TCP connections open, such as dnsdist).
+    public init(port requested: Int? = nil, arguments: [String], servesTCPInChildren: Bool = false) throws {
         guard let executable = DNSTools.path("dnsmasq") else { throw ToolError("dnsmasq is not installed") }
-        let arguments =
-            [
-                servesTCPInChildren ? "--keep-in-foreground" : "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1",
-                "--bind-interfaces", "--no-resolv", "--no-hosts",
-                "--no-poll", "--pid-file", "--user=\(NSUserName())", "--cache-size=0", "--log-facility=-",
-            ] + arguments
-        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("dnsmasq-\(port)-\(UUID()).log")
-        process = try ChildProcess(executable, arguments, output: logURL.path)
-        // Ready when it answers anything (its own records or REFUSED for the rest).
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if !process.isRunning { throw ToolError("dnsmasq exited: \(log)") }
-            if RawDNS.exchange(RawDNS.query("ready.invalid"), port: port, timeout: 0.2) != nil { return }
+        var attempts = requested == nil ? 5 : 1
+        while true {
+            attempts -= 1
+            let port = requested ?? DNSTools.freePort()
+            let options =
+                [
+                    servesTCPInChildren ? "--keep-in-foreground" : "--no-daemon", "--port=\(port)", "--listen-address=127.0.0.1",
+                    "--bind-interfaces", "--no-resolv", "--no-hosts",
+                    "--no-poll", "--pid-file", "--user=\(NSUserName())", "--cache-size=0", "--log-facility=-",
+                ] + arguments
+            let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("dnsmasq-\(port)-\(UUID()).log")
+            let process = try ChildProcess(executable, options, output: logURL.path)
+            // Ready when it answers anything (its own records or REFUSED for the rest).
+            let deadline = Date().addingTimeInterval(10)
+            var exited = false
+            while Date() < deadline {
+                if !process.isRunning {
+                    exited = true
+                    break
+                }
+                if RawDNS.exchange(RawDNS.query("ready.invalid"), port: port, timeout: 0.2) != nil {
+                    self.port = port
+                    self.process = process
+                    self.logURL = logURL
+                    return
+                }
+            }
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            process.stop()
+            try? FileManager.default.removeItem(at: logURL)
+            if exited && attempts > 0 { continue }
+            throw ToolError(exited ? "dnsmasq exited: \(log)" : "dnsmasq did not answer on port \(port)")
         }
-        throw ToolError("dnsmasq did not answer on port \(port)")
     }
 
     /// What dnsmasq wrote.
@@ -162,16 +200,8 @@ public enum RawDNS {
         let fd = socket(AF_INET, socketTypeUDP, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let sent = bytes.withUnsafeBytes { raw in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            DNSTools.withLoopback(port: port) { sendto(fd, raw.baseAddress, raw.count, 0, $0, $1) }
         }
         guard sent == bytes.count else { return nil }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -279,13 +309,7 @@ public enum RawHTTP {
         let fd = socket(AF_INET, socketTypeTCP, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = DNSTools.withLoopback(port: port) { connect(fd, $0, $1) }
         guard connected == 0 else { return nil }
         let body = method == "POST" ? "Content-Length: 0\r\n" : ""
         let request = Array("\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n\(body)Connection: close\r\n\r\n".utf8)

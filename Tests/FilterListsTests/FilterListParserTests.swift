@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import FilterLists
@@ -205,18 +206,5 @@ struct FilterListParserTests {
             let list = try parser.parse(Data(bytes), name: "fuzz", format: .abp)
             #expect(list.ruleCount + list.skippedCount + list.commentCount == list.lineCount)
         }
-    }
-}
-
-/// A small deterministic random generator for reproducible fuzz-style tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

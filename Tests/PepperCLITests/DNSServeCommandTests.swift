@@ -5,16 +5,7 @@ import Testing
 /// `pepper dns serve` as a user runs it: the built binary, dig, a dnsmasq upstream, signals.
 @Suite("pepper dns serve", .serialized)
 struct DNSServeCommandTests {
-    static func ready() -> Bool {
-        let missing = DNSTools.missing()
-        guard !missing.isEmpty else { return true }
-        if DNSTools.isRequired {
-            Issue.record("\(missing.joined(separator: ", ")) missing (install bind9-dnsutils dnsmasq-base; scripts/test.sh does)")
-        } else {
-            print("skipped: \(missing.joined(separator: ", ")) not installed (apt-get install bind9-dnsutils dnsmasq-base)")
-        }
-        return false
-    }
+    static func ready() -> Bool { DNSTools.ready() }
 
     /// A running `pepper dns serve` and where its output goes.
     final class Serve {
@@ -48,8 +39,8 @@ struct DNSServeCommandTests {
         guard Self.ready() else { return }
         let home = TestPaths.temporaryDirectory("dns-serve")
         defer { try? FileManager.default.removeItem(at: home) }
-        let upstreamPort = DNSTools.freePort()
-        let upstream = try Dnsmasq(port: upstreamPort, arguments: ["--address=/example.test/192.0.2.1", "--address=/later.test/192.0.2.2"])
+        let upstream = try Dnsmasq(arguments: ["--address=/example.test/192.0.2.1", "--address=/later.test/192.0.2.2"])
+        let upstreamPort = upstream.port
         defer { upstream.stop() }
         let list = home.appendingPathComponent("mine.txt")
         try "||tracker.test^\n||ads.example.test^\n".write(to: list, atomically: true, encoding: .utf8)
@@ -135,7 +126,7 @@ struct DNSServeCommandTests {
         guard Self.ready() else { return }
         let home = TestPaths.temporaryDirectory("dns-groups")
         defer { try? FileManager.default.removeItem(at: home) }
-        let upstream = try Dnsmasq(port: DNSTools.freePort(), arguments: ["--address=/test/192.0.2.1"])
+        let upstream = try Dnsmasq(arguments: ["--address=/test/192.0.2.1"])
         defer { upstream.stop() }
         let everyone = home.appendingPathComponent("everyone.txt")
         try "||tracker.test^\n".write(to: everyone, atomically: true, encoding: .utf8)

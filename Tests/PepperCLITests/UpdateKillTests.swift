@@ -44,7 +44,7 @@ struct UpdateKillTests {
     }
 
     @Test(.timeLimit(.minutes(10)))
-    func killedUpdatesLeaveTheOldOrTheNewOutput() throws {
+    func killedUpdatesLeaveTheOldOrTheNewOutput() async throws {
         let server = try ListServer(routes: Self.routes(version: 0))
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -79,44 +79,46 @@ struct UpdateKillTests {
                     try data.write(to: url)
                     return url
                 }
-                #expect(try WebKitJudge.compile(files).allSatisfy(\.ok))
+                #expect(try await onOwnThread { try WebKitJudge.compile(files).allSatisfy(\.ok) })
             }
         }
 
         // Kill updates at random moments over a normal update's duration.
         // Most kills must land while the update runs: delays up to the shorter reference duration.
         let window = durations.min() ?? 0.5
-        var generator = SeededGenerator(seed: 20_261_122)
+        var generator = SplitMix64(seed: 20_261_122)
         var outcomes = [0, 0]
         var killedMidway = 0
         for trial in 0..<Self.trials {
             try server.set(Self.routes(version: trial % 2))
-            let process = Process()
-            process.executableURL = PepperProcess.executable
-            process.arguments = ["update", "--force", "--attempts", "1"]
-            process.environment = ["PEPPER_HOME": home.path]
-            process.standardOutput = FileHandle.nullDevice
-            let errors = home.appendingPathComponent("update-stderr.txt")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            let errorHandle = try FileHandle(forWritingTo: errors)
-            defer { try? errorHandle.close() }
-            process.standardError = errorHandle
-            try process.run()
             let delay = Double(generator.next() % 10_000) / 10_000 * window
-            Thread.sleep(forTimeInterval: delay)
-            let killed = process.isRunning
-            if killed {
-                kill(process.processIdentifier, SIGKILL)
-                killedMidway += 1
+            let errors = home.appendingPathComponent("update-stderr.txt")
+            // Start, wait, kill and reap on a thread of its own (see `onOwnThread`).
+            let (killed, status) = try await onOwnThread { [home] in
+                let process = Process()
+                process.executableURL = PepperProcess.executable
+                process.arguments = ["update", "--force", "--attempts", "1"]
+                process.environment = ["PEPPER_HOME": home.path]
+                process.standardOutput = FileHandle.nullDevice
+                _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+                let errorHandle = try FileHandle(forWritingTo: errors)
+                defer { try? errorHandle.close() }
+                process.standardError = errorHandle
+                try process.run()
+                Thread.sleep(forTimeInterval: delay)
+                let killed = process.isRunning
+                if killed { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                return (killed, process.terminationStatus)
             }
-            process.waitUntilExit()
+            if killed { killedMidway += 1 }
 
             let snapshot = try Snapshot(home: home)
             guard let index = references.firstIndex(of: snapshot) else {
                 let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
                 Issue.record(
                     """
-                    trial \(trial) (\(killed ? "killed after \(delay) s" : "exited \(process.terminationStatus)")): \
+                    trial \(trial) (\(killed ? "killed after \(delay) s" : "exited \(status)")): \
                     the output is neither the old nor the new one
                     output sources: \(snapshot.sources)
                     references: \(references.map(\.sources))
@@ -136,18 +138,5 @@ struct UpdateKillTests {
         #expect(try Snapshot(home: home) == references[0])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix(".out.") }
         #expect(leftovers.count <= 2, "old generations are cleaned up: \(leftovers)")
-    }
-}
-
-/// A small deterministic generator, so that a failing trial can be reproduced.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

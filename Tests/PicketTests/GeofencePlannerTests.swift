@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import Picket
@@ -22,7 +23,7 @@ struct GeofencePlannerTests {
 
     @Test("never more than 20 regions, nearest first, and none left out nearer than one chosen")
     func regionsProperty() {
-        var random = SeededRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         let planner = GeofencePlanner()
         for _ in 0..<300 {
             let center = GeoCoordinate(latitude: random.uniform(-60, 60), longitude: random.uniform(-180, 180))

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import Picket
@@ -40,7 +41,7 @@ struct GreatCircleTests {
 
     @Test("agrees with haversine and the law of cosines; symmetric; triangle inequality")
     func properties() {
-        var random = SeededRandom(seed: 20_261_122)
+        var random = SplitMix64(seed: 20_261_122)
         for _ in 0..<2_000 {
             let a = random.coordinate()
             let b = random.coordinate()
@@ -67,7 +68,7 @@ struct GreatCircleTests {
 
     @Test("destination and bearing invert distance")
     func destination() {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<1_000 {
             let start = GeoCoordinate(latitude: random.uniform(-80, 80), longitude: random.uniform(-180, 180))
             let bearing = random.uniform(0, 360)
@@ -83,7 +84,7 @@ struct GreatCircleTests {
 
     @Test("bounding spans contain every point of the circle")
     func boundingSpans() {
-        var random = SeededRandom(seed: 99)
+        var random = SplitMix64(seed: 99)
         for _ in 0..<500 {
             let center = GeoCoordinate(latitude: random.uniform(-85, 85), longitude: random.uniform(-180, 180))
             let radius = random.uniform(100, 500_000)
@@ -98,28 +99,14 @@ struct GreatCircleTests {
     }
 }
 
-/// SplitMix64: reproducible random numbers for property tests.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// A number uniform in `low..<high`.
     mutating func uniform(_ low: Double, _ high: Double) -> Double {
         low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 
+    /// A point uniform on the sphere, so the poles are not over-represented.
     mutating func coordinate() -> GeoCoordinate {
-        // Uniform on the sphere, so the poles are not over-represented.
         GeoCoordinate(latitude: asin(uniform(-1, 1)) * 180 / .pi, longitude: uniform(-180, 180))
     }
 }

@@ -372,16 +372,17 @@ struct DNSEngineLoader: Sendable {
         return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
     }
 
-    /// Reads the paths and URLs among the groups' lists (URLs already in `loaded` are not
-    /// downloaded again).
+    /// Reads the paths and URLs among the groups' lists. Those already in `loaded` are kept as
+    /// they are: URLs are not downloaded again, and files are read again by the build
+    /// (`rereadSources`), not here too.
     static func loadGroupSources(_ groups: [DNSClientGroupSpec], loaded: [String: ListInput] = [:]) async throws -> [String: ListInput] {
         var result: [String: ListInput] = [:]
         for entry in groups.flatMap({ $0.lists ?? [] }) where DNSClientGroupSpec.isSource(entry) && result[entry] == nil {
-            if let known = loaded[entry], isURL(known) {
+            if let known = loaded[entry] {
                 result[entry] = known
-                continue
+            } else {
+                result[entry] = try await SourceLoader.load(entry, format: nil)
             }
-            result[entry] = try await SourceLoader.load(entry, format: nil)
         }
         return result
     }

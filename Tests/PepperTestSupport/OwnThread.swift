@@ -1,0 +1,15 @@
+import Foundation
+
+/// Runs blocking work (child processes, sleeps, waits) on a thread of its own and awaits it.
+///
+/// Swift concurrency shares a few threads (one per core: two here) among all the tests running
+/// at once; a test that blocks one of them for long (a hundred killed updates, a server that
+/// takes seconds to start) can starve the in-process servers of other tests until their
+/// clients time out. Work given to this function blocks only its own thread.
+public func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
