@@ -21,6 +21,9 @@ let package = Package(
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
+        .library(name: "PepperActions", targets: ["PepperActions"]),
+        .library(name: "Screens", targets: ["Screens"]),
+        .library(name: "Console", targets: ["Console"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -38,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // DNS-over-HTTPS upstreams (HTTP/2 when the server offers it, connection pooling).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The console's server-rendered pages (Hummingbird's template engine; `{{x}}` escapes HTML).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: Formats, models and persistence (portable)
@@ -102,9 +107,29 @@ let package = Package(
             ]
         ),
 
+        // Every action a person can take on Pepper's state (allowlist, lists, updates, My rules,
+        // checks, call lists, DNS engines), each ending in one serialized rebuild: the CLI, the
+        // console, the browser and the Apple app call these instead of stores and builders.
+        .target(
+            name: "PepperActions",
+            dependencies: [
+                "FilterLists", "ContentBlocker", "FilterEngine", "Storage", "ListSync", "CallFilter", "Picket", "DNSFilter",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
-        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Picket", "Storage"]),
+        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Picket", "Storage", "PepperActions"]),
+
+        // One model per screen (state as values, actions returning sentences), no HTML and no
+        // SwiftUI: the console renders them, the Apple app binds them.
+        .target(
+            name: "Screens",
+            dependencies: [
+                "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "DNSFilter",
+            ]
+        ),
 
         // MARK: Servers (Linux and macOS)
         .target(
@@ -120,6 +145,25 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Desktop settings Pepper manages for the person (GNOME Web's content filters and search
+        // engine, through `gsettings`): Linux and macOS tools, not the Apple app.
+        .target(name: "DesktopIntegration", dependencies: ["Screens", "PepperActions", "Storage"]),
+
+        // `pepper console`: the screens as a local web app (Hummingbird, Mustache templates).
+        .target(
+            name: "Console",
+            dependencies: [
+                "Screens", "PepperActions", "DNSFilter", "ListSync",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -141,6 +185,7 @@ let package = Package(
                 "FilterEngine",
                 "FilterLists",
                 "Picket",
+                "PepperActions",
                 .target(name: "CWebKitGTK", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -159,6 +204,10 @@ let package = Package(
                 "PicketServer",
                 "DNSFilter",
                 "DNSServer",
+                "PepperActions",
+                "Screens",
+                "DesktopIntegration",
+                "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,7 +221,7 @@ let package = Package(
         .executableTarget(
             name: "pepper-browser",
             dependencies: [
-                "Storage", "ListSync",
+                "Storage", "ListSync", "PepperActions", "DesktopIntegration",
                 .target(name: "BrowserGTK", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -209,6 +258,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "PepperActionsTests", dependencies: ["PepperActions", "Storage", "ListSync", "ContentBlocker", "PepperTestSupport"]),
+        .testTarget(
+            name: "ScreensTests",
+            dependencies: [
+                "Screens", "PepperActions", "Storage", "ListSync", "Browsing", "DesktopIntegration", "FilterEngine", "PepperTestSupport",
+            ]),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(
             name: "DNSServerTests",
@@ -233,7 +296,7 @@ let package = Package(
                 "DNSFilter",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
-            resources: [.copy("WebKit")]
+            resources: [.copy("WebKit"), .copy("Console/console_walk.py")]
         ),
     ]
 )

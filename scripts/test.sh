@@ -2,11 +2,12 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf, dnsdist, openssl), checks formatting with
+# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf, dnsdist, openssl, Chromium with its
+# driver and Selenium, GNOME Web; axe-core from PyPI), checks formatting with
 # `swift format lint`, builds, starts a throwaway PostgreSQL server for the Picket store tests,
-# and runs every test with real WebKit, PostgreSQL and DNS tools (PEPPER_REQUIRE_WEBKIT=1,
-# PEPPER_REQUIRE_POSTGRES=1, PEPPER_REQUIRE_DNS_TOOLS=1: a missing one fails the run instead of
-# skipping).
+# and runs every test with real WebKit, PostgreSQL, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1,
+# PEPPER_REQUIRE_POSTGRES=1, PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one
+# fails the run instead of skipping).
 # Test artefacts (WebKit page logs, screenshots) land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,11 @@ cd "$(dirname "$0")/.."
 # bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
 # generator of the DNS tests; dnsdist and openssl: a DNS-over-TLS and DNS-over-HTTPS upstream
 # with a test CA; postgresql: the Picket store's scale-out database.
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl)
+# chromium, chromium-driver and python3-selenium: the real browser the console's screens are
+# walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
+# and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
+    chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -39,6 +44,16 @@ if [ ! -x .venv-oracle/bin/python ] || ! .venv-oracle/bin/python -c "import phon
 fi
 export PEPPER_PHONENUMBERS_PYTHON="$PWD/.venv-oracle/bin/python"
 
+# axe-core, the accessibility checker run on every console page: no Debian package has it; the
+# PyPI wheel of axe-playwright-python carries axe.min.js (4.12), taken from it without installing.
+if [ ! -f .venv-axe/axe.min.js ]; then
+    echo "==> Fetching axe-core into .venv-axe"
+    mkdir -p .venv-axe
+    python3 -m pip download -q --disable-pip-version-check --no-deps -d .venv-axe axe-playwright-python==0.1.8
+    python3 -c 'import glob, zipfile; w = zipfile.ZipFile(glob.glob(".venv-axe/axe_playwright_python-*.whl")[0]); open(".venv-axe/axe.min.js", "wb").write(w.read("axe_playwright_python/axe.min.js"))'
+fi
+export PEPPER_AXE_JS="$PWD/.venv-axe/axe.min.js"
+
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests
 
@@ -53,4 +68,4 @@ trap pepper_postgres_stop EXIT
 
 echo "==> swift test"
 mkdir -p artifacts
-PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_DNS_TOOLS=1 swift test --skip-build "$@"
+PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"

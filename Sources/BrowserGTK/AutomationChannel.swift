@@ -76,18 +76,14 @@ final class AutomationChannel {
         }
     }
 
+    private typealias Answer = BrowserAutomationAnswer
+
     private func write(_ answer: Answer) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data = (try? encoder.encode(answer)) ?? Data(#"{"ok":false,"error":"cannot encode the answer"}"#.utf8)
         data.append(0x0A)
         FileHandle.standardOutput.write(data)
-    }
-
-    private struct Answer: Encodable {
-        var ok: Bool
-        var error: String?
-        var state: BrowserWindow.State?
     }
 
     private func run(_ line: String, done: @escaping @MainActor (Answer) -> Void) {

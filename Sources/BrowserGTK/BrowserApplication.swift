@@ -3,13 +3,15 @@ import Browsing
 import CWebKitGTK
 import FilterEngine
 import Foundation
+import PepperActions
 import Picket
 import Storage
 
 /// How to run the browser (the options of `pepper browse`).
 public struct BrowserConfiguration: Sendable {
-    /// Pepper's state folder: the history and settings in `pepper.sqlite`, the rules in `out/`.
-    public var home: PepperHome
+    /// The state's folder.
+    public var home: PepperHome { state.home }
+
     /// An address or search words to open after the restored page; `nil` restores only.
     public var initialURL: String?
     /// An HTTP proxy for all of the browser's traffic (`http://127.0.0.1:8080`), or `nil`.
@@ -20,30 +22,24 @@ public struct BrowserConfiguration: Sendable {
     public var height: Int
     /// Whether to read automation commands from standard input (see ``AutomationChannel``).
     public var automation: Bool
-    /// Rebuilds `$PEPPER_HOME/out` from the state (after the shield changes the allowlist, or
-    /// at launch when there is no output yet).
-    public var rebuild: @Sendable () throws -> Void
-    /// Loads the filter engine for the rules in `$PEPPER_HOME/out` (it tells which failed
-    /// requests were blocked and by which rule); `nil` when it cannot be had.
-    public var loadEngine: @Sendable () -> FilterEngine?
+    /// Pepper's state: the browser's history and settings, the allowlist the shield changes,
+    /// and the rebuild of `$PEPPER_HOME/out` that follows (the same actions as every face).
+    public var state: PepperState
     /// Loads the lookup of struck employers' sites (the enabled Picket sources under the Picket
     /// policy); `nil` when there is none or the policy only logs.
     public var loadPicketLookup: @Sendable () -> (@Sendable (String) -> PicketNotice?)?
 
     /// A configuration with the given fields.
     public init(
-        home: PepperHome, initialURL: String? = nil, proxy: String? = nil, width: Int = 1024, height: Int = 768, automation: Bool = false,
-        rebuild: @escaping @Sendable () throws -> Void, loadEngine: @escaping @Sendable () -> FilterEngine? = { nil },
-        loadPicketLookup: @escaping @Sendable () -> (@Sendable (String) -> PicketNotice?)? = { nil }
+        state: PepperState, initialURL: String? = nil, proxy: String? = nil, width: Int = 1024, height: Int = 768,
+        automation: Bool = false, loadPicketLookup: @escaping @Sendable () -> (@Sendable (String) -> PicketNotice?)? = { nil }
     ) {
-        self.home = home
+        self.state = state
         self.initialURL = initialURL
         self.proxy = proxy
         self.width = width
         self.height = height
         self.automation = automation
-        self.rebuild = rebuild
-        self.loadEngine = loadEngine
         self.loadPicketLookup = loadPicketLookup
     }
 }
@@ -67,6 +63,24 @@ public enum BrowserError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Waits on this (non-cooperative) thread for async work.
+enum Blocking {
+    static func wait<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        Task.detached {
+            box.value = await work()
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return box.value!
+    }
+
+    private final class ResultBox<T>: @unchecked Sendable {
+        var value: T?
+    }
+}
+
 /// The `pepper browse` application: one window, until it is closed.
 public enum BrowserApplication {
     /// Opens the window and runs GTK's main loop until the window closes.
@@ -75,25 +89,22 @@ public enum BrowserApplication {
     @MainActor
     public static func run(_ configuration: BrowserConfiguration) throws(BrowserError) -> Int32 {
         guard gtk_init_check(nil, nil) != 0 else { throw .noDisplay }
-        let database: PepperDatabase
-        do {
-            try configuration.home.prepare()
-            database = try PepperDatabase(home: configuration.home)
-        } catch {
-            throw .state("\(error)")
-        }
         // No output yet (a fresh home): build it now, from the state's lists or the starter list.
-        let manifest = configuration.home.outputURL.appendingPathComponent("manifest.json")
-        if !FileManager.default.fileExists(atPath: manifest.path) {
-            do {
-                try configuration.rebuild()
-            } catch {
-                throw .contentBlocker("\(error)")
+        if configuration.state.manifest() == nil {
+            let state = configuration.state
+            let built = Blocking.wait { () async -> String? in
+                do {
+                    try await state.rebuild()
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
             }
+            if let built { throw .contentBlocker("\(built)") }
         }
         let window: BrowserWindow
         do {
-            window = try BrowserWindow(configuration: configuration, database: database)
+            window = try BrowserWindow(configuration: configuration)
         } catch {
             throw .state(error.description)
         }

@@ -55,9 +55,9 @@ final class BrowserWindow {
     private var waitingForFilters: [@MainActor () -> Void] = []
 
     /// Builds the window (not shown until ``start()``).
-    init(configuration: BrowserConfiguration, database: PepperDatabase) throws(BrowsingError) {
+    init(configuration: BrowserConfiguration) throws(BrowsingError) {
         self.configuration = configuration
-        session = try BrowserSession(database: database, rebuild: configuration.rebuild)
+        session = try BrowserSession(state: configuration.state)
         filters = ContentFilters(
             outputDirectory: configuration.home.outputURL,
             storeDirectory: configuration.home.url.appendingPathComponent("browser/content-filters", isDirectory: true))
@@ -165,7 +165,7 @@ final class BrowserWindow {
                 appliedRules = outcome
                 blockerProblem = nil
                 // The engine for the same rules says which failed requests they blocked, and why.
-                session.requestJudge = configuration.loadEngine()
+                session.requestJudge = try? configuration.state.engine()
                 session.picketLookup = configuration.loadPicketLookup()
             case .failure(let error):
                 // Browsing goes on, visibly unprotected: the shield says so.
@@ -406,8 +406,15 @@ final class BrowserWindow {
         togglingBlocking = true
         refresh()
         let siteBlocking = session.siteBlocking
-        Thread.detachNewThread {
-            let result = Result { () throws(BrowsingError) -> Bool in try siteBlocking.toggle(on: url) }
+        Task.detached {
+            let result: Result<Bool, BrowsingError>
+            do {
+                result = .success(try await siteBlocking.toggle(on: url))
+            } catch let error as BrowsingError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.storage("\(error)"))
+            }
             MainLoop.perform { [self] in
                 if case .failure(let error) = result {
                     togglingBlocking = false
@@ -435,8 +442,15 @@ final class BrowserWindow {
         refresh()
         let siteBlocking = session.siteBlocking
         let expiry = Date().addingTimeInterval(PicketNotice.proceedDuration)
-        Thread.detachNewThread {
-            let result = Result { () throws(BrowsingError) in try siteBlocking.allow(notice.url, until: expiry) }
+        Task.detached {
+            let result: Result<Void, BrowsingError>
+            do {
+                result = .success(try await siteBlocking.allow(notice.url, until: expiry))
+            } catch let error as BrowsingError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.storage("\(error)"))
+            }
             MainLoop.perform { [self] in
                 if case .failure(let error) = result {
                     togglingBlocking = false
@@ -583,41 +597,9 @@ final class BrowserWindow {
     // MARK: For automation
 
     /// The state the automation channel reports.
-    struct State: Encodable {
-        var url: String?
-        var title: String?
-        var address: String
-        var startPage: Bool
-        var canGoBack: Bool
-        var canGoForward: Bool
-        var backEnabled: Bool
-        var forwardEnabled: Bool
-        var engineCanGoBack: Bool
-        var zoom: Int
-        var engineZoom: Int
-        var blocked: Int
-        var blockedURLs: [String]
-        /// The rule that blocked each of `blockedURLs` ("" when the engine was not available).
-        var blockedRules: [String]
-        /// The struck employer whose Picket notice is shown instead of the page, if any.
-        var picketNotice: String?
-        /// Whether that notice offers "Proceed anyway".
-        var picketCanProceed: Bool?
-        var blocking: Bool
-        var shield: String
-        var loading: Bool
-        var filtersReady: Bool
-        var rulesIdentifier: String?
-        var rulesCompiled: Bool?
-        var suggestionVisible: Bool
-        var searchEngine: String
-        var historyEntries: [String]
-        var historyIndex: Int?
-    }
-
     /// The window's current state, read from the widgets where the person sees it.
-    var state: State {
-        State(
+    var state: BrowserAutomationState {
+        BrowserAutomationState(
             url: borrowString(webkit_web_view_get_uri(webView)), title: session.currentTitle,
             address: borrowString(gtk_entry_get_text(cast(entry))) ?? "",
             startPage: session.isShowingStartPage, canGoBack: session.canGoBack, canGoForward: session.canGoForward,

@@ -1,6 +1,7 @@
 import FilterEngine
 import FilterLists
 import Foundation
+import PepperActions
 import Picket
 import Storage
 
@@ -17,14 +18,18 @@ import Storage
 ///
 /// One instance belongs to one window and is used from that window's thread only.
 public final class BrowserSession {
-    /// Keys of ``BrowserStateStore`` settings.
-    enum SettingKey {
-        static let zoom = "zoom"
-        static let searchEngine = "searchEngine"
-        static let searchSuggestionAnswered = "searchSuggestionAnswered"
+    /// Keys of ``BrowserStateStore`` settings (the onboarding sets the search engine too).
+    public enum SettingKey {
+        /// The page zoom of this device.
+        public static let zoom = "zoom"
+        /// The search engine's raw value (``SearchEngine``).
+        public static let searchEngine = "searchEngine"
+        /// Set once the search-engine suggestion was answered.
+        public static let searchSuggestionAnswered = "searchSuggestionAnswered"
     }
 
     private let store: BrowserStateStore
+    private let decisions: DecisionStore
     /// The per-site blocking toggle; a `Sendable` value, so a shell can run the toggle (which
     /// rebuilds the content blocker) off its main thread.
     public let siteBlocking: SiteBlocking
@@ -41,17 +46,16 @@ public final class BrowserSession {
     /// The requests blocked on the current page.
     public private(set) var blocked = BlockedRequests()
 
-    /// Opens the session stored in `database`.
+    /// Opens the session stored in `state`.
     ///
     /// - Parameters:
-    ///   - rebuild: Rebuilds `$PEPPER_HOME/out` after the allowlist changes (the shield button).
+    ///   - state: Pepper's state: the browser's history and settings, and the allowlist the
+    ///     shield changes (each change rebuilds `$PEPPER_HOME/out`).
     ///   - historyCapacity: The most history entries kept.
-    public init(
-        database: PepperDatabase, rebuild: @escaping SiteBlocking.Rebuild,
-        historyCapacity: Int = NavigationHistory.defaultCapacity
-    ) throws(BrowsingError) {
-        store = BrowserStateStore(database: database)
-        siteBlocking = SiteBlocking(allowlist: AllowlistStore(database: database), rebuild: rebuild)
+    public init(state: PepperState, historyCapacity: Int = NavigationHistory.defaultCapacity) throws(BrowsingError) {
+        store = BrowserStateStore(database: state.database)
+        decisions = DecisionStore(database: state.database)
+        siteBlocking = SiteBlocking(state: state)
         do {
             saved = try store.history()
             zoom = try store.setting(SettingKey.zoom).flatMap(PageZoom.init(stored:)) ?? .actualSize
@@ -151,9 +155,9 @@ public final class BrowserSession {
     ///
     /// - Returns: Whether blocking is now on for the site.
     @discardableResult
-    public func toggleBlocking() throws(BrowsingError) -> Bool {
+    public func toggleBlocking() async throws(BrowsingError) -> Bool {
         guard let url = currentURL else { throw .notASite("the start page") }
-        return try siteBlocking.toggle(on: url)
+        return try await siteBlocking.toggle(on: url)
     }
 
     // MARK: What the engine reports
@@ -208,13 +212,27 @@ public final class BrowserSession {
     /// loading counts.
     public var requestJudge: FilterEngine?
 
-    /// The page saw a subresource of `type` fail; returns whether it counted as blocked.
+    /// The page saw a subresource of `type` fail; returns whether it counted as blocked. A
+    /// blocked request is also counted in the state (the console's start screen shows it).
     @discardableResult
     public func subresourceFailed(_ url: String, type: ResourceTypes = .other) -> Bool {
-        guard let requestJudge else { return blocked.subresourceFailed(url) }
-        // The page is the top-level one, as WebKit's rules see it.
-        guard let verdict = try? requestJudge.match(FilterRequest(url: url, sourceURL: currentURL, type: type)) else { return false }
-        return blocked.subresourceFailed(url, verdict: verdict)
+        let counted: Bool
+        var rule: String?
+        if let requestJudge {
+            // The page is the top-level one, as WebKit's rules see it.
+            guard let verdict = try? requestJudge.match(FilterRequest(url: url, sourceURL: currentURL, type: type)) else { return false }
+            counted = blocked.subresourceFailed(url, verdict: verdict)
+            rule = verdict.rule?.text
+        } else {
+            counted = blocked.subresourceFailed(url)
+        }
+        if counted {
+            // A count for the statistics; failing to keep it must not disturb browsing.
+            try? decisions.record([
+                DecisionStore.Decision(domain: .web, subject: url, action: "block", ruleKind: rule == nil ? "failed" : "rule", rule: rule)
+            ])
+        }
+        return counted
     }
 
     // MARK: Persistence

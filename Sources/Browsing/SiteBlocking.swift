@@ -1,45 +1,32 @@
-import FilterLists
 import Foundation
-import Storage
+import PepperActions
 
 /// The per-site blocking toggle (the shield button): turning blocking off for a site adds it
 /// to the allowlist, turning it on removes it, and either way the content blocker in
-/// `$PEPPER_HOME/out` is rebuilt so the change applies to every consumer of the output, not
-/// only this browser.
+/// `$PEPPER_HOME/out` is rebuilt — through the same actions as `pepper allowlist` and the
+/// console, so the change applies to every consumer of the output, not only this browser.
 public struct SiteBlocking: Sendable {
-    /// Rebuilds `$PEPPER_HOME/out` from the state after the allowlist changed.
-    public typealias Rebuild = @Sendable () throws -> Void
+    private let state: PepperState
 
-    private let allowlist: AllowlistStore
-    private let rebuild: Rebuild
-
-    /// A toggle over `allowlist` that calls `rebuild` after each change.
-    public init(allowlist: AllowlistStore, rebuild: @escaping Rebuild) {
-        self.allowlist = allowlist
-        self.rebuild = rebuild
+    /// A toggle over the allowlist of `state`.
+    public init(state: PepperState) {
+        self.state = state
     }
 
     /// The site of a page, as allowlisted: its host, lower case, without a leading `www.`
     /// (so `www.example.com` and `example.com` share one entry, which covers subdomains).
     /// `nil` for addresses without a host that can be allowlisted (`about:`, `file:`, IPv6, ...).
     public static func site(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else { return nil }
-        guard var domain = try? DomainName.normalize(host) else { return nil }
-        if domain.hasPrefix("www."), domain.count > 4 { domain.removeFirst(4) }
-        return domain
+        SiteInput.site(ofPage: url)
     }
 
     /// The allowlist entries that cover `site` (itself or a parent domain), in effect now.
     public func coveringEntries(of site: String) throws(BrowsingError) -> [String] {
-        let domains: [String]
         do {
-            domains = try allowlist.domains()
+            return try state.allowlistEntries(covering: site)
         } catch {
             throw .storage("cannot read the allowlist: \(error)")
         }
-        return domains.filter { site == $0 || site.hasSuffix("." + $0) }
     }
 
     /// Whether the content blocker applies on the page at `url` (its site is not allowlisted).
@@ -55,39 +42,28 @@ public struct SiteBlocking: Sendable {
     /// - Returns: Whether blocking is now on for the site.
     /// - Throws: ``BrowsingError/notASite(_:)`` for pages without a site; storage and rebuild failures.
     @discardableResult
-    public func toggle(on url: String) throws(BrowsingError) -> Bool {
-        guard let site = Self.site(of: url) else { throw .notASite(url) }
-        let covering = try coveringEntries(of: site)
-        try changeAllowlist {
-            if covering.isEmpty {
-                try allowlist.add(site)
-            } else {
-                for domain in covering { try allowlist.remove(domain) }
-            }
-        }
-        return !covering.isEmpty
+    public func toggle(on url: String) async throws(BrowsingError) -> Bool {
+        guard Self.site(of: url) != nil else { throw .notASite(url) }
+        let blocking = try isBlocking(on: url)
+        return try await change { () throws(ActionError) in try await state.setBlocking(!blocking, onPage: url) }
     }
 
     /// Lets the site of `url` through until `expiry` ("Proceed anyway" on a Picket notice): an
     /// allowlist entry that lapses by itself, then the rebuild.
     ///
     /// - Throws: ``BrowsingError/notASite(_:)`` for pages without a site; storage and rebuild failures.
-    public func allow(_ url: String, until expiry: Date) throws(BrowsingError) {
-        guard let site = Self.site(of: url) else { throw .notASite(url) }
-        try changeAllowlist { try allowlist.add(site, expiresAt: expiry) }
+    public func allow(_ url: String, until expiry: Date) async throws(BrowsingError) {
+        guard Self.site(of: url) != nil else { throw .notASite(url) }
+        _ = try await change { () throws(ActionError) in try await state.setBlocking(false, onPage: url, until: expiry) }
     }
 
-    /// Applies `change` to the allowlist, then rebuilds the content blocker.
-    private func changeAllowlist(_ change: () throws -> Void) throws(BrowsingError) {
+    private func change(_ action: () async throws(ActionError) -> Bool) async throws(BrowsingError) -> Bool {
         do {
-            try change()
+            return try await action()
+        } catch .rebuild(let reason) {
+            throw .rebuild(reason)
         } catch {
             throw .storage("cannot change the allowlist: \(error)")
-        }
-        do {
-            try rebuild()
-        } catch {
-            throw .rebuild("\(error)")
         }
     }
 }

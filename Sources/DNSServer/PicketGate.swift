@@ -3,7 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Picket
 
-/// Struck employers' names at the DNS level (the Online Picket Line blocklist, DESIGN.md §7),
+/// Struck employers' names at the DNS level (the Online Picket Line blocklist, `docs/dns.md`),
 /// when a block page is running: instead of NXDOMAIN, such a name resolves to the block page,
 /// which shows the labor action and, under the `ask` policy, offers "Proceed anyway". A client
 /// that proceeds gets the employer's real addresses for 24 hours; other clients still see the

@@ -10,13 +10,14 @@ public struct Pepper: AsyncParsableCommand {
             pepper.sqlite, lists/ and out/. Every command accepts --home DIR.
             Exit status: 0 success, 1 failure, 64 usage error.
 
-            Start with `pepper compile`: on a fresh home it compiles the embedded
-            starter list into WebKit content-blocker JSON under $PEPPER_HOME/out.
+            Start with `pepper console` (the screens, in your web browser) or
+            `pepper compile`: on a fresh home it compiles the embedded starter list
+            into WebKit content-blocker JSON under $PEPPER_HOME/out.
             """,
         version: PepperVersion.current,
         subcommands: [
-            CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self, DNSCommand.self,
-            CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
+            ConsoleCommand.self, CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self,
+            RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
         ]
     )
 

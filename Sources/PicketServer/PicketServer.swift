@@ -5,7 +5,7 @@ import NIOCore
 import Picket
 import ServiceLifecycle
 
-/// The Online Picket Line API server (DESIGN.md §6): the six mobile endpoints and `/health`,
+/// The Online Picket Line API server (`docs/picket.md`): the six mobile endpoints and `/health`,
 /// over any ``PicketStore``.
 ///
 /// Every `/api/mobile/*` request needs an `X-API-Key` with the endpoint's scope; keys are

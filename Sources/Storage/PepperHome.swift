@@ -1,6 +1,6 @@
 import Foundation
 
-/// The folder that holds Pepper's state (DESIGN.md §3): `pepper.sqlite`, `lists/` (downloaded
+/// The folder that holds Pepper's state (`docs/architecture.md`): `pepper.sqlite`, `lists/` (downloaded
 /// lists in their original format) and `out/` (compiled output).
 public struct PepperHome: Sendable, Hashable {
     /// The folder itself.

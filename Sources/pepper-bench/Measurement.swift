@@ -19,9 +19,10 @@ enum Measurement {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    /// This process's current resident memory (VmRSS), in bytes.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    /// The current resident memory (VmRSS) of a process (this one by default), in bytes.
+    static func residentBytes(of pid: pid_t? = nil) -> Int {
+        let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return (Int(line.filter(\.isNumber)) ?? 0) * 1_024
         }

@@ -10,7 +10,9 @@ import Foundation
 
 #if os(Linux)
 import BrowserGTK
+import DesktopIntegration
 import ListSync
+import PepperActions
 import Storage
 
 /// Reads the arguments `pepper browse` passes on.
@@ -40,23 +42,19 @@ func browserConfiguration(_ arguments: [String]) -> BrowserConfiguration? {
         index += 1
     }
     guard let home else { return nil }
-    let pepperHome = PepperHome(url: URL(fileURLWithPath: home))
+    // The same state, actions and rebuilds as every other face (GNOME Web's filters kept current too).
+    guard
+        let state = try? PepperState(
+            home: PepperHome(url: URL(fileURLWithPath: home)),
+            configuration: PepperState.Configuration(afterPublish: [GNOMEWebSettings.keepFiltersCurrent()]))
+    else {
+        FileHandle.standardError.write(Data("Error: cannot open Pepper's state in \(home)\n".utf8))
+        exit(1)
+    }
     return BrowserConfiguration(
-        home: pepperHome, initialURL: url, proxy: proxy, width: size.0, height: size.1, automation: automation,
-        rebuild: {
-            // The same rebuild as every command that changes the allowlist.
-            let database = try PepperDatabase(home: pepperHome)
-            _ = try BlockerBuilder.rebuild(home: pepperHome, database: database)
-        },
-        loadEngine: {
-            // Saved beside the output by every compile; rebuilt when it does not match it.
-            guard let database = try? PepperDatabase(home: pepperHome) else { return nil }
-            if let engine = try? EngineCache.load(home: pepperHome, database: database) { return engine }
-            return try? EngineCache.rebuild(home: pepperHome, database: database)
-        },
+        state: state, initialURL: url, proxy: proxy, width: size.0, height: size.1, automation: automation,
         loadPicketLookup: {
-            guard let database = try? PepperDatabase(home: pepperHome),
-                let index = try? PicketBlocklistIndex.load(home: pepperHome, database: database), !index.sources.isEmpty,
+            guard let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database), !index.sources.isEmpty,
                 index.policy != .allow
             else { return nil }
             return { url in index.notice(for: url) }
@@ -64,7 +62,7 @@ func browserConfiguration(_ arguments: [String]) -> BrowserConfiguration? {
 }
 
 guard let configuration = browserConfiguration(Array(CommandLine.arguments.dropFirst())) else {
-    FileHandle.standardError.write(Data("Error: pepper-browser is started by `pepper browse`; see `pepper help browse`\n".utf8))
+    FileHandle.standardError.write(Data("Error: pepper-browser is started by `pepper browse` (see `pepper help browse`)\n".utf8))
     exit(64)
 }
 do {

@@ -1,6 +1,7 @@
 import FilterEngine
 import FilterLists
 import Foundation
+import PepperActions
 import Storage
 import Testing
 
@@ -9,13 +10,17 @@ import Testing
 /// A fresh Pepper home with its database, removed at the end of the test.
 final class TemporaryHome {
     let home = PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-browse-\(UUID())"))
-    private(set) lazy var database = try! PepperDatabase(home: home)
+    /// Real rebuilds of the home's output, counted.
     let rebuilds = Counter()
+    private(set) lazy var state: PepperState = {
+        let counter = rebuilds
+        return try! PepperState(home: home, configuration: .init(afterPublish: [{ _, _ in counter.increment() }]))
+    }()
+    var database: PepperDatabase { state.database }
 
     /// A session of this home, as a new launch opens it.
     func session(capacity: Int = NavigationHistory.defaultCapacity) throws -> BrowserSession {
-        let counter = rebuilds
-        return try BrowserSession(database: database, rebuild: { counter.increment() }, historyCapacity: capacity)
+        try BrowserSession(state: state, historyCapacity: capacity)
     }
 
     deinit { try? FileManager.default.removeItem(at: home.url) }
@@ -336,44 +341,53 @@ struct BrowsingSettingsTests {
         #expect(session.open("x") == "https://search.brave.com/search?q=x")
     }
 
-    @Test func theShieldTogglesTheSiteInTheAllowlistAndRebuilds() throws {
+    @Test func theShieldTogglesTheSiteInTheAllowlistAndRebuilds() async throws {
         let home = TemporaryHome()
         let session = try home.session()
         let allowlist = AllowlistStore(database: home.database)
-        #expect(throws: BrowsingError.notASite("the start page")) { try session.toggleBlocking() }
+        await #expect(throws: BrowsingError.notASite("the start page")) { try await session.toggleBlocking() }
         var engine = FakeEngine()
         try engine.load("https://www.Example.com/page", in: session)
         #expect(session.canToggleBlocking)
         #expect(try session.isBlockingCurrentSite())
 
-        #expect(try session.toggleBlocking() == false)
+        #expect(try await session.toggleBlocking() == false)
         #expect(try allowlist.domains() == ["example.com"])
         #expect(home.rebuilds.value == 1)
+        #expect(home.state.manifest()?.allowlist == ["example.com"], "the output was rebuilt with the site allowlisted")
         #expect(try !session.isBlockingCurrentSite())
 
-        #expect(try session.toggleBlocking() == true)
+        #expect(try await session.toggleBlocking() == true)
         #expect(try allowlist.domains() == [])
         #expect(home.rebuilds.value == 2)
+        #expect(home.state.manifest()?.allowlist == [])
 
         // A page under an allowlisted parent domain: turning blocking on removes the parent.
         try allowlist.add("example.org")
         try engine.load("https://news.example.org/", in: session)
         #expect(try !session.isBlockingCurrentSite())
-        #expect(try session.toggleBlocking())
+        #expect(try await session.toggleBlocking())
         #expect(try allowlist.domains() == [])
 
         try engine.load("about:blank", in: session)
         #expect(!session.canToggleBlocking)
-        #expect(throws: BrowsingError.self) { try session.toggleBlocking() }
+        await #expect(throws: BrowsingError.self) { try await session.toggleBlocking() }
     }
 
-    @Test func aFailedRebuildIsReported() throws {
+    @Test func aFailedRebuildIsReported() async throws {
         let home = TemporaryHome()
-        struct Broken: Error {}
-        let session = try BrowserSession(database: home.database, rebuild: { throw Broken() })
+        let session = try home.session()
+        // The output cannot be published: a file stands where its folder should be.
+        try? FileManager.default.removeItem(at: home.home.outputURL)
+        try Data("not a folder".utf8).write(to: home.home.outputURL)
         var engine = FakeEngine()
         try engine.load(pageA, in: session)
-        #expect(throws: BrowsingError.self) { try session.toggleBlocking() }
+        await #expect {
+            try await session.toggleBlocking()
+        } throws: { error in
+            guard case .some(.rebuild(let reason)) = error as? BrowsingError else { return false }
+            return !reason.isEmpty
+        }
     }
 
     @Test func sitesOfPages() {

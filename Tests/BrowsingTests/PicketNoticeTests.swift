@@ -21,7 +21,7 @@ struct PicketNoticeTests {
         return notice
     }
 
-    @Test func aStruckEmployersSiteGetsANoticeUntilTheSiteIsLetThroughForADay() throws {
+    @Test func aStruckEmployersSiteGetsANoticeUntilTheSiteIsLetThroughForADay() async throws {
         let home = TemporaryHome()
         let session = try home.session()
         #expect(session.picketNotice(for: "https://acme.example/") == nil, "no Picket source: no notice")
@@ -31,7 +31,8 @@ struct PicketNoticeTests {
         #expect(session.picketNotice(for: "https://acme.example.org/") == nil)
 
         let before = Date()
-        try session.siteBlocking.allow("https://www.acme.example/cart", until: before.addingTimeInterval(PicketNotice.proceedDuration))
+        try await session.siteBlocking.allow(
+            "https://www.acme.example/cart", until: before.addingTimeInterval(PicketNotice.proceedDuration))
         #expect(home.rebuilds.value == 1, "the content blocker is rebuilt so the site loads")
         #expect(session.picketNotice(for: "https://www.acme.example/") == nil, "let through")
         let allowlist = AllowlistStore(database: home.database)
@@ -40,6 +41,8 @@ struct PicketNoticeTests {
         #expect(try allowlist.domains(at: before.addingTimeInterval(PicketNotice.proceedDuration + 1)) == [])
         #expect(try !allowlist.domains(at: before.addingTimeInterval(PicketNotice.proceedDuration - 60)).isEmpty)
 
-        #expect(throws: BrowsingError.notASite("about:blank")) { try session.siteBlocking.allow("about:blank", until: Date()) }
+        await #expect(throws: BrowsingError.notASite("about:blank")) {
+            try await session.siteBlocking.allow("about:blank", until: Date())
+        }
     }
 }

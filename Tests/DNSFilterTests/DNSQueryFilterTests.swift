@@ -109,7 +109,8 @@ struct DNSQueryFilterTests {
     @Test func listenAndUpstreamAddressesParse() throws {
         #expect(try ListenAddress("127.0.0.1:5335") == ListenAddress(host: IPAddress("127.0.0.1")!, port: 5335))
         #expect(try ListenAddress("[::1]:53").description == "[::1]:53")
-        #expect(throws: ListenAddress.ParseError.self) { try ListenAddress("localhost:53") }
+        #expect(try ListenAddress("localhost:53") == ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 53))
+        #expect(throws: ListenAddress.ParseError.self) { try ListenAddress("dns.example:53") }
         #expect(throws: ListenAddress.ParseError.self) { try ListenAddress("127.0.0.1:70000") }
         #expect(throws: ListenAddress.ParseError.self) { try ListenAddress("127.0.0.1") }
         #expect(try UpstreamAddress("9.9.9.9") == .udp(host: IPAddress("9.9.9.9")!, port: 53))

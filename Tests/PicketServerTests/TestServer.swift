@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PepperTestSupport
 import Picket
 import PicketServer
 
@@ -27,7 +28,8 @@ final class TestServer: Sendable {
         logger.logLevel = .critical
         let server = PicketServer(store: store, configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task {
+        // Its handlers run on an executor of their own: see ServerExecutor.
+        let task = Task(executorPreference: ServerExecutor.shared) {
             try await server.run(handleSignals: false) { port in continuation.yield(port) }
         }
         var iterator = ports.makeAsyncIterator()

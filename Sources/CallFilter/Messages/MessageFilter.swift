@@ -93,7 +93,7 @@ public struct MessageFilterRules: Sendable, Hashable, Codable {
     /// Whether messages from senders not in ``contacts`` are junk ("unknown senders").
     public var contactsOnly: Bool
 
-    /// The words Pepper starts with (DESIGN.md §8).
+    /// The words Pepper starts with (`docs/calls-and-messages.md`).
     public static let defaultWords = ["free", "won"]
 
     /// Rules.

@@ -5,7 +5,7 @@ import FilterLists
 /// WebKit's `ignore-previous-rules` cancels every earlier rule of the **same list** whose trigger
 /// matches, and hiding rules matched by *any* load of a page (the page itself or a subresource)
 /// apply to the page. So request rules and hiding rules go into separate lists, each ordered as
-/// DESIGN.md §4 says:
+/// `docs/conversion.md` says:
 ///
 /// - request lists: blocks (mixed-domain pairs first, each block followed by its own narrow
 ///   exception; then the plain `||domain^` blocks, sorted; then the others), `@@` exceptions, `$important` blocks, `$document` and important exceptions,

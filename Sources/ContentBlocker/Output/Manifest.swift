@@ -1,6 +1,6 @@
 import Foundation
 
-/// `manifest.json`: what a compiled blocker contains and where it came from (DESIGN.md §3).
+/// `manifest.json`: what a compiled blocker contains and where it came from (`docs/architecture.md`).
 public struct Manifest: Codable, Hashable, Sendable {
     /// One input list.
     public struct Source: Codable, Hashable, Sendable {

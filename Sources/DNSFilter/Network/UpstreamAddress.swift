@@ -149,9 +149,11 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `IP:PORT` or `[IPv6]:PORT`.
+    /// Parses `IP:PORT` or `[IPv6]:PORT` (`localhost:PORT` is `127.0.0.1:PORT`). The one parser
+    /// of listen addresses: every server of Pepper reads its `--listen` with it.
     public init(_ text: String) throws(ParseError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.lowercased().hasPrefix("localhost:") { trimmed = "127.0.0.1" + trimmed.dropFirst("localhost".count) }
         var hostText: Substring
         var portText: Substring
         if trimmed.hasPrefix("["), let close = trimmed.firstIndex(of: "]") {

@@ -42,7 +42,7 @@ struct MatchContext {
         self.pageSuffixHashes = pageSuffixHashes
     }
 
-    /// The decision, as DESIGN.md §4 orders rules: blocks, exceptions, important blocks,
+    /// The decision, as `docs/conversion.md` orders rules: blocks, exceptions, important blocks,
     /// `$document` and important exceptions, then the allowlist.
     mutating func verdict() -> Verdict {
         if let important = firstMatch(hosts: data.importantHosts, tokens: data.importantIndex, importantOnly: false) {

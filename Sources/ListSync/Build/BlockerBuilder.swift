@@ -98,19 +98,44 @@ public enum BlockerBuilder {
 
     /// Whether `home`'s output exists and was compiled with the allowlist in effect now: an
     /// entry added for a while (`--for`, "Proceed anyway") that has since lapsed, or one added
-    /// by another program, makes it stale although no list changed.
+    /// by another program, makes it stale although no list changed; so does a change to "My rules".
     public static func outputIsCurrent(home: PepperHome, database: PepperDatabase) -> Bool {
         guard let data = try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")),
             let manifest = try? JSONDecoder().decode(Manifest.self, from: data),
             let allowlist = try? AllowlistStore(database: database).domains()
         else { return false }
+        let rules: ListInput?
+        do {
+            rules = try userRulesInput(database: database)
+        } catch {
+            return false
+        }
+        // "My rules" are not a downloaded list: a change to them alone makes the output stale.
+        let compiledRules = manifest.sources.first { $0.name == UserRuleStore.listName }?.sha256
         return Set(manifest.allowlist) == Set(allowlist)
+            && compiledRules == rules.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0.data) }
     }
 
     /// The enabled sources of a home that have a stored copy, as inputs (in catalogue order).
     public static func storedInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
         let policy = try PicketPolicyStore(database: database).policy()
         return try ListSourceStore(database: database).enabled().compactMap { source in storedInput(source, home: home, policy: policy) }
+    }
+
+    /// The person's own rules ("My rules") as an input, or `nil` when there are none.
+    public static func userRulesInput(database: PepperDatabase) throws -> ListInput? {
+        let text = try UserRuleStore(database: database).listText()
+        guard !text.isEmpty else { return nil }
+        return ListInput(name: UserRuleStore.listName, location: "state:" + UserRuleStore.listName, data: Data(text.utf8), format: .abp)
+    }
+
+    /// What the state compiles: its enabled lists that have a copy (or the embedded starter
+    /// list when none has one yet), then "My rules".
+    public static func stateInputs(home: PepperHome, database: PepperDatabase) throws -> [ListInput] {
+        var inputs = try storedInputs(home: home, database: database)
+        if inputs.isEmpty { inputs = [.starter] }
+        if let rules = try userRulesInput(database: database) { inputs.append(rules) }
+        return inputs
     }
 
     /// The downloaded copies of the lists named `names`, enabled or not, in that order.
@@ -139,8 +164,8 @@ public enum BlockerBuilder {
             disconnectCategories: source.disconnectCategories)
     }
 
-    /// Rebuilds `home`'s output from its enabled sources (or the starter list when none has a
-    /// copy yet) and its allowlist, and records the per-source counts.
+    /// Rebuilds `home`'s output from its ``stateInputs(home:database:)`` and its allowlist, and
+    /// records the per-source counts.
     ///
     /// - Returns: The published output, whether it changed, and the parse results.
     public static func rebuild(
@@ -148,9 +173,7 @@ public enum BlockerBuilder {
     ) throws
         -> (output: ContentBlockerOutput, changed: Bool, parsed: [ParsedInput])
     {
-        var inputs = try storedInputs(home: home, database: database)
-        if inputs.isEmpty { inputs = [.starter] }
-        let parsed = parse(inputs)
+        let parsed = parse(try stateInputs(home: home, database: database))
         let allowlist = try AllowlistStore(database: database).domains()
         var output = try compile(parsed, allowlist: allowlist, maximumRules: maximumRules)
         let changed = try output.write(to: home.outputURL)
@@ -217,7 +240,7 @@ public struct UnknownListError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         downloaded
-            ? "list '\(name)' has no downloaded copy yet (run `pepper update`)"
-            : "no list named '\(name)' (`pepper lists list` shows the names)"
+            ? "list '\(name)' has no downloaded copy yet"
+            : "there is no list named '\(name)'"
     }
 }

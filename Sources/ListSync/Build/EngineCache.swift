@@ -28,7 +28,7 @@ public enum EngineCache {
         return engine
     }
 
-    /// Builds the engine from the home's enabled lists (or the starter list) and saves it.
+    /// Builds the engine from the home's inputs (``BlockerBuilder/stateInputs(home:database:)``) and saves it.
     @discardableResult
     public static func rebuild(
         home: PepperHome, database: PepperDatabase, parsed: [BlockerBuilder.ParsedInput]? = nil
@@ -38,9 +38,7 @@ public enum EngineCache {
         if let parsed {
             lists = parsed.compactMap { try? $0.result.get() }
         } else {
-            var inputs = try BlockerBuilder.storedInputs(home: home, database: database)
-            if inputs.isEmpty { inputs = [.starter] }
-            lists = BlockerBuilder.parse(inputs).compactMap { try? $0.result.get() }
+            lists = BlockerBuilder.parse(try BlockerBuilder.stateInputs(home: home, database: database)).compactMap { try? $0.result.get() }
         }
         let engine = FilterEngine(
             lists: lists, allowlist: allowlist, identifier: expectedIdentifier(home: home, allowlist: allowlist) ?? "")

@@ -121,7 +121,7 @@ public enum PicketListError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// What the DNS filter and the browser need to know about a host: whether a struck employer
-/// owns it, the action behind it, and the policy (DESIGN.md §7, §9).
+/// owns it, the action behind it, and the policy (`docs/dns.md` and `docs/browser.md`).
 ///
 /// ```swift
 /// let index = try PicketBlocklistIndex.load(home: home, database: database)

@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// Only one update at a time per Pepper home: an exclusive `flock` on `update.lock`, released
-/// when the process ends, however it ends.
-public final class UpdateLock {
+/// when the process ends, however it ends. (`@unchecked Sendable`: its one field never changes.)
+public final class UpdateLock: @unchecked Sendable {
     private let descriptor: Int32
     /// The lock file.
     public let path: String

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FilterLists
 import Foundation
+import PepperActions
 import Storage
 
 /// `pepper allowlist`: sites where nothing is blocked or hidden.
@@ -23,46 +24,58 @@ struct AllowlistCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let entries = try AllowlistStore(database: homeOptions.openDatabase()).entries()
+            let entries: [AllowlistStore.Entry]
+            do {
+                entries = try homeOptions.openState().allowlistEntries()
+            } catch let error as ActionError {
+                throw CLIError("\(error)")
+            }
             if json {
                 try Terminal.printJSON(entries)
-            } else {
-                let now = Date()
-                for entry in entries {
-                    let unicode = DomainName.toUnicode(entry.domain)
-                    var line = unicode == entry.domain ? entry.domain : "\(entry.domain)\t(\(unicode))"
-                    if let expiresAt = entry.expiresAt {
-                        line += expiresAt > now ? "\tuntil \(ListsCommand.List.format(expiresAt))" : "\texpired"
-                    }
-                    print(line)
+                return
+            }
+            let now = Date()
+            for entry in entries {
+                let unicode = DomainName.toUnicode(entry.domain)
+                var line = unicode == entry.domain ? entry.domain : "\(entry.domain)\t(\(unicode))"
+                if let expiresAt = entry.expiresAt {
+                    line += expiresAt > now ? "\tuntil \(Terminal.date(expiresAt))" : "\texpired"
                 }
+                print(line)
             }
         }
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Allowlist a domain and its subdomains.")
+        static let configuration = CommandConfiguration(
+            abstract: "Allowlist a site and its subdomains.",
+            discussion: """
+                Give a domain (example.com) or paste a web address: its host is taken, without
+                a leading www. (https://www.example.com/page allowlists example.com).
+                """)
         @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: "A domain such as example.com (not a URL).") var domain: String
+        @Argument(help: "A domain such as example.com, or a web address.") var site: String
         @Option(name: .customLong("for"), help: ArgumentHelp("Only for this long (e.g. 24h, 7d).", valueName: "duration"))
         var duration: DurationArgument?
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
-        func validate() throws {
-            do {
-                _ = try DomainName.normalize(domain)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        }
-
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let expiresAt = duration.map { Date().addingTimeInterval($0.seconds) }
-            let (stored, added) = try AllowlistStore(database: database).add(domain, expiresAt: expiresAt)
-            let until = expiresAt.map { " until \(ListsCommand.List.format($0))" } ?? ""
-            print(added ? "Added \(stored)\(until)" : "\(stored) is already allowlisted\(until.isEmpty ? "" : "; now\(until)")")
-            if !noCompile { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
+            let state = try homeOptions.openState()
+            let change: AllowlistChange
+            do {
+                change = try await state.addAllowlist(site, for: duration?.seconds, rebuild: !noCompile)
+            } catch .notADomain(let input, let reason) {
+                throw ValidationError("'\(input)' is not a domain or a web address: \(reason)")
+            } catch {
+                throw CLIError("\(error)")
+            }
+            let until = change.expiresAt.map { " until \(Terminal.date($0))" } ?? ""
+            let source = change.fromAddress.map { " (the host of \($0))" } ?? ""
+            print(
+                change.added
+                    ? "Added \(change.domain)\(source)\(until)"
+                    : "\(change.domain) is already allowlisted\(source)\(until.isEmpty ? "" : "; now\(until)")")
+            Terminal.compiled(change.outcome)
         }
     }
 
@@ -73,12 +86,13 @@ struct AllowlistCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            guard try AllowlistStore(database: database).remove(domain) else {
-                throw CLIError("\(domain) is not allowlisted")
+            do {
+                let change = try await homeOptions.openState().removeAllowlist(domain, rebuild: !noCompile)
+                print("Removed \(change.domain)")
+                Terminal.compiled(change.outcome)
+            } catch let error as ActionError {
+                throw CLIError("\(error)")
             }
-            print("Removed \(domain)")
-            if !noCompile { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
         }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `pepper browse [URL]`: the WebKitGTK privacy browser (DESIGN.md §9).
+/// `pepper browse [URL]`: the WebKitGTK privacy browser (`docs/browser.md`).
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browse",

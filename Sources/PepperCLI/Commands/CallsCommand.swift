@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallFilter
 import Foundation
+import PepperActions
 import Storage
 
 /// `pepper calls`: phone numbers, the block and identification lists, CallKit entries.
@@ -61,12 +62,11 @@ struct CallsCommand: AsyncParsableCommand {
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
         @Argument(help: ArgumentHelp("A number, or a range ending in # wildcards.", valueName: "number")) var number: String
 
-        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
-
         func run() async throws {
-            let (entries, shown, pattern) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
-            let change = try CallListStore(database: homeOptions.openDatabase()).add(.blocking, entries, pattern: pattern)
-            print(change.added == 0 ? "\(shown) is already blocked" : "Blocked \(shown) (list version \(change.version))")
+            let change = try CallsCommand.change {
+                try homeOptions.openState().blockNumber(number, region: regionOptions.region, cap: maxRange)
+            }
+            print(change.count == 0 ? "\(change.display) is already blocked" : "Blocked \(change.display) (list version \(change.version))")
         }
     }
 
@@ -77,13 +77,11 @@ struct CallsCommand: AsyncParsableCommand {
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
         @Argument(help: ArgumentHelp("A blocked number or range.", valueName: "number")) var number: String
 
-        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
-
         func run() async throws {
-            let (entries, shown, _) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
-            let change = try CallListStore(database: homeOptions.openDatabase()).remove(.blocking, entries.map(\.number))
-            guard change.removed > 0 else { throw CLIError("\(shown) is not blocked") }
-            print("Unblocked \(shown) (list version \(change.version))")
+            let change = try CallsCommand.change(notListed: "is not blocked") {
+                try homeOptions.openState().unblockNumber(number, region: regionOptions.region, cap: maxRange)
+            }
+            print("Unblocked \(change.display) (list version \(change.version))")
         }
     }
 
@@ -95,17 +93,15 @@ struct CallsCommand: AsyncParsableCommand {
         @Option(help: "The label, e.g. \"Suspicious\" or \"Pizza place\".") var label: String
         @Argument(help: ArgumentHelp("A number, or a range ending in # wildcards.", valueName: "number")) var number: String
 
-        func validate() throws {
-            guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
-            _ = try CallsCommand.entries(number, label: label, parser: regionOptions.parser(), cap: maxRange)
-        }
-
         func run() async throws {
-            let (entries, shown, pattern) = try CallsCommand.entries(number, label: label, parser: regionOptions.parser(), cap: maxRange)
-            let change = try CallListStore(database: homeOptions.openDatabase()).add(.identification, entries, pattern: pattern)
+            guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
+            let change = try CallsCommand.change {
+                try homeOptions.openState().identifyNumber(number, label: label, region: regionOptions.region, cap: maxRange)
+            }
             print(
-                change.added == 0
-                    ? "\(shown) is already labelled \"\(label)\"" : "Labelled \(shown) \"\(label)\" (list version \(change.version))")
+                change.count == 0
+                    ? "\(change.display) is already labelled \"\(label)\""
+                    : "Labelled \(change.display) \"\(label)\" (list version \(change.version))")
         }
     }
 
@@ -116,13 +112,25 @@ struct CallsCommand: AsyncParsableCommand {
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
         @Argument(help: ArgumentHelp("A labelled number or range.", valueName: "number")) var number: String
 
-        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange) }
-
         func run() async throws {
-            let (entries, shown, _) = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: maxRange)
-            let change = try CallListStore(database: homeOptions.openDatabase()).remove(.identification, entries.map(\.number))
-            guard change.removed > 0 else { throw CLIError("\(shown) has no label") }
-            print("Removed the label of \(shown) (list version \(change.version))")
+            let change = try CallsCommand.change(notListed: "has no label") {
+                try homeOptions.openState().unidentifyNumber(number, region: regionOptions.region, cap: maxRange)
+            }
+            print("Removed the label of \(change.display) (list version \(change.version))")
+        }
+    }
+
+    /// Runs a call-list action: a number that cannot be read is a usage error (exit 64), one
+    /// that is not on the list says `notListed`.
+    static func change(notListed: String = "is not on the list", _ action: () throws -> CallListChange) throws -> CallListChange {
+        do {
+            return try action()
+        } catch ActionError.invalidNumber(let input, let reason) {
+            throw ValidationError(input == reason ? reason : "\(input): \(reason)")
+        } catch ActionError.numberNotListed(let shown) {
+            throw CLIError("\(shown) \(notListed)")
+        } catch let error as ActionError {
+            throw CLIError("\(error)")
         }
     }
 
@@ -252,8 +260,8 @@ struct CallsCommand: AsyncParsableCommand {
                 let fields = text.split(separator: "\t", maxSplits: 1).map(String.init)
                 let label = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : nil
                 do {
-                    let (entries, _, _) = try CallsCommand.entries(fields[0], label: label, parser: parser, cap: maxRange)
-                    if label != nil { identification += entries } else { blocking += entries }
+                    let input = try NumberInput(fields[0], label: label, parser: parser, cap: maxRange)
+                    if label != nil { identification += input.entries } else { blocking += input.entries }
                 } catch {
                     invalid += 1
                     Terminal.warning("\(file):\(index + 1): \(error)")
@@ -286,10 +294,13 @@ struct CallsCommand: AsyncParsableCommand {
         @Flag(help: "Print {action, e164, label?} as JSON.") var json = false
         @Argument(help: ArgumentHelp("The caller's number.", valueName: "number")) var number: String
 
-        func validate() throws { _ = try CallsCommand.entries(number, label: nil, parser: regionOptions.parser(), cap: 1) }
-
         func run() async throws {
-            let parsed = try regionOptions.parser().parse(number)
+            let parsed: PhoneNumber
+            do {
+                parsed = try regionOptions.parser().parse(number)
+            } catch let error as PhoneNumberError {
+                throw ValidationError("\(number): \(error)")
+            }
             let database = try homeOptions.openDatabase()
             let (blocked, label) = try CallListStore(database: database).lookup(parsed.callDirectoryValue ?? 0)
             let action = blocked ? "block" : label != nil ? "identify" : "allow"
@@ -346,31 +357,6 @@ struct CallsCommand: AsyncParsableCommand {
             }
             if !recent.isEmpty { print("recent:") }
             for decision in recent { print("  \(decision.at)  \(decision.subject)  \(decision.action)") }
-        }
-    }
-
-    /// The entries a NUMBER argument stands for (one number, or a # range), how to show it, and the range pattern.
-    static func entries(
-        _ text: String, label: String?, parser: PhoneNumberParser, cap: Int
-    ) throws -> ([CallDirectoryEntry], String, String?) {
-        do {
-            if let range = try NumberRange(text, parser: parser, cap: cap) {
-                return (
-                    range.callDirectoryValues.map { CallDirectoryEntry(number: $0, label: label) }, "\(range) (\(range.count) numbers)",
-                    "\(range)"
-                )
-            }
-        } catch {
-            throw ValidationError("\(text): \(error)")
-        }
-        do {
-            let number = try parser.parse(text)
-            guard let value = number.callDirectoryValue else {
-                throw ValidationError("\(text): too many digits for a call-directory entry")
-            }
-            return ([CallDirectoryEntry(number: value, label: label)], number.e164, nil)
-        } catch let error as PhoneNumberError {
-            throw ValidationError("\(text): \(error)")
         }
     }
 }

@@ -3,6 +3,7 @@ import FilterEngine
 import FilterLists
 import Foundation
 import ListSync
+import PepperActions
 import Storage
 
 /// `pepper check`: which rule decides a request, from which list and line.
@@ -57,7 +58,7 @@ struct CheckCommand: AsyncParsableCommand {
             return
         }
         let url = arguments[0]
-        let requestType = type.flatMap(ResourceTypes.init(requestTypeName:)) ?? Self.guessType(url)
+        let requestType = type.flatMap(ResourceTypes.init(requestTypeName:)) ?? ResourceTypes.guess(forURL: url)
         let verdict: Verdict
         do {
             verdict = try engine.match(FilterRequest(url: url, sourceURL: source, type: requestType))
@@ -86,7 +87,7 @@ struct CheckCommand: AsyncParsableCommand {
         for entry in entries {
             let outcome: Result<Verdict, CLIError>
             if let url = entry.url {
-                let requestType = entry.cpt.flatMap(ResourceTypes.init(requestTypeName:)) ?? Self.guessType(url)
+                let requestType = entry.cpt.flatMap(ResourceTypes.init(requestTypeName:)) ?? ResourceTypes.guess(forURL: url)
                 do {
                     outcome = .success(try engine.match(FilterRequest(url: url, sourceURL: entry.frameUrl, type: requestType)))
                 } catch {
@@ -114,31 +115,17 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     private func loadEngine(sources: [String]) async throws -> FilterEngine {
-        if !sources.isEmpty {
-            var inputs: [ListInput] = []
-            for argument in sources { inputs.append(try await SourceLoader.load(argument, format: nil)) }
-            let parsed = BlockerBuilder.parse(CompileCommand.uniquelyNamed(inputs))
-            for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
-            return FilterEngine(lists: parsed.compactMap { try? $0.result.get() })
-        }
-        let database = try homeOptions.openDatabase()
-        let home = homeOptions.pepperHome
-        if let engine = try? EngineCache.load(home: home, database: database) { return engine }
-        return try EngineCache.rebuild(home: home, database: database)
-    }
-
-    /// A type from the URL's extension, when none is given.
-    static func guessType(_ url: String) -> ResourceTypes {
-        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        switch ext {
-        case "js", "mjs": return .script
-        case "css": return .stylesheet
-        case "png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "avif": return .image
-        case "woff", "woff2", "ttf", "otf": return .font
-        case "mp4", "webm", "mp3", "m4a", "ogg": return .media
-        case "html", "htm": return .subdocument
-        default: return .other
+        do {
+            if !sources.isEmpty {
+                var inputs: [ListInput] = []
+                for argument in sources { inputs.append(try await ListInputLoader.load(argument, format: nil)) }
+                let parsed = BlockerBuilder.parse(ListInputLoader.uniquelyNamed(inputs))
+                for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
+                return FilterEngine(lists: parsed.compactMap { try? $0.result.get() })
+            }
+            return try homeOptions.openState().engine()
+        } catch let error as ActionError {
+            throw CLIError("\(error)")
         }
     }
 

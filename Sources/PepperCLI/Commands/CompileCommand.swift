@@ -3,6 +3,7 @@ import ContentBlocker
 import FilterLists
 import Foundation
 import ListSync
+import PepperActions
 import Storage
 
 /// `pepper compile`: filter lists → WebKit content-blocker JSON.
@@ -63,76 +64,92 @@ struct CompileCommand: AsyncParsableCommand {
 
     func run() async throws {
         let start = Date()
-        let database = try homeOptions.openDatabase()
-        let home = homeOptions.pepperHome
-        var allowlist = try AllowlistStore(database: database).domains()
+        let state = try homeOptions.openState()
+        // The home's own output from the state's lists: the same rebuild as every change makes.
+        if sources.isEmpty && output == nil && allow.isEmpty && maxRules == 150_000 {
+            if (try? BlockerBuilder.storedInputs(home: state.home, database: state.database))?.isEmpty != false {
+                Terminal.status(
+                    "No list sources downloaded yet (see `pepper lists` and `pepper update`): compiling the embedded starter list.")
+            }
+            let outcome: RebuildOutcome
+            do {
+                outcome = try await state.rebuild()
+            } catch {
+                throw CLIError("\(error)")
+            }
+            BlockerReport.printParsed(outcome.lists)
+            report(outcome.manifest, outputURL: outcome.outputURL, changed: outcome.changed, start: start)
+            return
+        }
+        var allowlist = try AllowlistStore(database: state.database).domains()
         allowlist += try allow.map { try DomainName.normalize($0) }
-
-        let inputs = try await loadInputs(database: database, home: home)
+        let inputs = try await loadInputs(state)
         let parsed = BlockerBuilder.parse(inputs)
-        BlockerReport.printParsed(parsed)
+        BlockerReport.printParsed(parsed.map(ParsedListSummary.init))
         var result: ContentBlockerOutput
         do {
             result = try BlockerBuilder.compile(parsed, allowlist: allowlist, maximumRules: maxRules)
         } catch {
             throw CLIError("\(error) in \(inputs.map(\.name).joined(separator: ", "))")
         }
-        let outputURL = output.map { URL(fileURLWithPath: $0) } ?? home.outputURL
+        let outputURL = output.map { URL(fileURLWithPath: $0) } ?? state.home.outputURL
         let changed: Bool
         do {
-            changed = try result.write(to: outputURL)
+            // The home's output is written in turn with rebuilds; another folder needs no lock.
+            if outputURL.standardizedFileURL == state.home.outputURL.standardizedFileURL {
+                let compiled = result
+                changed = try await state.withBuildLock {
+                    var output = compiled
+                    return try output.write(to: outputURL)
+                }
+            } else {
+                changed = try result.write(to: outputURL)
+            }
         } catch {
             throw CLIError("cannot write the output to \(outputURL.path): \(error)")
         }
-        if sources.isEmpty && output == nil {
-            try BlockerBuilder.recordCounts(result.manifest, database: database)
-            // The engine for `pepper check` and the DNS filter follows the home's output.
-            if allow.isEmpty { try EngineCache.rebuild(home: home, database: database, parsed: parsed) }
-        }
+        report(result.manifest, outputURL: outputURL, changed: changed, start: start)
+    }
+
+    private func report(_ manifest: Manifest, outputURL: URL, changed: Bool, start: Date) {
         let elapsed = Date().timeIntervalSince(start)
         if json {
-            try Terminal.printJSON(CompileSummary(manifest: result.manifest, output: outputURL.path, changed: changed, seconds: elapsed))
+            try? Terminal.printJSON(CompileSummary(manifest: manifest, output: outputURL.path, changed: changed, seconds: elapsed))
         } else {
-            BlockerReport.printSummary(result, outputURL: outputURL, changed: changed, elapsed: elapsed)
+            BlockerReport.printSummary(manifest, outputURL: outputURL, changed: changed, elapsed: elapsed)
         }
     }
 
-    private func loadInputs(database: PepperDatabase, home: PepperHome) async throws -> [ListInput] {
+    private func loadInputs(_ state: PepperState) async throws -> [ListInput] {
         guard sources.isEmpty else {
             var loaded: [ListInput] = []
-            let catalogue = try ListSourceStore(database: database).all()
-            let policy = try PicketPolicyStore(database: database).policy()
+            let catalogue = try state.lists()
+            let policy = try state.picketPolicy()
             for argument in sources {
                 do {
                     let key =
                         catalogue.first { $0.location == argument && $0.picketKey != nil }?.picketKey
                         ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-                    let context = SourceLoader.PicketContext(key: key, policy: policy)
-                    loaded.append(try await SourceLoader.load(argument, format: format.format, picket: context))
+                    let context = ListInputLoader.PicketContext(key: key, policy: policy)
+                    let bar = ProgressBar(label: URL(string: argument)?.lastPathComponent ?? argument)
+                    let input = try await ListInputLoader.load(argument, format: format.format, picket: context, progress: bar.update)
+                    bar.finish()
+                    loaded.append(input)
                 } catch {
-                    Terminal.warning("\(error)")
+                    Terminal.warning(Self.explain(error, argument))
                 }
             }
             guard !loaded.isEmpty else { throw CLIError("none of the sources could be read") }
-            return Self.uniquelyNamed(loaded)
+            return ListInputLoader.uniquelyNamed(loaded)
         }
-        let stored = try BlockerBuilder.storedInputs(home: home, database: database)
-        if stored.isEmpty {
-            Terminal.status("No list sources downloaded yet (see `pepper lists` and `pepper update`): compiling the embedded starter list.")
-            return [.starter]
-        }
-        return stored
+        return try BlockerBuilder.stateInputs(home: state.home, database: state.database)
     }
 
-    /// Gives sources with the same file name distinct names (`easylist.txt`, `easylist.txt#2`).
-    static func uniquelyNamed(_ sources: [ListInput]) -> [ListInput] {
-        var seen: [String: Int] = [:]
-        return sources.map { source in
-            var source = source
-            let count = seen[source.name, default: 0] + 1
-            seen[source.name] = count
-            if count > 1 { source.name += "#\(count)" }
-            return source
+    /// A source's failure, with the fix in this command's words.
+    static func explain(_ error: ActionError, _ argument: String) -> String {
+        if case .invalidSource(_, let reason) = error, reason.hasPrefix("needs an API key") {
+            return "\(argument): needs an API key: `pepper lists add \(argument) --key KEY`, or set PEPPER_PICKET_KEY"
         }
+        return error.description
     }
 }

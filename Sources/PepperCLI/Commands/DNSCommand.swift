@@ -8,6 +8,7 @@ import Foundation
 import ListSync
 import Logging
 import NIOCore
+import PepperActions
 import Storage
 
 /// `pepper dns`: the filtering DNS forwarder.
@@ -76,13 +77,20 @@ struct DNSServeCommand: AsyncParsableCommand {
     var sources: [String] = []
 
     @Option(help: ArgumentHelp("Address to answer on, UDP and TCP.", valueName: "ip:port"))
-    var listen: String = "127.0.0.1:5335"
+    var listen = ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 5335)
 
     @Option(
         help: ArgumentHelp(
             "A resolver to forward to: IP[:PORT], tls://HOST[:853][#NAME] or https://HOST[:PORT]/PATH (repeatable; default: the nameservers of /etc/resolv.conf).",
-            valueName: "upstream"))
-    var upstream: [String] = []
+            valueName: "upstream"),
+        transform: { text in
+            do {
+                return try UpstreamAddress(text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var upstream: [UpstreamAddress] = []
 
     @Option(
         help: ArgumentHelp(
@@ -91,7 +99,7 @@ struct DNSServeCommand: AsyncParsableCommand {
     var upstreamCA: [String] = []
 
     @Option(help: ArgumentHelp("How blocked names are answered: nxdomain, null (0.0.0.0 / ::) or refused.", valueName: "kind"))
-    var blockResponse: String = "nxdomain"
+    var blockResponse: BlockResponse = .nxdomain
 
     @Option(help: ArgumentHelp("TTL of block answers, in seconds.", valueName: "seconds"))
     var blockTTL: Int = 60
@@ -100,10 +108,18 @@ struct DNSServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Serve a page explaining blocks on this address; with --block-response null, blocked names resolve to it.",
             valueName: "ip:port"))
-    var blockPage: String?
+    var blockPage: ListenAddress?
 
-    @Option(help: ArgumentHelp("Also answer clients in this block, e.g. 192.168.1.0/24 (repeatable).", valueName: "cidr"))
-    var allowClients: [String] = []
+    @Option(
+        help: ArgumentHelp("Also answer clients in this block, e.g. 192.168.1.0/24 (repeatable).", valueName: "cidr"),
+        transform: { text in
+            do {
+                return try CIDRBlock(text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var allowClients: [CIDRBlock] = []
 
     @Option(help: ArgumentHelp("Milliseconds to wait for an upstream before trying the next.", valueName: "ms"))
     var upstreamTimeout: Int = 1500
@@ -115,7 +131,7 @@ struct DNSServeCommand: AsyncParsableCommand {
     var threads: Int?
 
     @Option(help: ArgumentHelp("Log level on stderr: error, warning, info, debug.", valueName: "level"))
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     @Flag(help: "Neither count nor log queries in the state's database.")
     var noQueryLog = false
@@ -126,62 +142,54 @@ struct DNSServeCommand: AsyncParsableCommand {
     var groups: String?
 
     func validate() throws {
-        guard BlockResponse(rawValue: blockResponse.lowercased()) != nil else {
-            throw ValidationError("--block-response must be nxdomain, null or refused, not '\(blockResponse)'")
-        }
         guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
         guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
         guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1–64") }
-        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
-        do {
-            _ = try ListenAddress(listen)
-            if let blockPage { _ = try ListenAddress(blockPage) }
-            for text in upstream { _ = try UpstreamAddress(text) }
-            for text in allowClients { _ = try CIDRBlock(text) }
-            for path in upstreamCA + (groups.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
-                throw ValidationError("\(path): no such readable file")
-            }
-        } catch {
-            throw ValidationError("\(error)")
+        for path in upstreamCA + (groups.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("\(path): no such readable file")
         }
     }
 
     func run() async throws {
-        let listenAddress = try ListenAddress(listen)
-        var upstreams = try upstream.map { try UpstreamAddress($0) }
-        if upstreams.isEmpty { upstreams = Self.systemResolvers(excluding: listenAddress) }
+        var upstreams = upstream
+        if upstreams.isEmpty { upstreams = Self.systemResolvers(excluding: listen) }
         guard !upstreams.isEmpty else {
             throw CLIError("no upstream: /etc/resolv.conf names none; give --upstream IP[:PORT]")
         }
-        let access = ClientAccess(allowed: try allowClients.map { try CIDRBlock($0) })
-        let logger = Self.logger(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
-        var loader = DNSEngineLoader(homeOptions: homeOptions, sources: try await loadSources())
-        var groupSpecs = try groups.map { try DNSClientGroupsFile.load($0) } ?? []
-        var groupSources = try await DNSEngineLoader.loadGroupSources(groupSpecs)
-        let recorder =
-            noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: try homeOptions.openDatabase()), logger: logger)
+        let access = ClientAccess(allowed: allowClients)
+        let logger = Self.logger(level: logLevel)
+        let state = try homeOptions.openState()
+        var engines = DNSEngines(state: state, sources: try await loadSources(), warn: { Terminal.warning($0) })
+        var groupSpecs = try Self.groups(groups)
+        var groupSources = try await Self.call { try await DNSEngines.loadGroupSources(groupSpecs) }
+        let recorder = noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: state.database), logger: logger)
         let started = Date()
-        let blockPageAddress = try blockPage.map { try ListenAddress($0) }
         // Struck employers' names go to the block page, when there is one.
-        let picketGate = blockPageAddress.map { PicketGate(lookup: Self.picketLookup(homeOptions), pageAddress: $0.host) }
+        let picketGate = blockPage.map { PicketGate(lookup: Self.picketLookup(state), pageAddress: $0.host) }
         let (server, blockedDomains) = try await start(
-            loader: loader, groups: groupSpecs, groupSources: groupSources, listen: listenAddress, upstreams: upstreams, access: access,
-            logger: logger, recorder: recorder, blockPage: blockPageAddress, picket: picketGate)
+            engines: engines, groups: groupSpecs, groupSources: groupSources, upstreams: upstreams, access: access, logger: logger,
+            recorder: recorder, picket: picketGate)
         var page: BlockPageServer?
-        if let blockPageAddress {
+        if let blockPage {
             do {
-                page = try await server.startBlockPage(at: blockPageAddress)
+                page = try await server.startBlockPage(at: blockPage)
             } catch {
                 await server.shutdown()
                 throw CLIError("\(error)")
             }
         }
         // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
-        loader = loader.droppingFileData()
-        groupSources = groupSources.mapValues(DNSEngineLoader.droppingFileData)
-        DNSEngineLoader.returnFreedMemory()
+        engines = engines.droppingFileData()
+        groupSources = groupSources.mapValues(DNSEngines.droppingFileData)
+        Memory.returnFreed()
         let recording = Task { await recorder?.run() }
+        // The console shows (and checks) the running server.
+        let status = DNSServerStatus(
+            listen: server.localAddress.description, blockPage: page?.localAddress.description,
+            groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description))
+        try? status.write(home: state.home)
+        defer { DNSServerStatus.remove(home: state.home) }
         let seconds = Date().timeIntervalSince(started)
         // Written at once (not buffered): scripts wait for this line.
         let ready =
@@ -192,11 +200,11 @@ struct DNSServeCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data(ready.utf8))
 
         let events = SignalEvents()
-        let watcher = Task { [loader, groups] in
-            var stamp = loader.stateStamp(groupsFile: groups)
+        let watcher = Task { [engines, groups] in
+            var stamp = engines.stateStamp(groupsFile: groups)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(2))
-                let current = loader.stateStamp(groupsFile: groups)
+                let current = engines.stateStamp(groupsFile: groups)
                 if current != stamp {
                     stamp = current
                     events.send(.reload("the state's lists or allowlist, or the groups file, changed"))
@@ -219,14 +227,15 @@ struct DNSServeCommand: AsyncParsableCommand {
             case .reload(let reason):
                 do {
                     // The groups file is read again too; any error keeps everything as it was.
-                    let freshGroups = try groups.map { try DNSClientGroupsFile.load($0) } ?? []
-                    let freshSources = try await DNSEngineLoader.loadGroupSources(freshGroups, loaded: groupSources)
+                    let freshGroups = try Self.groups(groups)
+                    let loaded = groupSources
+                    let freshSources = try await Self.call { try await DNSEngines.loadGroupSources(freshGroups, loaded: loaded) }
                     let fresh = try Self.filters(
-                        loader: loader, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
+                        engines: engines, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
                     server.replaceFilters(fresh)
-                    (groupSpecs, groupSources) = (freshGroups, freshSources.mapValues(DNSEngineLoader.droppingFileData))
-                    DNSEngineLoader.returnFreedMemory()
-                    picketGate?.replace(lookup: Self.picketLookup(homeOptions))
+                    (groupSpecs, groupSources) = (freshGroups, freshSources.mapValues(DNSEngines.droppingFileData))
+                    Memory.returnFreed()
+                    picketGate?.replace(lookup: Self.picketLookup(state))
                     logger.info(
                         "reloaded",
                         metadata: [
@@ -243,18 +252,16 @@ struct DNSServeCommand: AsyncParsableCommand {
     /// Builds the first engines and starts the server. (A function of its own, so that no local
     /// of `run` keeps the first engines alive after a reload has replaced them.)
     private func start(
-        loader: DNSEngineLoader, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], listen: ListenAddress,
-        upstreams: [UpstreamAddress], access: ClientAccess, logger: Logger, recorder: QueryRecorder?, blockPage: ListenAddress?,
-        picket: PicketGate?
+        engines: DNSEngines, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], upstreams: [UpstreamAddress],
+        access: ClientAccess, logger: Logger, recorder: QueryRecorder?, picket: PicketGate?
     ) async throws -> (DNSServer, Int) {
-        let engine = try loader.engine()
-        var template = DNSQueryFilter(
-            engine: engine, blockResponse: BlockResponse(rawValue: blockResponse.lowercased()) ?? .nxdomain, blockTTL: UInt32(blockTTL))
+        let engine = try Self.call { try engines.engine() }
+        var template = DNSQueryFilter(engine: engine, blockResponse: blockResponse, blockTTL: UInt32(blockTTL))
         // `null` answers point at the block page (its address family; the other stays 0.0.0.0 / ::).
         if let blockPage {
             if blockPage.host.isIPv4 { template.nullIPv4 = blockPage.host } else { template.nullIPv6 = blockPage.host }
         }
-        let filters = try Self.filters(loader: loader, template: template, groups: groups, groupSources: groupSources)
+        let filters = try Self.filters(engines: engines, template: template, groups: groups, groupSources: groupSources)
         let configuration = DNSServerConfiguration(
             listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
             cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA)
@@ -273,7 +280,7 @@ struct DNSServeCommand: AsyncParsableCommand {
     /// `template` (block response, TTL, block-page addresses). The default engine is `template`'s
     /// unless `rereadSources` asks for a fresh build.
     static func filters(
-        loader: DNSEngineLoader, template: DNSQueryFilter, groups: [DNSClientGroupSpec], groupSources: [String: ListInput],
+        engines: DNSEngines, template: DNSQueryFilter, groups: [DNSClientGroupSpec], groupSources: [String: ListInput],
         rereadSources: Bool = false
     ) throws -> DNSFilterSet {
         func filter(_ engine: FilterEngine) -> DNSQueryFilter {
@@ -281,30 +288,64 @@ struct DNSServeCommand: AsyncParsableCommand {
                 engine: engine, blockResponse: template.blockResponse, blockTTL: template.blockTTL, nullIPv4: template.nullIPv4,
                 nullIPv6: template.nullIPv6)
         }
-        let defaultEngine = rereadSources ? try loader.engine(rereadSources: true) : template.engine
+        let defaultEngine = rereadSources ? try call { try engines.engine(rereadSources: true) } : template.engine
         let clientGroups = try groups.map { group in
             // A group with the default lists and no allowlist of its own shares the default engine.
             let engine =
                 group.lists == nil && group.allowlist.isEmpty
-                ? defaultEngine : try loader.engine(for: group, loaded: groupSources, rereadSources: rereadSources)
+                ? defaultEngine : try call { try engines.engine(for: group, loaded: groupSources, rereadSources: rereadSources) }
             return ClientGroup(name: group.name, clients: group.clients, filter: filter(engine))
         }
         return DNSFilterSet(defaultFilter: filter(defaultEngine), groups: clientGroups)
     }
 
+    /// The groups of the `--groups` file (none without one).
+    static func groups(_ path: String?) throws -> [DNSClientGroupSpec] {
+        guard let path else { return [] }
+        do {
+            return try DNSClientGroupsFile.load(path)
+        } catch .invalidGroups(_, let reason) {
+            throw CLIError("--groups \(path): \(reason)")
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
+    /// Runs an action, its failure in this command's words.
+    static func call<T>(_ action: () throws -> T) throws -> T {
+        do {
+            return try action()
+        } catch let error as ActionError {
+            throw failure(error)
+        }
+    }
+
+    static func call<T>(_ action: () async throws -> T) async throws -> T {
+        do {
+            return try await action()
+        } catch let error as ActionError {
+            throw failure(error)
+        }
+    }
+
+    private static func failure(_ error: ActionError) -> CLIError {
+        if case .invalidSource(let source, let reason) = error, reason.contains("no downloaded copy") || reason.contains("no list named") {
+            return CLIError("\(source): \(reason) (`pepper lists` shows the lists; `pepper update` downloads them)")
+        }
+        return CLIError("\(error)")
+    }
+
     /// The notices of the state's enabled `picket:` sources under the Picket policy (none
     /// under `allow`, or when the state cannot be read).
-    static func picketLookup(_ homeOptions: HomeOptions) -> PicketGate.Lookup {
-        guard let database = try? homeOptions.openDatabase(),
-            let index = try? PicketBlocklistIndex.load(home: homeOptions.pepperHome, database: database)
-        else { return { _ in nil } }
+    static func picketLookup(_ state: PepperState) -> PicketGate.Lookup {
+        guard let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database) else { return { _ in nil } }
         return { host in index.notice(for: host) }
     }
 
     private func loadSources() async throws -> [ListInput] {
         var inputs: [ListInput] = []
-        for argument in sources { inputs.append(try await SourceLoader.load(argument, format: nil)) }
-        return CompileCommand.uniquelyNamed(inputs)
+        for argument in sources { inputs.append(try await Self.call { try await ListInputLoader.load(argument, format: nil) }) }
+        return ListInputLoader.uniquelyNamed(inputs)
     }
 
     static func logger(level: Logger.Level) -> Logger {
@@ -325,124 +366,14 @@ struct DNSServeCommand: AsyncParsableCommand {
     }
 }
 
-/// Builds the DNS engine from the state and the command line's lists, and tells when the state
-/// changed.
-struct DNSEngineLoader: Sendable {
-    let homeOptions: HomeOptions
-    let sources: [ListInput]
+extension BlockResponse: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-    /// The engine: the state's saved engine when no SOURCE is given (no list is parsed), else the
-    /// state's enabled lists plus the SOURCE lists, cached in `$PEPPER_HOME/dns-engine.bin` under
-    /// a digest of every input, so a restart with the same lists parses nothing either.
-    func engine(rereadSources: Bool = false) throws -> FilterEngine {
-        let database = try homeOptions.openDatabase()
-        let home = homeOptions.pepperHome
-        if sources.isEmpty {
-            if let engine = try? EngineCache.load(home: home, database: database) { return engine }
-            return try EngineCache.rebuild(home: home, database: database)
-        }
-        return try build(defaultInputs(rereadSources: rereadSources), extraAllowlist: [], cacheName: "dns-engine.bin")
-    }
-
-    /// The engine of a client group: its own lists (or the default ones when it names none) and
-    /// the state's allowlist plus its own, cached in `$PEPPER_HOME/dns-engine-NAME.bin`.
-    /// `loaded`: the group lists that are paths or URLs, read by ``loadGroupSources(_:)``.
-    func engine(for group: DNSClientGroupSpec, loaded: [String: ListInput], rereadSources: Bool = false) throws -> FilterEngine {
-        guard let lists = group.lists else {
-            if group.allowlist.isEmpty { return try engine(rereadSources: rereadSources) }
-            var inputs = try defaultInputs(rereadSources: rereadSources)
-            // As for the default engine: a state with no downloaded list yet uses the starter list.
-            if inputs.isEmpty { inputs = [.starter] }
-            return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
-        }
-        let database = try homeOptions.openDatabase()
-        var inputs: [ListInput] = []
-        for entry in lists {
-            if DNSClientGroupSpec.isSource(entry) {
-                guard let input = loaded[entry] else { throw CLIError("group '\(group.name)': \(entry) was not loaded") }
-                inputs.append(rereadSources ? try Self.reread(input) : input)
-            } else {
-                do {
-                    inputs += try BlockerBuilder.storedInputs(named: [entry], home: homeOptions.pepperHome, database: database)
-                } catch {
-                    throw CLIError("group '\(group.name)': \(error)")
-                }
-            }
-        }
-        return try build(inputs, extraAllowlist: group.allowlist, cacheName: "dns-engine-\(group.name).bin")
-    }
-
-    /// Reads the paths and URLs among the groups' lists. Those already in `loaded` are kept as
-    /// they are: URLs are not downloaded again, and files are read again by the build
-    /// (`rereadSources`), not here too.
-    static func loadGroupSources(_ groups: [DNSClientGroupSpec], loaded: [String: ListInput] = [:]) async throws -> [String: ListInput] {
-        var result: [String: ListInput] = [:]
-        for entry in groups.flatMap({ $0.lists ?? [] }) where DNSClientGroupSpec.isSource(entry) && result[entry] == nil {
-            if let known = loaded[entry] {
-                result[entry] = known
-            } else {
-                result[entry] = try await SourceLoader.load(entry, format: nil)
-            }
-        }
-        return result
-    }
-
-    /// The state's enabled lists plus the SOURCE lists.
-    private func defaultInputs(rereadSources: Bool) throws -> [ListInput] {
-        let database = try homeOptions.openDatabase()
-        let inputs = try BlockerBuilder.storedInputs(home: homeOptions.pepperHome, database: database)
-        return inputs + (rereadSources ? try sources.map(Self.reread) : sources)
-    }
-
-    /// Parses `inputs` into an engine with the state's allowlist plus `extraAllowlist`, or takes
-    /// the engine cached in `cacheName` when it was built from the same inputs.
-    private func build(_ inputs: [ListInput], extraAllowlist: [String], cacheName: String) throws -> FilterEngine {
-        let database = try homeOptions.openDatabase()
-        let allowlist = try AllowlistStore(database: database).domains() + extraAllowlist
-        let identifier = Self.digest(inputs, allowlist: allowlist)
-        let cacheURL = homeOptions.pepperHome.url.appendingPathComponent(cacheName)
-        if let cached = try? FilterEngine(contentsOf: cacheURL), cached.identifier == identifier { return cached }
-        let parsed = BlockerBuilder.parse(inputs)
-        for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
-        let engine = FilterEngine(lists: parsed.compactMap { try? $0.result.get() }, allowlist: allowlist, identifier: identifier)
-        try? engine.write(to: cacheURL)
-        return engine
-    }
-
-    /// A SOURCE file read again (SIGHUP after editing it); URLs keep the copy downloaded at
-    /// start. A file that cannot be read fails the reload (the running engine stays).
-    static func reread(_ input: ListInput) throws -> ListInput {
-        guard !isURL(input) else { return input }
-        var copy = input
-        do {
-            copy.data = try Data(contentsOf: URL(fileURLWithPath: input.location))
-        } catch {
-            throw CLIError("\(input.location): cannot read: \(error.localizedDescription)")
-        }
-        return copy
-    }
-
-    static func isURL(_ input: ListInput) -> Bool {
-        input.location.hasPrefix("http://") || input.location.hasPrefix("https://")
-    }
-
-    /// The loader without the bytes of SOURCE files (URLs keep theirs): later builds read the
-    /// files again.
-    func droppingFileData() -> DNSEngineLoader {
-        DNSEngineLoader(homeOptions: homeOptions, sources: sources.map(Self.droppingFileData))
-    }
-
-    /// `input` without its bytes when it is a file (read again at the next build); URLs keep theirs.
-    static func droppingFileData(_ input: ListInput) -> ListInput {
-        guard !isURL(input) else { return input }
-        var copy = input
-        copy.data = Data()
-        return copy
-    }
-
+/// Memory the process no longer uses.
+enum Memory {
     /// Gives the memory freed after building or loading an engine back to the system (glibc
     /// keeps freed heap otherwise, and the RSS stays at the load's peak).
-    static func returnFreedMemory() {
+    static func returnFreed() {
         #if os(Linux)
         // glibc's malloc_trim, looked up at run time (its header is not in the Glibc module).
         typealias Trim = @convention(c) (Int) -> Int32
@@ -450,33 +381,6 @@ struct DNSEngineLoader: Sendable {
             _ = unsafeBitCast(symbol, to: Trim.self)(0)
         }
         #endif
-    }
-
-    static func digest(_ inputs: [ListInput], allowlist: [String]) -> String {
-        var hasher = SHA256()
-        for input in inputs {
-            hasher.update(data: Data(input.name.utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: Data((input.format?.rawValue ?? "auto").utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: input.data)
-        }
-        hasher.update(data: Data(allowlist.sorted().joined(separator: ",").utf8))
-        return "dns:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Changes whenever a recompile (`pepper update`, `lists`, `allowlist`, `compile`) rewrote
-    /// the state's engine or output, or the `--groups` file changed.
-    func stateStamp(groupsFile: String? = nil) -> String {
-        let home = homeOptions.pepperHome
-        let files =
-            [EngineCache.url(home: home), home.outputURL.appendingPathComponent("manifest.json")]
-            + (groupsFile.map { [URL(fileURLWithPath: $0)] } ?? [])
-        return files.map { url in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(modified):\(attributes?[.size] as? Int ?? -1)"
-        }.joined(separator: "|")
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import FilterLists
 import Foundation
 import ListSync
-import Picket
+import PepperActions
 import Storage
 
 /// `pepper lists`: the catalogue of list sources.
@@ -26,7 +26,12 @@ struct ListsCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let sources = try ListSourceStore(database: homeOptions.openDatabase()).all()
+            let sources: [ListSource]
+            do {
+                sources = try homeOptions.openState().lists()
+            } catch let error as ActionError {
+                throw CLIError("\(error)")
+            }
             if json {
                 try Terminal.printJSON(sources.map(SourceView.init))
                 return
@@ -36,24 +41,19 @@ struct ListsCommand: AsyncParsableCommand {
                 print("\(Terminal.pad(source.name, 16)) \(state)  \(Terminal.pad(source.format, 10)) \(source.location)")
                 var details: [String] = []
                 if let success = source.lastSuccess {
-                    details.append("updated \(Self.format(success))")
+                    details.append("updated \(Terminal.date(success))")
                 } else {
                     details.append("never downloaded")
                 }
                 if let rulesIn = source.rulesIn { details.append("\(Terminal.count(rulesIn)) rules in") }
                 if let rulesOut = source.rulesOut { details.append("\(Terminal.count(rulesOut)) out") }
-                if let expires = source.expiresAt { details.append("next due \(Self.format(expires))") }
+                if let expires = source.expiresAt { details.append("next due \(Terminal.date(expires))") }
                 if let categories = source.disconnectCategories { details.append("categories: \(categories.joined(separator: ","))") }
                 print("                 " + details.joined(separator: ", "))
                 if let error = source.lastError { print("                 last error: \(error)") }
             }
         }
 
-        static func format(_ date: Date) -> String {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            return formatter.string(from: date)
-        }
     }
 
     struct Add: AsyncParsableCommand {
@@ -73,59 +73,32 @@ struct ListsCommand: AsyncParsableCommand {
         var categories: String?
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
-        func validate() throws {
-            if source.hasPrefix("picket:") {
-                guard PicketListSource.serverURL(source) != nil else { throw ValidationError("\(source): expected picket:https://SERVER") }
-                guard let key, APIKeyFormat.isWellFormed(key) else {
-                    throw ValidationError("picket: sources need --key opl_… (an API key with read:mobile)")
-                }
-            } else if key != nil {
-                throw ValidationError("--key is only for picket: sources")
-            }
-        }
-
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let home = homeOptions.pepperHome
-            let isPicket = source.hasPrefix("picket:")
-            let isRemote = source.hasPrefix("http://") || source.hasPrefix("https://") || isPicket
-            let location = isRemote ? source : URL(fileURLWithPath: source).standardizedFileURL.path
-            if !isRemote && !FileManager.default.fileExists(atPath: location) { throw CLIError("\(source): no such file") }
-            let derived = isPicket ? PicketListSource.defaultName(for: location) : Self.derivedName(from: location)
-            let name = self.name ?? derived
-            guard ListSource.isValidName(name) else {
-                throw ValidationError("'\(name)' is not a valid name: use lower-case letters, digits, '.', '-' and '_' (--name)")
+            let request = ListRequest(
+                source: source, name: name, format: format.rawValue, categories: categories.map(ListsCommand.categories), key: key)
+            do {
+                try request.validate()
+            } catch {
+                throw ValidationError(error.description + (error == .invalidListName(name ?? "") ? " (--name)" : ""))
             }
-            let store = ListSourceStore(database: database)
-            if try store.source(named: name) != nil { throw CLIError("a list named '\(name)' exists already; choose another --name") }
-            var entry = ListSource(name: name, location: location, format: isPicket ? PicketListSource.format : format.rawValue)
-            if isPicket { entry.picketKey = key }
-            if let categories {
-                entry.disconnectCategories = categories.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let state = try homeOptions.openState()
+            let bar = ProgressBar(label: name ?? ListRequest.derivedName(from: source))
+            let change: ListChange
+            do {
+                change = try await state.addList(request, progress: bar.update, rebuild: !noCompile)
+            } catch .listExists(let existing) {
+                bar.finish()
+                throw CLIError("a list named '\(existing)' exists already; choose another --name")
+            } catch .invalidListName(let derived) {
+                bar.finish()
+                throw ValidationError("'\(derived)' is not a valid name: use lower-case letters, digits, '.', '-' and '_' (--name)")
+            } catch {
+                bar.finish()
+                throw CLIError("\(error)")
             }
-
-            // Fetch first: a list that cannot be read or has no usable rule is not added.
-            let updater = ListUpdater(home: home, database: database)
-            try home.prepare()
-            entry = try store.insert(entry)
-            let bar = ProgressBar(label: name)
-            let report = await updater.update(entry, force: true, progress: bar.update)
             bar.finish()
-            if case .failed(let reason) = report.status {
-                try store.remove(named: name)
-                try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
-                throw CLIError("\(source): \(reason); not added")
-            }
-            print("Added \(name) (\(Terminal.count(report.rules ?? 0)) rules)")
-            if !noCompile { try Recompiler.recompile(home: home, database: database) }
-        }
-
-        static func derivedName(from location: String) -> String {
-            let last = URL(string: location)?.lastPathComponent ?? URL(fileURLWithPath: location).lastPathComponent
-            var base = last.lowercased()
-            for suffix in [".txt", ".json", ".list", ".hosts"] where base.hasSuffix(suffix) { base = String(base.dropLast(suffix.count)) }
-            let cleaned = String(base.map { ($0.isLetter && $0.isASCII) || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
-            return cleaned.isEmpty || cleaned.hasPrefix(".") ? "list" : String(cleaned.prefix(64))
+            print("Added \(change.name) (\(Terminal.count(change.rules ?? 0)) rules)")
+            Terminal.compiled(change.outcome)
         }
     }
 
@@ -136,14 +109,13 @@ struct ListsCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let store = ListSourceStore(database: database)
-            guard let source = try store.source(named: name) else { throw CLIError("no list named '\(name)' (see `pepper lists`)") }
-            guard !source.builtIn else { throw CLIError("'\(name)' is built in; use `pepper lists disable \(name)`") }
-            try store.remove(named: name)
-            try? FileManager.default.removeItem(at: homeOptions.pepperHome.listsURL.appendingPathComponent(name))
-            print("Removed \(name)")
-            if !noCompile { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
+            do {
+                let change = try await homeOptions.openState().removeList(name, rebuild: !noCompile)
+                print("Removed \(name)")
+                Terminal.compiled(change.outcome)
+            } catch let error as ActionError {
+                throw ListsCommand.failure(error)
+            }
         }
     }
 
@@ -156,24 +128,19 @@ struct ListsCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let home = homeOptions.pepperHome
-            let store = ListSourceStore(database: database)
-            guard var source = try store.source(named: name) else { throw CLIError("no list named '\(name)' (see `pepper lists`)") }
-            source.enabled = true
-            if let categories {
-                source.disconnectCategories = categories.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            }
-            try store.update(source)
-            print("Enabled \(name)")
-            if !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
-                try home.prepare()
-                let bar = ProgressBar(label: name)
-                let report = await ListUpdater(home: home, database: database).update(source, force: true, progress: bar.update)
+            let state = try homeOptions.openState()
+            let bar = ProgressBar(label: name)
+            do {
+                let change = try await state.enableList(
+                    name, categories: categories.map(ListsCommand.categories), progress: bar.update, rebuild: !noCompile)
                 bar.finish()
-                if case .failed(let reason) = report.status { Terminal.warning("\(name): \(reason); `pepper update` will retry") }
+                print("Enabled \(name)")
+                if let problem = change.fetchProblem { Terminal.warning("\(name): \(problem); `pepper update` will retry") }
+                Terminal.compiled(change.outcome)
+            } catch {
+                bar.finish()
+                throw ListsCommand.failure(error)
             }
-            if !noCompile { try Recompiler.recompile(home: home, database: database) }
         }
     }
 
@@ -184,13 +151,27 @@ struct ListsCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let store = ListSourceStore(database: database)
-            guard var source = try store.source(named: name) else { throw CLIError("no list named '\(name)' (see `pepper lists`)") }
-            source.enabled = false
-            try store.update(source)
-            print("Disabled \(name)")
-            if !noCompile { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
+            do {
+                let change = try await homeOptions.openState().disableList(name, rebuild: !noCompile)
+                print("Disabled \(name)")
+                Terminal.compiled(change.outcome)
+            } catch let error as ActionError {
+                throw ListsCommand.failure(error)
+            }
+        }
+    }
+
+    /// `a,b , c` → `["a", "b", "c"]`.
+    static func categories(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// An action's failure in the words of this command.
+    static func failure(_ error: ActionError) -> CLIError {
+        switch error {
+        case .unknownList(let name): return CLIError("no list named '\(name)' (see `pepper lists`)")
+        case .builtInList(let name): return CLIError("'\(name)' is built in; use `pepper lists disable \(name)`")
+        default: return CLIError("\(error)")
         }
     }
 
@@ -219,19 +200,6 @@ struct ListsCommand: AsyncParsableCommand {
             rulesIn = source.rulesIn
             rulesOut = source.rulesOut
             categories = source.disconnectCategories
-        }
-    }
-}
-
-/// Rebuilds `$PEPPER_HOME/out` after a change to the lists or the allowlist, so it takes effect at once.
-enum Recompiler {
-    static func recompile(home: PepperHome, database: PepperDatabase) throws {
-        do {
-            let (output, changed, _) = try BlockerBuilder.rebuild(home: home, database: database)
-            Terminal.status(
-                "Compiled \(Terminal.count(output.totalRules)) rules into \(home.outputURL.path)" + (changed ? "" : " (unchanged)"))
-        } catch {
-            throw CLIError("cannot compile \(home.outputURL.path): \(error)")
         }
     }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
+import DNSFilter
 import Foundation
 import ListSync
 import Logging
+import PepperActions
 import Picket
 import PicketServer
 import Storage
@@ -66,8 +68,8 @@ struct PicketCommand: AsyncParsableCommand {
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var databaseOptions: DatabaseOptions
 
-        @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "host:port"))
-        var listen = "127.0.0.1:8080"
+        @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "ip:port"))
+        var listen = ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 8080)
 
         @Flag(help: "Load the demo data and print new demo keys.")
         var demo = false
@@ -82,23 +84,13 @@ struct PicketCommand: AsyncParsableCommand {
         var refreshCheck = 1.0
 
         func validate() throws {
-            guard Self.parseListen(listen) != nil else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080") }
             guard rateLimit >= 0, maxBody >= 1, refreshCheck >= 0 else {
                 throw ValidationError("--rate-limit, --max-body and --refresh-check must not be negative")
             }
         }
 
-        static func parseListen(_ text: String) -> (host: String, port: Int)? {
-            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
-                return nil
-            }
-            var host = String(text[..<colon])
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            return host.isEmpty ? nil : (host, port)
-        }
-
         func run() async throws {
-            let (host, port) = Self.parseListen(listen)!
+            let (host, port) = (listen.host.description, listen.port)
             let store = try await databaseOptions.open(home: homeOptions)
             if demo { try await seedDemo(store, host: host, port: port) }
             var logger = Logger(label: "pepper.picket")
@@ -213,7 +205,7 @@ struct PicketCommand: AsyncParsableCommand {
                 }
                 if keys.isEmpty { Terminal.status("No keys yet: pepper picket keys create --scope read:mobile") }
                 for key in keys {
-                    let state = key.revokedAt.map { "revoked \(ListsCommand.List.format($0))" } ?? "active"
+                    let state = key.revokedAt.map { "revoked \(Terminal.date($0))" } ?? "active"
                     let scopes = key.scopes.map(\.rawValue).joined(separator: " ")
                     print("\(key.id)  \(Terminal.pad(state, 28))  \(Terminal.pad(scopes, 40))  \(key.label ?? "")")
                 }
@@ -338,6 +330,9 @@ struct PicketCommand: AsyncParsableCommand {
             let outcome: ModerationOutcome
             do {
                 outcome = try await store.moderate(id: id, decision: decision, at: Date())
+            } catch PicketStoreError.noSuchSubmission(let id) {
+                await store.close()
+                throw CLIError("there is no pending submission with id \(id) (`pepper picket moderate list` shows them)")
             } catch {
                 await store.close()
                 throw CLIError("\(error)")
@@ -408,16 +403,18 @@ struct PicketCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let store = PicketPolicyStore(database: database)
-            guard let policy else {
-                print(try store.policy().rawValue)
-                return
+            let state = try homeOptions.openState()
+            do {
+                guard let policy else {
+                    print(try state.picketPolicy().rawValue)
+                    return
+                }
+                let (sources, outcome) = try await state.setPicketPolicy(policy, rebuild: !noCompile)
+                print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
+                Terminal.compiled(outcome)
+            } catch let error as ActionError {
+                throw CLIError("\(error)")
             }
-            try store.setPolicy(policy)
-            let sources = try ListSourceStore(database: database).all().filter { $0.format == PicketListSource.format }
-            print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
-            if !noCompile && !sources.isEmpty { try Recompiler.recompile(home: homeOptions.pepperHome, database: database) }
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ListSync
+import PepperActions
 import Storage
 
 /// `pepper update`: refresh the enabled lists, then recompile so the new rules apply at once.
@@ -56,66 +57,91 @@ struct UpdateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try homeOptions.openDatabase()
-        let home = homeOptions.pepperHome
+        let state = try homeOptions.openState()
+        let options = UpdateOptions(
+            force: force,
+            downloads: .init(
+                maximumBytes: maxSize * 1_048_576, idleTimeout: timeout, totalTimeout: max(timeout * 10, 60), attempts: attempts,
+                initialBackoff: retryDelay),
+            waitForLock: !noWait)
         guard let every else {
-            guard try await updateOnce(database: database, home: home) else { throw ExitCode.failure }
+            guard try await updateOnce(state, options) else { throw ExitCode.failure }
             return
         }
+        // The console shows the schedule while this runs.
+        defer { UpdateScheduleStatus.remove(home: state.home) }
         while true {
-            _ = try await updateOnce(database: database, home: home)
+            _ = try await updateOnce(state, options)
             let next = Date().addingTimeInterval(every.seconds)
-            Terminal.status("Next update at \(ListsCommand.List.format(next)).")
+            try? UpdateScheduleStatus(every: every.seconds, nextRun: next).write(home: state.home)
+            Terminal.status("Next update at \(Terminal.date(next)).")
             try await Task.sleep(nanoseconds: UInt64(every.seconds * 1e9))
         }
     }
 
     /// One update of every enabled list, then the recompilation. Returns whether all lists updated.
-    private func updateOnce(database: PepperDatabase, home: PepperHome) async throws -> Bool {
-        let lock: UpdateLock
+    private func updateOnce(_ state: PepperState, _ options: UpdateOptions) async throws -> Bool {
+        let bars = ProgressBars()
+        let summary: UpdateSummary
         do {
-            lock = try UpdateLock(directory: home.url, wait: !noWait) { pid in
-                Terminal.status("Another update is running\(pid.map { " (pid \($0))" } ?? ""); waiting for it to finish…")
+            summary = try await state.update(options) { event in
+                switch event {
+                case .waitingForLock(let pid):
+                    Terminal.status("Another update is running\(pid.map { " (pid \($0))" } ?? ""); waiting for it to finish…")
+                case .progress(let list, let received, let expected):
+                    bars.bar(list).update(received: received, expected: expected)
+                case .finished(let report):
+                    bars.finish(report.name)
+                    Self.print(report)
+                case .started(let lists):
+                    if lists.isEmpty { Terminal.status("No enabled lists (see `pepper lists`).") }
+                case .compiling, .done:
+                    break
+                }
             }
+        } catch .updateRunning(let pid) {
+            throw CLIError("another update is running" + (pid.map { " (pid \($0))" } ?? ""))
         } catch {
             throw CLIError("\(error)")
         }
-        defer { withExtendedLifetime(lock) {} }
+        Terminal.compiled(summary.outcome)
+        return summary.allGood
+    }
 
-        let downloader = ListDownloader(
-            policy: .init(
-                maximumBytes: maxSize * 1_048_576, idleTimeout: timeout, totalTimeout: max(timeout * 10, 60), attempts: attempts,
-                initialBackoff: retryDelay))
-        let updater = ListUpdater(home: home, database: database, downloader: downloader)
-        let sources = try ListSourceStore(database: database).enabled()
-        if sources.isEmpty { Terminal.status("No enabled lists (see `pepper lists`).") }
-        var allGood = true
-        var changed = false
-        for source in sources {
-            let bar = ProgressBar(label: source.name)
-            let report = await updater.update(source, force: force, progress: bar.update)
-            bar.finish()
-            switch report.status {
-            case .updated(let bytes, let viaPatch):
-                changed = true
-                print(
-                    "\(source.name): updated\(viaPatch ? " from a differential patch" : "") (\(Terminal.bytes(bytes)), \(Terminal.count(report.rules ?? 0)) rules)"
-                )
-            case .notModified:
-                print("\(source.name): not modified")
-            case .fresh(let until):
-                print("\(source.name): up to date until \(ListsCommand.List.format(until))")
-            case .failed(let reason):
-                allGood = false
-                print("\(source.name): FAILED: \(reason); keeping the last good copy")
-            }
-            if let note = report.note { Terminal.status("\(source.name): \(note)") }
+    /// One line per list, on stdout.
+    private static func print(_ report: ListUpdater.Report) {
+        switch report.status {
+        case .updated(let bytes, let viaPatch):
+            Terminal.line(
+                "\(report.name): updated\(viaPatch ? " from a differential patch" : "") (\(Terminal.bytes(bytes)), \(Terminal.count(report.rules ?? 0)) rules)"
+            )
+        case .notModified:
+            Terminal.line("\(report.name): not modified")
+        case .fresh(let until):
+            Terminal.line("\(report.name): up to date until \(Terminal.date(until))")
+        case .failed(let reason):
+            Terminal.line("\(report.name): FAILED: \(reason); keeping the last good copy")
         }
-        // A missing output, or one built with an allowlist entry that has since expired, is
-        // rebuilt even when no list changed.
-        if changed || force || !BlockerBuilder.outputIsCurrent(home: home, database: database) {
-            try Recompiler.recompile(home: home, database: database)
+        if let note = report.note { Terminal.status("\(report.name): \(note)") }
+    }
+}
+
+/// One progress bar per list being downloaded.
+private final class ProgressBars: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bars: [String: ProgressBar] = [:]
+
+    func bar(_ name: String) -> ProgressBar {
+        lock.withLock {
+            if let bar = bars[name] { return bar }
+            let bar = ProgressBar(label: name)
+            bars[name] = bar
+            return bar
         }
-        return allGood
+    }
+
+    func finish(_ name: String) {
+        let bar = lock.withLock { bars.removeValue(forKey: name) }
+        bar?.finish()
     }
 }

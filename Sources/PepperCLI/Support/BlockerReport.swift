@@ -1,31 +1,29 @@
 import ContentBlocker
 import Foundation
 import ListSync
+import PepperActions
 
 /// How compiled output is reported to the user, shared by every command that (re)builds it.
 enum BlockerReport {
     /// One stderr line per parsed list.
-    static func printParsed(_ parsed: [BlockerBuilder.ParsedInput]) {
-        for item in parsed {
-            switch item.result {
-            case .success(let list):
-                if list.ruleCount == 0 {
-                    Terminal.warning("\(item.input.name): no usable rules (\(BlockerBuilder.describeSkips([item]))); is the format right?")
-                } else {
-                    Terminal.status(
-                        "Parsed \(item.input.name) (\(Terminal.bytes(item.input.data.count)), \(list.format.rawValue)): "
-                            + "\(Terminal.count(list.ruleCount)) rules, \(Terminal.count(list.skippedCount)) skipped in \(Terminal.seconds(item.seconds))"
-                    )
-                }
-            case .failure(let error):
-                Terminal.warning("\(error)")
+    static func printParsed(_ lists: [ParsedListSummary]) {
+        for list in lists {
+            if let error = list.error {
+                Terminal.warning(error)
+            } else if let reason = list.uselessBecause {
+                Terminal.warning("\(list.name): no usable rules (\(reason)); is the format right?")
+            } else {
+                Terminal.status(
+                    "Parsed \(list.name) (\(Terminal.bytes(list.bytes)), \(list.format ?? "?")): "
+                        + "\(Terminal.count(list.rules)) rules, \(Terminal.count(list.skipped)) skipped in \(Terminal.seconds(list.seconds))"
+                )
             }
         }
     }
 
     /// The per-source table and the output line, on stdout.
-    static func printSummary(_ output: ContentBlockerOutput, outputURL: URL, changed: Bool, elapsed: Double?) {
-        let manifest = output.manifest
+    static func printSummary(_ manifest: Manifest, outputURL: URL, changed: Bool, elapsed: Double?) {
+        let totalRules = manifest.files.reduce(0) { $0 + $1.rules }
         let nameWidth = max(6, manifest.sources.map(\.name.count).max() ?? 0)
         print(Terminal.pad("source", nameWidth) + "   rules in  rules out   skipped")
         for source in manifest.sources {
@@ -39,7 +37,7 @@ enum BlockerReport {
             }
         }
         let files = manifest.files.map { "\($0.path) (\(Terminal.count($0.rules)) rules)" }.joined(separator: ", ")
-        print("\(Terminal.count(output.totalRules)) WebKit rules in \(manifest.files.count) list(s): \(files)")
+        print("\(Terminal.count(totalRules)) WebKit rules in \(manifest.files.count) list(s): \(files)")
         let time = elapsed.map { ", \(Terminal.seconds($0))" } ?? ""
         print("Output: \(outputURL.path) \(changed ? "written" : "unchanged"), identifier \(manifest.identifier.prefix(16))…\(time)")
     }

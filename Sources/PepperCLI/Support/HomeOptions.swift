@@ -1,4 +1,6 @@
 import ArgumentParser
+import DesktopIntegration
+import PepperActions
 import Storage
 
 /// `--home DIR`, accepted by every command.
@@ -11,12 +13,17 @@ struct HomeOptions: ParsableArguments {
 
     /// Opens the home's database, creating the home if needed.
     func openDatabase() throws -> PepperDatabase {
-        let home = pepperHome
+        try openState().database
+    }
+
+    /// Opens the home's state, creating the home if needed. Rebuilds keep GNOME Web's filters
+    /// pointing at the output when the person asked for that (the console's setup).
+    func openState() throws -> PepperState {
         do {
-            try home.prepare()
-            return try PepperDatabase(home: home)
+            return try PepperState(
+                home: pepperHome, configuration: PepperState.Configuration(afterPublish: [GNOMEWebSettings.keepFiltersCurrent()]))
         } catch {
-            throw CLIError("cannot open Pepper's state in \(home.url.path): \(error)")
+            throw CLIError("\(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PepperActions
 
 /// Output helpers: results on stdout, progress and warnings on stderr.
 enum Terminal {
@@ -44,6 +45,19 @@ enum Terminal {
     /// Formats seconds (`0.21 s`).
     static func seconds(_ value: Double) -> String {
         String(format: "%.2f s", value)
+    }
+
+    /// Formats a date as commands print it (`2026-11-24T10:30:00Z`).
+    static func date(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// The line after a rebuild: how many rules are in force now, and where.
+    static func compiled(_ outcome: RebuildOutcome?) {
+        guard let outcome else { return }
+        status("Compiled \(count(outcome.totalRules)) rules into \(outcome.outputURL.path)" + (outcome.changed ? "" : " (unchanged)"))
     }
 
     /// Pads `text` on the right to `width` characters.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The clients' rule for blocklist entries (DESIGN.md §6): a host matches an entry when, both
+/// The clients' rule for blocklist entries (`docs/picket.md`): a host matches an entry when, both
 /// lower-cased and without a leading `www.`, they are equal or the host ends in `.` + entry.
 ///
 /// Entries may be bare host names (`example.com`) or URLs (`https://www.example.com/jobs`):

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The client's geofencing logic (DESIGN.md §6), free of any location framework so that an iOS
+/// The client's geofencing logic (`docs/picket.md`), free of any location framework so that an iOS
 /// app, an Android port and `pepper picket track` share it: which geofences to monitor, when to
 /// refresh the cached data, and which events a position change raises.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The body of `GET /api/mobile/data` (DESIGN.md §6): the blocklist of struck employers' domains
+/// The body of `GET /api/mobile/data` (`docs/picket.md`): the blocklist of struck employers' domains
 /// and the geofences around a position, with the hints a client needs to refresh sparingly.
 ///
 /// Field names and types are the ones the public OPL iOS and Android clients decode strictly:

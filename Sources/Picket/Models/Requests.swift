@@ -223,7 +223,7 @@ public enum ModerationStatus: String, Codable, Sendable, CaseIterable {
     case completed
 }
 
-/// What an API key may do (DESIGN.md §6).
+/// What an API key may do (`docs/picket.md`).
 public enum APIScope: String, Codable, Sendable, CaseIterable, Comparable {
     /// `data`, `active-strikes`, `geocode`, `reverse-geocode`.
     case readMobile = "read:mobile"

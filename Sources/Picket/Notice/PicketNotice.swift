@@ -2,7 +2,7 @@ import Foundation
 
 /// An address of a struck employer, which the browser and the DNS block page show a notice for
 /// instead of the employer's page (the Online Picket Line's "ask" and "block" policies,
-/// DESIGN.md §6, §7 and §9): who is on strike, since when, why, and whether the person may go on.
+/// `docs/picket.md` and `docs/dns.md` and `docs/browser.md`): who is on strike, since when, why, and whether the person may go on.
 public struct PicketNotice: Hashable, Sendable {
     /// The address that was asked for.
     public var url: String

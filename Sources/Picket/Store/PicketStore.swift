@@ -78,7 +78,7 @@ public enum PicketStoreError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .noSuchSubmission(let id): return "no pending submission with id \(id) (see `pepper picket moderate list`)"
+        case .noSuchSubmission(let id): return "there is no pending submission with id \(id)"
         case .alreadyModerated(let id, let status): return "\(id) is already \(status.rawValue)"
         case .actionNotApproved(let id): return "the snapshot's action \(id) is not approved; approve or reject the action first"
         case .missingReference(let details): return details

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// An error answered as `{"error": "message"}` (DESIGN.md §6), with extra headers when needed
+/// An error answered as `{"error": "message"}` (`docs/picket.md`), with extra headers when needed
 /// (`Retry-After` on 429).
 struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     let status: HTTPResponse.Status

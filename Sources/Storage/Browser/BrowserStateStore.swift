@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The browser's state in `pepper.sqlite` (DESIGN.md §9): the back/forward history with the
+/// The browser's state in `pepper.sqlite` (`docs/browser.md`): the back/forward history with the
 /// current position, and a few settings (zoom, search engine, whether the search suggestion
 /// was shown). Tables `browserHistory` and `browserSetting`, added by migration
 /// `v-browser-1-history-and-settings`.

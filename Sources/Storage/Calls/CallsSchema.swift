@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Tables for call and message filtering (DESIGN.md §8), added by migration
+/// Tables for call and message filtering (`docs/calls-and-messages.md`), added by migration
 /// `v-calls-1-lists-messages-decisions`.
 ///
 /// - `callEntry`: the current block and identification lists, keyed `(kind, number)` so that
@@ -74,7 +74,7 @@ enum CallsSchema {
             table.column("rule", .text)
         }
 
-        // The defaults of a fresh state (DESIGN.md §8), as version 1 of the lists.
+        // The defaults of a fresh state (`docs/calls-and-messages.md`), as version 1 of the lists.
         let now = Date()
         try db.execute(sql: "INSERT INTO callListState (id, version) VALUES (1, 1)")
         for (kind, number, label) in [("block", Int64(12_539_501_212), nil), ("identify", Int64(14_259_501_212), "Suspicious")]

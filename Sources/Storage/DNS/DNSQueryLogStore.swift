@@ -51,6 +51,24 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
+    /// A logged query with its row id (ids grow with time, so they page the log).
+    public struct LoggedQuery: Sendable, Hashable {
+        /// The row id.
+        public var id: Int64
+        /// The query.
+        public var entry: Entry
+    }
+
+    /// Queries with one outcome in one hour (UTC), exact like the daily counters.
+    public struct HourCount: Sendable, Hashable, Codable {
+        /// The start of the hour.
+        public var hour: Date
+        /// The outcome.
+        public var outcome: String
+        /// How many queries.
+        public var count: Int
+    }
+
     /// A name and how often it appears in the log.
     public struct NameCount: Sendable, Hashable, Codable {
         /// The name.
@@ -96,6 +114,20 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
+    /// Hourly counters for the 24-hour chart, and an index for the log's search by name
+    /// (migration `v-console-1`).
+    static func migrateHourly(_ db: Database) throws {
+        try db.create(table: "dnsHourCounter") { table in
+            table.column("hour", .integer).notNull()
+            table.column("outcome", .text).notNull()
+            table.column("count", .integer).notNull()
+            table.primaryKey(["hour", "outcome"])
+        }
+    }
+
+    /// Hourly counters are kept this long.
+    public static let hourlyRetention: TimeInterval = 8 * 86_400
+
     /// Adds counts and log rows in one transaction, then trims the log to its retention.
     /// `counts` are exact; `entries` may be a sample when the server answers faster than it logs.
     public func record(counts: [Count], entries: [Entry], now: Date = Date()) throws {
@@ -107,6 +139,18 @@ public struct DNSQueryLogStore: Sendable {
                     ON CONFLICT (day, outcome) DO UPDATE SET count = count + excluded.count
                     """)
             for item in counts { try count.execute(arguments: [item.day, item.outcome, item.count]) }
+            // The same counts for the hour they were made in (the chart's bars).
+            let hour = Int64(now.timeIntervalSince1970 / 3_600) * 3_600
+            let hourly = try db.cachedStatement(
+                sql: """
+                    INSERT INTO dnsHourCounter (hour, outcome, count) VALUES (?, ?, ?)
+                    ON CONFLICT (hour, outcome) DO UPDATE SET count = count + excluded.count
+                    """)
+            for item in counts { try hourly.execute(arguments: [hour, item.outcome, item.count]) }
+            if !counts.isEmpty {
+                try db.execute(
+                    sql: "DELETE FROM dnsHourCounter WHERE hour < ?", arguments: [hour - Int64(Self.hourlyRetention)])
+            }
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries.suffix(retention) {
@@ -130,6 +174,92 @@ public struct DNSQueryLogStore: Sendable {
                     at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: row["outcome"],
                     responseCode: row["responseCode"])
             }
+        }
+    }
+
+    /// A page of the log, newest first: rows older than `before` (all when `nil`), only blocked
+    /// ones when asked, only names containing `search` when given.
+    public func page(before: Int64? = nil, limit: Int = 50, search: String? = nil, blockedOnly: Bool = false) throws -> [LoggedQuery] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let before {
+            conditions.append("id < ?")
+            arguments.append(before)
+        }
+        if blockedOnly { conditions.append("outcome LIKE 'blocked%'") }
+        if let search, !search.isEmpty {
+            conditions.append("instr(name, ?) > 0")
+            arguments.append(search.lowercased())
+        }
+        arguments.append(limit)
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try database.writer.read { db in
+            try Self.logged(
+                Row.fetchAll(
+                    db, sql: "SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
+                    arguments: StatementArguments(arguments)))
+        }
+    }
+
+    /// Rows newer than `after`, oldest first (the live tail of the log).
+    public func entries(after: Int64, limit: Int = 200) throws -> [LoggedQuery] {
+        try database.writer.read { db in
+            try Self.logged(
+                Row.fetchAll(
+                    db, sql: "SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog WHERE id > ? ORDER BY id LIMIT ?",
+                    arguments: [after, limit]))
+        }
+    }
+
+    /// The newest row id (0 for an empty log).
+    public func latestID() throws -> Int64 {
+        try database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM dnsQueryLog") ?? 0 }
+    }
+
+    private static func logged(_ rows: [Row]) -> [LoggedQuery] {
+        rows.map { row in
+            LoggedQuery(
+                id: row["id"],
+                entry: Entry(
+                    at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: row["outcome"],
+                    responseCode: row["responseCode"]))
+        }
+    }
+
+    /// The hourly counters from `since` on, oldest first.
+    public func hourlyCounts(since: Date) throws -> [HourCount] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT hour, outcome, count FROM dnsHourCounter WHERE hour >= ? ORDER BY hour, outcome",
+                arguments: [Int64(since.timeIntervalSince1970 / 3_600) * 3_600]
+            ).map { row in
+                HourCount(
+                    hour: Date(timeIntervalSince1970: TimeInterval(row["hour"] as Int64)), outcome: row["outcome"], count: row["count"])
+            }
+        }
+    }
+
+    /// The names blocked most often in the log since `since`.
+    public func topBlocked(limit: Int = 10, since: Date) throws -> [NameCount] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? AND outcome LIKE 'blocked%'
+                    GROUP BY name ORDER BY count DESC, name LIMIT ?
+                    """, arguments: [since, limit]
+            ).map { NameCount(name: $0["name"], count: $0["count"]) }
+        }
+    }
+
+    /// The clients that asked most often in the log since `since` (the name is the client's address).
+    public func topClients(limit: Int = 10, since: Date) throws -> [NameCount] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT client, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? GROUP BY client ORDER BY count DESC, client LIMIT ?",
+                arguments: [since, limit]
+            ).map { NameCount(name: $0["client"], count: $0["count"]) }
         }
     }
 

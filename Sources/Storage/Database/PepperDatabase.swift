@@ -68,6 +68,12 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-picket-1-server-and-policy", migrate: PicketSchema.migrate)
         migrator.registerMigration("v-calls-2-change-history-floor", migrate: CallsSchema.addCompactionFloor)
         migrator.registerMigration("v-dns-1-query-log-and-counters", migrate: DNSQueryLogStore.migrate)
+        migrator.registerMigration("v-console-1-rules-preferences-daily-counts") { db in
+            try UserRuleStore.migrate(db)
+            try PreferenceStore.migrate(db)
+            try DecisionStore.migrateDaily(db)
+            try DNSQueryLogStore.migrateHourly(db)
+        }
         return migrator
     }
 }

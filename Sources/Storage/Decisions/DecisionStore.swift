@@ -10,6 +10,8 @@ public struct DecisionStore: Sendable {
         case call
         /// Message decisions (`pepper sms check`, `pepper sms classify`, the message-filter extension).
         case message
+        /// Requests the browser's content blocker blocked (`pepper browse`).
+        case web
     }
 
     /// One decision.
@@ -52,8 +54,20 @@ public struct DecisionStore: Sendable {
         public var lastAt: Date
     }
 
+    /// Decisions of one action on one day (UTC, `yyyy-MM-dd`).
+    public struct DailyCount: Sendable, Hashable, Codable {
+        /// The day.
+        public var day: String
+        /// The action.
+        public var action: String
+        /// How many decisions.
+        public var count: Int
+    }
+
     /// How many recent decisions are kept per domain.
     public static let historyLimit = 1_000
+    /// How many days of daily counts are kept.
+    public static let dailyRetentionDays = 400
 
     private let database: PepperDatabase
 
@@ -73,11 +87,17 @@ public struct DecisionStore: Sendable {
                     """)
             let log = try db.cachedStatement(
                 sql: "INSERT INTO decisionLog (domain, at, subject, action, ruleKind, rule) VALUES (?, ?, ?, ?, ?, ?)")
+            let daily = try db.cachedStatement(
+                sql: """
+                    INSERT INTO decisionDaily (day, domain, action, count) VALUES (?, ?, ?, 1)
+                    ON CONFLICT (day, domain, action) DO UPDATE SET count = count + 1
+                    """)
             // Only the newest `historyLimit` can survive, so older ones in a big batch are not logged.
             for (index, decision) in decisions.enumerated() {
                 try count.execute(arguments: [
                     decision.domain.rawValue, decision.action, decision.ruleKind, decision.rule ?? "", decision.at,
                 ])
+                try daily.execute(arguments: [Self.day(of: decision.at), decision.domain.rawValue, decision.action])
                 if index >= decisions.count - Self.historyLimit {
                     try log.execute(
                         arguments: [
@@ -92,6 +112,32 @@ public struct DecisionStore: Sendable {
                             SELECT id FROM decisionLog WHERE domain = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
                         """, arguments: [domain.rawValue, Self.historyLimit])
             }
+            let oldest = Self.day(of: Date().addingTimeInterval(-Double(Self.dailyRetentionDays) * 86_400))
+            try db.execute(sql: "DELETE FROM decisionDaily WHERE day < ?", arguments: [oldest])
+        }
+    }
+
+    /// The daily counts of `domain` from `firstDay` (`yyyy-MM-dd`, UTC) on, oldest first.
+    public func dailyCounts(_ domain: Domain, since firstDay: String) throws -> [DailyCount] {
+        try database.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT day, action, count FROM decisionDaily WHERE domain = ? AND day >= ? ORDER BY day, action",
+                arguments: [domain.rawValue, firstDay]
+            ).map { DailyCount(day: $0[0], action: $0[1], count: $0[2]) }
+        }
+    }
+
+    /// The UTC day of a date, as daily counts store it.
+    public static func day(of date: Date) -> String { DNSQueryLogStore.day(of: date) }
+
+    /// Creates the daily counts (migration `v-console-1`).
+    static func migrateDaily(_ db: Database) throws {
+        try db.create(table: "decisionDaily") { table in
+            table.column("day", .text).notNull()
+            table.column("domain", .text).notNull()
+            table.column("action", .text).notNull()
+            table.column("count", .integer).notNull()
+            table.primaryKey(["day", "domain", "action"])
         }
     }
 

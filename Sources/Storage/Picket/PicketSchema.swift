@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Tables of the Online Picket Line server and the Picket policy (DESIGN.md §6), added by
+/// Tables of the Online Picket Line server and the Picket policy (`docs/picket.md`), added by
 /// migration `v-picket-1-server-and-policy`. PostgreSQL gets the same tables, in snake case, from
 /// `PicketServer`'s `PostgresSchema` (a test keeps the two in step).
 ///

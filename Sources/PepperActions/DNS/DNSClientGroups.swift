@@ -13,25 +13,33 @@ import Foundation
 ///   {"name": "guests", "clients": ["192.168.2.0/24"], "lists": []}
 /// ]}
 /// ```
-struct DNSClientGroupSpec: Sendable, Hashable {
+public struct DNSClientGroupSpec: Sendable, Hashable {
     /// Letters, digits, `-` and `_`: it names the group's engine file too.
-    var name: String
+    public var name: String
     /// The clients, narrowest block first wins across groups.
-    var clients: [CIDRBlock]
+    public var clients: [CIDRBlock]
     /// The lists: names of the state's lists (`pepper lists list`, enabled or not), file paths or
     /// URLs. `nil`: the lists every other client gets (with this group's allowlist added).
-    var lists: [String]?
+    public var lists: [String]?
     /// Domains (and their subdomains) never blocked for the group, besides `pepper allowlist`.
-    var allowlist: [String]
+    public var allowlist: [String]
+
+    /// A group with the given fields.
+    public init(name: String, clients: [CIDRBlock], lists: [String]?, allowlist: [String]) {
+        self.name = name
+        self.clients = clients
+        self.lists = lists
+        self.allowlist = allowlist
+    }
 
     /// Whether a `lists` entry is a path or URL (read like a SOURCE) rather than a list name.
-    static func isSource(_ entry: String) -> Bool {
+    public static func isSource(_ entry: String) -> Bool {
         entry.hasPrefix("http://") || entry.hasPrefix("https://") || entry.contains("/")
     }
 }
 
-/// Reads the `--groups` file.
-enum DNSClientGroupsFile {
+/// Reads a client-groups file (`pepper dns serve --groups FILE`).
+public enum DNSClientGroupsFile {
     private struct File: Decodable {
         var groups: [Group]
     }
@@ -45,19 +53,20 @@ enum DNSClientGroupsFile {
 
     /// The groups of the file at `path`.
     ///
-    /// - Throws: `CLIError` naming the file, the group and what is wrong.
-    static func load(_ path: String) throws -> [DNSClientGroupSpec] {
+    /// - Throws: ``ActionError/invalidGroups(path:reason:)`` naming the group and what is wrong.
+    public static func load(_ path: String) throws(ActionError) -> [DNSClientGroupSpec] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CLIError("--groups \(path): cannot read: \(error.localizedDescription)")
+            throw .invalidGroups(path: path, reason: "cannot read: \(error.localizedDescription)")
         }
         return try parse(data, path: path)
     }
 
-    static func parse(_ data: Data, path: String) throws -> [DNSClientGroupSpec] {
-        func fail(_ reason: String) -> CLIError { CLIError("--groups \(path): \(reason)") }
+    /// The groups in `data`, read from `path`.
+    public static func parse(_ data: Data, path: String) throws(ActionError) -> [DNSClientGroupSpec] {
+        func fail(_ reason: String) -> ActionError { .invalidGroups(path: path, reason: reason) }
         let file: File
         do {
             file = try JSONDecoder().decode(File.self, from: data)
@@ -67,7 +76,7 @@ enum DNSClientGroupsFile {
             throw fail("not JSON: \(error.localizedDescription)")
         }
         var names = Set<String>()
-        return try file.groups.enumerated().map { index, group in
+        return try file.groups.enumerated().map { (index, group) throws(ActionError) -> DNSClientGroupSpec in
             let name = group.name
             guard !name.isEmpty, name.count <= 64,
                 name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
@@ -76,14 +85,14 @@ enum DNSClientGroupsFile {
             }
             guard names.insert(name).inserted else { throw fail("two groups are named '\(name)'") }
             guard !group.clients.isEmpty else { throw fail("group '\(name)': \"clients\" lists no CIDR block") }
-            let clients = try group.clients.map { text in
+            let clients = try group.clients.map { (text) throws(ActionError) -> CIDRBlock in
                 do {
                     return try CIDRBlock(text)
                 } catch {
                     throw fail("group '\(name)': \(error)")
                 }
             }
-            let allowlist = try (group.allowlist ?? []).map { domain in
+            let allowlist = try (group.allowlist ?? []).map { (domain) throws(ActionError) -> String in
                 let trimmed = domain.trimmingCharacters(in: .whitespaces).lowercased()
                 guard UpstreamAddress.isHostName(trimmed) else {
                     throw fail("group '\(name)': '\(domain)' in \"allowlist\" is not a domain")

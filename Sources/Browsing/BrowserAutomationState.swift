@@ -1,0 +1,109 @@
+/// What `pepper browse --automation` reports about the window: one `Codable` type shared by the
+/// window that encodes it and every driver that decodes it (the tests), so the two cannot drift.
+public struct BrowserAutomationState: Codable, Sendable, Hashable {
+    /// The web view's address.
+    public var url: String?
+    /// The page's title.
+    public var title: String?
+    /// What the address bar shows.
+    public var address: String
+    /// Whether the start page shows.
+    public var startPage: Bool
+    /// The model's Back state.
+    public var canGoBack: Bool
+    /// The model's Forward state.
+    public var canGoForward: Bool
+    /// Whether the Back button is enabled.
+    public var backEnabled: Bool
+    /// Whether the Forward button is enabled.
+    public var forwardEnabled: Bool
+    /// WebKit's own back state.
+    public var engineCanGoBack: Bool
+    /// The model's zoom, in percent.
+    public var zoom: Int
+    /// WebKit's zoom, in percent.
+    public var engineZoom: Int
+    /// Requests blocked on the page.
+    public var blocked: Int
+    /// Their addresses.
+    public var blockedURLs: [String]
+    /// The rule that blocked each of `blockedURLs` ("" when the engine was not available).
+    public var blockedRules: [String]
+    /// The struck employer whose Picket notice is shown instead of the page, if any.
+    public var picketNotice: String?
+    /// Whether that notice offers "Proceed anyway".
+    public var picketCanProceed: Bool?
+    /// Whether the content blocker applies on the page.
+    public var blocking: Bool
+    /// The shield's label.
+    public var shield: String
+    /// Whether anything is loading (rules, page, shield).
+    public var loading: Bool
+    /// Whether the content blocker is loaded.
+    public var filtersReady: Bool
+    /// The manifest identifier of the rules applied.
+    public var rulesIdentifier: String?
+    /// Whether WebKit compiled them at this launch (`false`: loaded from its store).
+    public var rulesCompiled: Bool?
+    /// Whether the search suggestion shows.
+    public var suggestionVisible: Bool
+    /// The search engine's raw value.
+    public var searchEngine: String
+    /// The history's addresses.
+    public var historyEntries: [String]
+    /// The position in the history.
+    public var historyIndex: Int?
+
+    /// A state with every field given.
+    public init(
+        url: String?, title: String?, address: String, startPage: Bool, canGoBack: Bool, canGoForward: Bool, backEnabled: Bool,
+        forwardEnabled: Bool, engineCanGoBack: Bool, zoom: Int, engineZoom: Int, blocked: Int, blockedURLs: [String],
+        blockedRules: [String], picketNotice: String?, picketCanProceed: Bool?, blocking: Bool, shield: String, loading: Bool,
+        filtersReady: Bool, rulesIdentifier: String?, rulesCompiled: Bool?, suggestionVisible: Bool, searchEngine: String,
+        historyEntries: [String], historyIndex: Int?
+    ) {
+        self.url = url
+        self.title = title
+        self.address = address
+        self.startPage = startPage
+        self.canGoBack = canGoBack
+        self.canGoForward = canGoForward
+        self.backEnabled = backEnabled
+        self.forwardEnabled = forwardEnabled
+        self.engineCanGoBack = engineCanGoBack
+        self.zoom = zoom
+        self.engineZoom = engineZoom
+        self.blocked = blocked
+        self.blockedURLs = blockedURLs
+        self.blockedRules = blockedRules
+        self.picketNotice = picketNotice
+        self.picketCanProceed = picketCanProceed
+        self.blocking = blocking
+        self.shield = shield
+        self.loading = loading
+        self.filtersReady = filtersReady
+        self.rulesIdentifier = rulesIdentifier
+        self.rulesCompiled = rulesCompiled
+        self.suggestionVisible = suggestionVisible
+        self.searchEngine = searchEngine
+        self.historyEntries = historyEntries
+        self.historyIndex = historyIndex
+    }
+}
+
+/// One answer of the automation channel: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
+public struct BrowserAutomationAnswer: Codable, Sendable, Hashable {
+    /// Whether the command worked.
+    public var ok: Bool
+    /// Why not.
+    public var error: String?
+    /// The window's state, for `wait` and `state`.
+    public var state: BrowserAutomationState?
+
+    /// An answer with the given fields.
+    public init(ok: Bool, error: String? = nil, state: BrowserAutomationState? = nil) {
+        self.ok = ok
+        self.error = error
+        self.state = state
+    }
+}

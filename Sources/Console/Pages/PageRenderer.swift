@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+import Screens
+
+/// Renders the console's pages: a page template inside the layout, as an HTML response.
+struct PageRenderer: Sendable {
+    /// What every page around its content shows: the navigation, the notices, the session's
+    /// form token.
+    struct Chrome: Sendable {
+        /// The path of the page (for `aria-current` in the navigation).
+        var path: String
+        /// The session's CSRF token ("" before signing in).
+        var csrf: String
+        /// Notices to show above the content.
+        var notices: [Notice]
+        /// Whether someone is signed in (the navigation shows only then).
+        var signedIn: Bool
+        /// Whether browsers without JavaScript should reload the page every 2 s (a running update).
+        var noscriptRefresh = false
+    }
+
+    /// The sections of the navigation.
+    static let sections: [(path: String, label: String)] = [
+        ("/", "Start"), ("/setup", "Setup"), ("/lists", "Lists"), ("/rules", "My rules"), ("/allowlist", "Allowlist"), ("/dns", "DNS"),
+    ]
+
+    private let library: MustacheLibrary
+    /// The state folder shown in the footer.
+    let home: String
+    /// The version shown in the footer.
+    let version: String
+
+    init(home: String, version: String) throws {
+        var library = MustacheLibrary()
+        for (name, text) in Templates.all { try library.register(text, named: name) }
+        self.library = library
+        self.home = home
+        self.version = version
+    }
+
+    private struct PageContext {
+        var csrf: String
+        var page: Any
+    }
+
+    private struct NavItem {
+        var path: String
+        var label: String
+        var current: Bool
+    }
+
+    private struct NoticeView {
+        var kind: String
+        var text: String
+    }
+
+    private struct LayoutContext {
+        var title: String
+        var csrf: String
+        var signedIn: Bool
+        var nav: [NavItem]
+        var notices: [NoticeView]
+        var content: String
+        var version: String
+        var home: String
+        var noscriptRefresh: Bool
+    }
+
+    /// The page `template` with `view`, inside the layout.
+    func page(_ template: String, title: String, view: Any, chrome: Chrome, status: HTTPResponse.Status = .ok) -> Response {
+        let content = library.render(PageContext(csrf: chrome.csrf, page: view), withTemplate: template) ?? ""
+        let section = chrome.path == "/" ? "/" : "/" + (chrome.path.split(separator: "/").first.map(String.init) ?? "")
+        let layout = LayoutContext(
+            title: title, csrf: chrome.csrf, signedIn: chrome.signedIn,
+            nav: Self.sections.map { NavItem(path: $0.path, label: $0.label, current: $0.path == section) },
+            notices: chrome.notices.map { NoticeView(kind: $0.kind.rawValue, text: $0.text) }, content: content, version: version,
+            home: home, noscriptRefresh: chrome.noscriptRefresh)
+        let html = library.render(layout, withTemplate: "layout") ?? ""
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private struct ProblemView {
+        struct Link {
+            var path: String
+            var label: String
+        }
+        var text: String
+        var link: Link?
+    }
+
+    /// A page that only explains why the request was refused or failed.
+    func problem(status: HTTPResponse.Status, title: String, text: String, link: (path: String, label: String)? = nil) -> Response {
+        page(
+            "problem", title: title, view: ProblemView(text: text, link: link.map { ProblemView.Link(path: $0.path, label: $0.label) }),
+            chrome: Chrome(path: "", csrf: "", notices: [], signedIn: false), status: status)
+    }
+}

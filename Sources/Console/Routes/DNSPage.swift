@@ -1,0 +1,166 @@
+import Foundation
+import Hummingbird
+import PepperActions
+import Screens
+
+/// DNS: the 24-hour chart, top names and clients, the query log with one-click allow/block,
+/// and the client groups (read-only).
+extension Pages {
+    private struct DNSView {
+        struct TopRow {
+            var name: String
+            var count: String
+        }
+        struct Row {
+            var time: String
+            var client: String
+            var name: String
+            var type: String
+            var outcome: String
+            var blocked: Bool
+            var allow: Bool
+            var block: Bool
+            var note: String?
+            var back: String
+        }
+        struct Group {
+            var name: String
+            var clients: String
+            var lists: String
+            var allowlist: String
+        }
+        var statusClass: String
+        var statusText: String
+        var total: String
+        var blocked: String
+        var blockedPercent: String
+        var chart: String
+        var topBlocked: [TopRow]
+        var topClients: [TopRow]
+        var search: String
+        var blockedOnly: Bool
+        var blockedFlag: String
+        var tail: Bool
+        var latest: String
+        var rows: [Row]
+        var newer: String?
+        var older: String?
+        var groups: [Group]
+        var hasGroups: Bool
+        var groupsProblem: String?
+        var noGroups: String
+    }
+
+    /// One row of the live tail, as the page's script shows it.
+    struct TailRow: Encodable, Sendable {
+        var time: String
+        var client: String
+        var name: String
+        var type: String
+        var outcome: String
+        var blocked: Bool
+        var action: String
+        var note: String?
+    }
+
+    func registerDNS(on router: Router<ConsoleContext>) {
+        let screen = DNSScreen(state: state)
+        router.get("/dns") { request, context in
+            let query = request.uri.queryParameters
+            let logQuery = DNSScreen.LogQuery(
+                before: query["before"].flatMap { Int64($0) }, search: query["search"].map(String.init) ?? "",
+                blockedOnly: query["blocked"] == "1")
+            let loaded: DNSScreen.State
+            do {
+                loaded = try screen.load(logQuery)
+            } catch {
+                return failure(error, title: "DNS", request: request, context: context)
+            }
+            return renderer.page(
+                "dns", title: "DNS", view: view(loaded, path: request.uri.description, latest: screen.latestID()),
+                chrome: chrome(request, context))
+        }
+        router.get("/dns/log/events") { request, _ in
+            let query = request.uri.queryParameters
+            let search = (query["search"].map(String.init) ?? "").lowercased()
+            let blockedOnly = query["blocked"] == "1"
+            let start = query["after"].flatMap { Int64($0) } ?? screen.latestID()
+            return Self.eventStream { events in
+                var after = start
+                // A minute at most per connection: the browser reconnects by itself, and a
+                // stream never outlives its page for long.
+                let deadline = Date().addingTimeInterval(60)
+                while !Task.isCancelled && Date() < deadline {
+                    if let rows = try? screen.tail(after: after), let last = rows.last {
+                        after = last.id
+                        let shown = rows.filter { (!blockedOnly || $0.blocked) && (search.isEmpty || $0.name.contains(search)) }
+                        // Oldest first: the script puts each row on top, so the newest ends on top.
+                        if !shown.isEmpty { events.yield(Self.event(shown.map(Self.tailRow))) }
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+        router.post("/dns/allow") { _, context in
+            let fields = form(context)
+            return redirect(Self.localPath(fields["back"]) ?? "/dns", await screen.allow(fields["name"] ?? ""), context: context)
+        }
+        router.post("/dns/block") { _, context in
+            let fields = form(context)
+            return redirect(Self.localPath(fields["back"]) ?? "/dns", await screen.block(fields["name"] ?? ""), context: context)
+        }
+    }
+
+    static func tailRow(_ row: DNSScreen.Row) -> TailRow {
+        TailRow(
+            time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome, blocked: row.blocked,
+            action: row.action.rawValue, note: note(row.action))
+    }
+
+    static func note(_ action: DNSScreen.RowAction) -> String? {
+        switch action {
+        case .allowedSince: return "allowed since"
+        case .blockedSince: return "blocked since"
+        case .allow, .block: return nil
+        }
+    }
+
+    private func view(_ loaded: DNSScreen.State, path: String, latest: Int64) -> DNSView {
+        let summary = loaded.summary
+        let query = loaded.query
+        func link(before: Int64?) -> String {
+            var items = [URLQueryItem]()
+            if !query.search.isEmpty { items.append(URLQueryItem(name: "search", value: query.search)) }
+            if query.blockedOnly { items.append(URLQueryItem(name: "blocked", value: "1")) }
+            if let before { items.append(URLQueryItem(name: "before", value: String(before))) }
+            var components = URLComponents()
+            components.path = "/dns"
+            components.queryItems = items.isEmpty ? nil : items
+            return components.string ?? "/dns"
+        }
+        let rows = loaded.log.map { row in
+            DNSView.Row(
+                time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome, blocked: row.blocked,
+                allow: row.action == .allow, block: row.action == .block, note: Self.note(row.action), back: path)
+        }
+        let server = loaded.server
+        return DNSView(
+            statusClass: server == nil ? "off" : "ok",
+            statusText: server.map { "pepper dns serve is running on \($0.listen)." }
+                ?? "pepper dns serve is not running; the figures are from when it ran.",
+            total: Format.count(summary.total), blocked: Format.count(summary.blocked),
+            blockedPercent: String(format: "%.1f %%", summary.blockedPercent), chart: BarChart.svg(summary.chart),
+            topBlocked: summary.topBlocked.map { .init(name: $0.name, count: Format.count($0.count)) },
+            topClients: summary.topClients.map { .init(name: $0.name, count: Format.count($0.count)) }, search: query.search,
+            blockedOnly: query.blockedOnly, blockedFlag: query.blockedOnly ? "1" : "", tail: query.before == nil,
+            latest: String(latest), rows: rows, newer: query.before == nil ? nil : link(before: nil),
+            older: loaded.nextBefore.map { link(before: $0) },
+            groups: loaded.groups.map {
+                .init(
+                    name: $0.name, clients: $0.clients.joined(separator: ", "),
+                    lists: $0.lists?.joined(separator: ", ") ?? "the default lists",
+                    allowlist: $0.allowlist.isEmpty ? "—" : $0.allowlist.joined(separator: ", "))
+            }, hasGroups: !loaded.groups.isEmpty, groupsProblem: loaded.groupsProblem,
+            noGroups: server?.groupsFile == nil ? "The DNS filter runs without client groups (pepper dns serve --groups FILE)." : "")
+    }
+}

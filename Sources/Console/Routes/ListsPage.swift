@@ -1,0 +1,189 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PepperActions
+import Screens
+
+/// Lists: the catalogue, adding (address or upload), removing, "Update now" with live progress.
+extension Pages {
+    private struct ListsView {
+        struct Row {
+            var name: String
+            var location: String
+            var format: String
+            var enabled: Bool
+            var builtIn: Bool
+            var state: String
+            var downloaded: String
+            var rulesText: String?
+            var lastError: String?
+            var hasSkipped: Bool
+            var skippedText: String
+            var skipped: [ListsScreen.Skipped]
+        }
+        struct Outcome {
+            var kind: String
+            var text: String
+        }
+        var schedule: String
+        var nextDue: String
+        var lastUpdate: Outcome?
+        var lists: [Row]
+        var myRules: String?
+        var addURL: String
+        var addName: String
+        var urlError: String?
+        var nameError: String?
+        var fileError: String?
+        var uploadLimit: String
+    }
+
+    private struct UpdateView {
+        struct Row {
+            var name: String
+            var result: String
+        }
+        var running: Bool
+        var heading: String
+        var status: String
+        var rows: [Row]
+    }
+
+    func registerLists(on router: Router<ConsoleContext>) {
+        let screen = ListsScreen(state: state)
+        router.get("/lists") { request, context in
+            await listsPage(screen, request: request, context: context)
+        }
+        router.post("/lists/enable") { _, context in
+            redirect("/lists", await screen.enable(form(context)["name"] ?? ""), context: context)
+        }
+        router.post("/lists/disable") { _, context in
+            redirect("/lists", await screen.disable(form(context)["name"] ?? ""), context: context)
+        }
+        router.post("/lists/remove") { _, context in
+            redirect("/lists", await screen.remove(form(context)["name"] ?? ""), context: context)
+        }
+        router.post("/lists/add") { request, context in
+            let fields = form(context)
+            let notice = await screen.add(address: fields["url"] ?? "", name: fields["name"])
+            guard notice.isError else { return redirect("/lists", notice, context: context) }
+            return await listsPage(screen, request: request, context: context, notice: notice, url: fields["url"], name: fields["name"])
+        }
+        router.post("/lists/upload") { request, context in
+            let fields = form(context)
+            guard let file = fields.files["file"], !file.data.isEmpty else {
+                return await listsPage(
+                    screen, request: request, context: context, notice: .error("Choose a list file to upload.", field: "file"))
+            }
+            let notice = await screen.upload(file.data, fileName: file.fileName, name: fields["name"])
+            guard notice.isError else { return redirect("/lists", notice, context: context) }
+            return await listsPage(screen, request: request, context: context, notice: notice)
+        }
+        router.post("/lists/update") { _, context in
+            await updates.start()
+            return redirect("/lists/update", nil, context: context)
+        }
+        router.get("/lists/update") { request, context in
+            let (running, lines, notice) = await updates.snapshot()
+            var rows: [UpdateView.Row] = []
+            for line in lines {
+                guard let list = line.list else { continue }
+                if let index = rows.firstIndex(where: { $0.name == list }) {
+                    rows[index].result = line.text
+                } else {
+                    rows.append(.init(name: list, result: line.text))
+                }
+            }
+            let status =
+                lines.last(where: { $0.status != nil })?.status ?? (running ? "Starting…" : "No update has run from this console yet.")
+            let view = UpdateView(
+                running: running, heading: running ? "Updating the lists" : "Last update", status: status, rows: rows)
+            let notices = running ? [] : notice.map { [$0] } ?? []
+            return renderer.page(
+                "update", title: "Update now", view: view, chrome: chrome(request, context, notices: notices, noscriptRefresh: running))
+        }
+        router.get("/lists/update/events") { _, _ in
+            let lines = await updates.follow()
+            return Self.eventStream { events in
+                for await line in lines { events.yield(Self.event(line)) }
+            }
+        }
+    }
+
+    private func listsPage(
+        _ screen: ListsScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, url: String? = nil, name: String? = nil
+    ) async -> Response {
+        let loaded: ListsScreen.State
+        do {
+            loaded = try screen.load()
+        } catch {
+            return failure(error, title: "Lists", request: request, context: context)
+        }
+        let schedule: String
+        if let running = loaded.schedule.running {
+            schedule =
+                "pepper update --every runs (pid \(running.pid)) every \(Self.duration(running.every)); next at \(Format.date(running.nextRun))."
+        } else {
+            schedule =
+                "No scheduled updates run: start pepper update --every 4h, or install the systemd timer (docs/lists.md)."
+        }
+        let nextDue =
+            loaded.schedule.nextDue.map { "The lists are next due \(Format.date($0))." } ?? "A list has never been downloaded: update now."
+        let (_, _, lastNotice) = await updates.snapshot()
+        let rows = loaded.lists.map { row -> ListsView.Row in
+            var rules: [String] = []
+            if let rulesIn = row.rulesIn { rules.append("\(Format.count(rulesIn)) rules in") }
+            if let rulesOut = row.rulesOut { rules.append("\(Format.count(rulesOut)) WebKit rules out") }
+            let skippedTotal = row.skipped.reduce(0) { $0 + $1.count }
+            return ListsView.Row(
+                name: row.name, location: row.location, format: row.format, enabled: row.enabled, builtIn: row.builtIn,
+                state: row.enabled ? "enabled" : "disabled",
+                downloaded: row.lastSuccess.map { "Downloaded \(Format.date($0))" }
+                    ?? (row.location.hasPrefix("/") ? "Local file" : "Not downloaded yet"),
+                rulesText: rules.isEmpty ? nil : rules.joined(separator: ", "), lastError: row.lastError, hasSkipped: skippedTotal > 0,
+                skippedText: "\(Format.count(skippedTotal)) lines skipped, by reason", skipped: row.skipped)
+        }
+        let view = ListsView(
+            schedule: schedule, nextDue: nextDue, lastUpdate: lastNotice.map { .init(kind: $0.kind.rawValue, text: $0.text) }, lists: rows,
+            myRules: loaded.myRules == 0 ? "none yet" : "\(Format.count(loaded.myRules)) rules",
+            addURL: url ?? "", addName: name ?? "", urlError: notice?.field == "url" ? notice?.text : nil,
+            nameError: notice?.field == "name" ? notice?.text : nil, fileError: notice?.field == "file" ? notice?.text : nil,
+            uploadLimit: "\(PepperState.maximumUploadBytes / 1_048_576) MB")
+        let shown = notice.map { $0.field == nil ? [$0] : [Notice(.error, "Nothing was added: see the form below.")] } ?? []
+        return renderer.page(
+            "lists", title: "Lists", view: view, chrome: chrome(request, context, notices: shown),
+            status: notice?.isError == true ? .unprocessableContent : .ok)
+    }
+
+    static func duration(_ seconds: TimeInterval) -> String {
+        if seconds.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(Int(seconds / 86_400)) d" }
+        if seconds.truncatingRemainder(dividingBy: 3_600) == 0 { return "\(Int(seconds / 3_600)) h" }
+        return "\(Int(seconds / 60)) min"
+    }
+
+    /// A Server-Sent Events answer: `produce` yields events (``event(_:)``) until it returns; a
+    /// closed connection cancels it.
+    static func eventStream(_ produce: @escaping @Sendable (AsyncStream<ByteBuffer>.Continuation) async -> Void) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(512))
+        // A comment first, so the browser sees the stream open at once.
+        continuation.yield(ByteBuffer(string: ": pepper\n\n"))
+        let task = Task {
+            await produce(continuation)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return Response(status: .ok, headers: headers, body: ResponseBody(asyncSequence: stream))
+    }
+
+    /// One event: a `data:` line of JSON.
+    static func event(_ value: some Encodable) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
+        return ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n")
+    }
+}

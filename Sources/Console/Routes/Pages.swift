@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PepperActions
+import Screens
+
+/// The console's pages: each one screen model rendered by one template. Actions follow
+/// post/redirect/get: a change redirects to its page with the notice it gave; a bad form input
+/// re-shows the form with the field's error, and nothing changes.
+struct Pages: Sendable {
+    let state: PepperState
+    let renderer: PageRenderer
+    let sessions: Sessions
+    let gnomeWeb: (any ContentFilterSettings)?
+    let updates: UpdateRunner
+
+    func register(on router: Router<ConsoleContext>) {
+        router.get("/assets/console.css") { _, _ in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
+        router.get("/assets/console.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        router.get("/login") { request, context in login(request, context: context, error: nil) }
+        router.post("/login") { request, context in signIn(request, context: context) }
+        router.post("/logout") { request, context in signOut(request, context: context) }
+        registerStart(on: router)
+        registerSetup(on: router)
+        registerLists(on: router)
+        registerRules(on: router)
+        registerAllowlist(on: router)
+        registerDNS(on: router)
+    }
+
+    // MARK: Helpers shared by the pages
+
+    /// The chrome of a page for the signed-in session, with the notices kept for it.
+    func chrome(
+        _ request: Request, _ context: ConsoleContext, notices: [Notice] = [], noscriptRefresh: Bool = false
+    )
+        -> PageRenderer.Chrome
+    {
+        let session = context.session
+        let kept = session.map { sessions.takeFlash(for: $0.id) } ?? []
+        return PageRenderer.Chrome(
+            path: request.uri.path, csrf: session?.csrf ?? "", notices: kept + notices, signedIn: session != nil,
+            noscriptRefresh: noscriptRefresh)
+    }
+
+    /// Redirects (303) to `path`, keeping `notice` for the page it leads to.
+    func redirect(_ path: String, _ notice: Notice?, context: ConsoleContext) -> Response {
+        if let notice, let session = context.session { sessions.flash(notice, for: session.id) }
+        return Response.redirect(to: Self.localPath(path) ?? "/")
+    }
+
+    /// `path` when it is a path of this console (never another site: `//evil`, `https://…`).
+    static func localPath(_ path: String?) -> String? {
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"), !path.contains("\r"), !path.contains("\n")
+        else { return nil }
+        return path
+    }
+
+    /// The submitted form (read and checked by ``ConsoleGuard``).
+    func form(_ context: ConsoleContext) -> FormData {
+        context.form ?? (try! FormData(body: Data(), contentType: nil))
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A screen that cannot be shown.
+    func failure(_ error: any Error, title: String, request: Request, context: ConsoleContext) -> Response {
+        renderer.page(
+            "problem", title: title, view: ProblemText(text: "\(error)"), chrome: chrome(request, context),
+            status: .internalServerError)
+    }
+
+    struct ProblemText {
+        var text: String
+    }
+
+    // MARK: Signing in and out
+
+    private struct LoginView {
+        var error: String?
+    }
+
+    func login(_ request: Request, context: ConsoleContext, error: String?, status: HTTPResponse.Status = .ok) -> Response {
+        guard sessions.acceptsPassword else {
+            return renderer.problem(
+                status: .notFound, title: "No password", text: "This console has no password: open the link pepper console printed.")
+        }
+        return renderer.page(
+            "login", title: "Sign in", view: LoginView(error: error),
+            chrome: PageRenderer.Chrome(path: "/login", csrf: "", notices: [], signedIn: false),
+            status: status)
+    }
+
+    func signIn(_ request: Request, context: ConsoleContext) -> Response {
+        switch sessions.signIn(password: form(context)["password"] ?? "") {
+        case .signedIn(let session):
+            var response = Response.redirect(to: "/")
+            response.setCookie(ConsoleGuard.cookie(session.id))
+            return response
+        case .refused:
+            return login(request, context: context, error: "That is not the password.", status: .unauthorized)
+        case .throttled:
+            return login(request, context: context, error: "Too many wrong passwords: wait a minute.", status: .tooManyRequests)
+        }
+    }
+
+    func signOut(_ request: Request, context: ConsoleContext) -> Response {
+        if let session = context.session { sessions.close(session.id) }
+        var response = renderer.problem(
+            status: .ok, title: "Signed out",
+            text: "You are signed out. Open a new link from pepper console" + (sessions.acceptsPassword ? " or sign in again." : "."),
+            link: sessions.acceptsPassword ? ("/login", "Sign in") : nil)
+        response.setCookie(Cookie(name: ConsoleGuard.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        return response
+    }
+}
+
+/// How dates and numbers read on the pages.
+enum Format {
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "never" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: date)
+    }
+
+    static func time(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "MM-dd HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return value < 0 ? "-" + result : result
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import Hummingbird
+
+/// The context of one console request: the signed-in session and, for a POST, its form (read
+/// and checked once, by ``ConsoleGuard``).
+struct ConsoleContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The session, once ``ConsoleGuard`` let the request in.
+    var session: Sessions.Session?
+    /// The submitted form of a POST, its CSRF token already checked.
+    var form: FormData?
+
+    init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// Uploads are checked against the console's own limit when the body is read.
+    var maxUploadSize: Int { ConsoleServer.maximumBodyBytes }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PepperActions
+import Screens
+import Storage
+
+/// GNOME Web's settings, through the `gsettings` tool: the content filters it loads
+/// (`org.gnome.Epiphany content-filters`, a list of filter-file addresses), whether its ad
+/// blocking applies them (`org.gnome.Epiphany.web enable-adblock`) and its search engine.
+///
+/// `gsettings` writes wherever the session's settings live (dconf), or, with
+/// `GSETTINGS_BACKEND=keyfile`, to `$XDG_CONFIG_HOME/glib-2.0/settings/keyfile` (the tests'
+/// throwaway store). Measured with GNOME Web 43.1: see `docs/console.md`.
+public struct GNOMEWebSettings: ContentFilterSettings {
+    static let schema = "org.gnome.Epiphany"
+    /// Relocatable: GNOME Web keeps it at `web/` under its own path.
+    static let webSchema = "org.gnome.Epiphany.web:/org/gnome/epiphany/web/"
+
+    public var browserName: String { "GNOME Web" }
+
+    /// The `gsettings` program.
+    public let tool: String?
+    /// The environment `gsettings` runs with (by default this process's).
+    public let environment: [String: String]
+
+    /// Settings read and written with the `gsettings` found on `PATH` (or at `tool`).
+    public init(tool: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+        self.tool = tool ?? Self.find("gsettings", path: environment["PATH"] ?? "/usr/bin:/bin")
+    }
+
+    public func availability() -> BrowserAvailability {
+        guard tool != nil else { return .notInstalled("the gsettings tool is not installed") }
+        guard (try? run(["list-keys", Self.schema])) != nil else {
+            return .notInstalled("its settings schema \(Self.schema) is not installed")
+        }
+        return .available
+    }
+
+    public func contentFilters() throws -> [String] {
+        try GVariantText.strings(run(["get", Self.schema, "content-filters"]))
+    }
+
+    public func setContentFilters(_ addresses: [String]) throws {
+        try run(["set", Self.schema, "content-filters", GVariantText.stringArray(addresses)])
+        try run(["set", Self.webSchema, "enable-adblock", "true"])
+    }
+
+    public func filteringEnabled() throws -> Bool {
+        try run(["get", Self.webSchema, "enable-adblock"]).trimmingCharacters(in: .whitespacesAndNewlines) == "true"
+    }
+
+    public func defaultSearchEngine() throws -> String {
+        try GVariantText.strings(run(["get", Self.schema, "default-search-engine"])).first ?? ""
+    }
+
+    public func useDuckDuckGo() throws {
+        let providers = try run(["get", Self.schema, "search-engine-providers"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !providers.contains("'name': <'DuckDuckGo'>") {
+            let entry = "{'name': <'DuckDuckGo'>, 'url': <'https://duckduckgo.com/?q=%s&t=epiphany'>, 'bang': <'!ddg'>}"
+            let list = providers.replacingOccurrences(of: "@aa{sv} ", with: "")
+            let updated = list == "[]" ? "[\(entry)]" : "[\(entry), " + list.dropFirst()
+            try run(["set", Self.schema, "search-engine-providers", updated])
+        }
+        try run(["set", Self.schema, "default-search-engine", GVariantText.quote("DuckDuckGo")])
+    }
+
+    /// After each rebuild: when the person asked Pepper to keep GNOME Web's filters (the
+    /// onboarding), points them at the new output if its files changed (their number does).
+    public static func keepFiltersCurrent(
+        settings: GNOMEWebSettings = GNOMEWebSettings()
+    ) -> @Sendable (PepperState, RebuildOutcome) -> Void {
+        { state, outcome in
+            guard (try? PreferenceStore(database: state.database).value(.gnomeWebFilters)) == "on" else { return }
+            let expected = state.outputFileAddresses(outcome.manifest)
+            guard case .available = settings.availability(), (try? settings.contentFilters()) != expected else { return }
+            try? settings.setContentFilters(expected)
+        }
+    }
+
+    /// The error of a `gsettings` run.
+    public struct ToolError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        guard let tool else { throw ToolError(description: "the gsettings tool is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw ToolError(description: "gsettings \(arguments.first ?? ""): " + (text.isEmpty ? "failed" : text))
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func find(_ name: String, path: String) -> String? {
+        path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// The text form of GVariant values that `gsettings` reads and prints: strings and arrays of
+/// strings (`['a', 'b']`, `@as []`).
+enum GVariantText {
+    /// `text` as a GVariant string literal.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    /// An array of strings.
+    static func stringArray(_ items: [String]) -> String {
+        items.isEmpty ? "@as []" : "[" + items.map(quote).joined(separator: ", ") + "]"
+    }
+
+    /// Every string literal in `text`, in order (single or double quoted, with escapes).
+    static func strings(_ text: String) -> [String] {
+        var result: [String] = []
+        var iterator = text.makeIterator()
+        while let character = iterator.next() {
+            guard character == "'" || character == "\"" else { continue }
+            var value = ""
+            while let next = iterator.next(), next != character {
+                if next == "\\", let escaped = iterator.next() {
+                    value.append(escaped)
+                } else {
+                    value.append(next)
+                }
+            }
+            result.append(value)
+        }
+        return result
+    }
+}

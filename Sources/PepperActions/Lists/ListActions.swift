@@ -1,0 +1,225 @@
+import FilterLists
+import Foundation
+import ListSync
+import Picket
+import Storage
+
+/// A list to subscribe to.
+public struct ListRequest: Sendable, Hashable {
+    /// A file path, an http(s) URL or `picket:https://SERVER`.
+    public var source: String
+    /// A short name; by default one is made from the file name (or the Picket server).
+    public var name: String?
+    /// `auto`, `abp`, `hosts`, `domains`, `tds` or `disconnect`.
+    public var format: String
+    /// For Disconnect lists: the categories to block.
+    public var categories: [String]?
+    /// For `picket:` sources: the API key (read:mobile).
+    public var key: String?
+
+    /// A request with the given fields.
+    public init(source: String, name: String? = nil, format: String = "auto", categories: [String]? = nil, key: String? = nil) {
+        self.source = source
+        self.name = name
+        self.format = format
+        self.categories = categories
+        self.key = key
+    }
+
+    /// Whether the source is a Picket server's blocklist.
+    public var isPicket: Bool { source.hasPrefix("picket:") }
+    /// Whether the source is downloaded (a URL or a Picket server) rather than a local file.
+    public var isRemote: Bool { source.hasPrefix("http://") || source.hasPrefix("https://") || isPicket }
+
+    /// Checks what can be checked without the network or the disk.
+    public func validate() throws(ActionError) {
+        if isPicket {
+            guard PicketListSource.serverURL(source) != nil else {
+                throw .invalidSource(source: source, reason: "expected picket:https://SERVER")
+            }
+            guard let key, APIKeyFormat.isWellFormed(key) else {
+                throw .invalidSource(source: source, reason: "a Picket source needs an API key opl_… with read:mobile")
+            }
+        } else if key != nil {
+            throw .invalidSource(source: source, reason: "an API key is only for picket: sources")
+        }
+        guard FilterListFormat(rawValue: format) != nil || format == "auto" else {
+            throw .invalidSource(source: source, reason: "unknown format '\(format)' (auto, abp, hosts, domains, tds or disconnect)")
+        }
+        if let name, !ListSource.isValidName(name) { throw .invalidListName(name) }
+    }
+
+    /// The name a list gets when none is given: from the file name (`easylist.txt` →
+    /// `easylist`), or from the Picket server.
+    public static func derivedName(from location: String) -> String {
+        if location.hasPrefix("picket:") { return PicketListSource.defaultName(for: location) }
+        let last = URL(string: location)?.lastPathComponent ?? URL(fileURLWithPath: location).lastPathComponent
+        var base = last.lowercased()
+        for suffix in [".txt", ".json", ".list", ".hosts"] where base.hasSuffix(suffix) { base = String(base.dropLast(suffix.count)) }
+        let cleaned = String(base.map { ($0.isLetter && $0.isASCII) || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "list" : String(cleaned.prefix(64))
+    }
+}
+
+/// A list that was added, enabled, disabled or removed.
+public struct ListChange: Sendable, Hashable {
+    /// The list's name.
+    public var name: String
+    /// Rules in its copy, when it was fetched.
+    public var rules: Int?
+    /// Why its copy could not be fetched (it stays enabled; the next update retries).
+    public var fetchProblem: String?
+    /// The rebuild that followed, unless the caller asked for none.
+    public var outcome: RebuildOutcome?
+}
+
+extension PepperState {
+    /// Largest uploaded list accepted.
+    public static let maximumUploadBytes = 16 * 1_048_576
+
+    /// Every list source, in the order added.
+    public func lists() throws(ActionError) -> [ListSource] {
+        do {
+            return try ListSourceStore(database: database).all()
+        } catch {
+            throw .storage("cannot read the lists: \(error)")
+        }
+    }
+
+    /// Subscribes to a list: fetches it first (a list that cannot be read or has no usable rule
+    /// is not added), then rebuilds unless `rebuild` is false.
+    public func addList(
+        _ request: ListRequest, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
+    ) async throws(ActionError) -> ListChange {
+        try request.validate()
+        let location = request.isRemote ? request.source : URL(fileURLWithPath: request.source).standardizedFileURL.path
+        if !request.isRemote && !FileManager.default.fileExists(atPath: location) {
+            throw .invalidSource(source: request.source, reason: "no such file")
+        }
+        let name = request.name ?? ListRequest.derivedName(from: location)
+        guard ListSource.isValidName(name) else { throw .invalidListName(name) }
+        let store = ListSourceStore(database: database)
+        var entry = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
+        if request.isPicket { entry.picketKey = request.key }
+        if let categories = request.categories { entry.disconnectCategories = categories }
+        do {
+            if try store.source(named: name) != nil { throw ActionError.listExists(name) }
+            entry = try store.insert(entry)
+        } catch let error as ActionError {
+            throw error
+        } catch {
+            throw .storage("cannot add the list: \(error)")
+        }
+        let report = await ListUpdater(home: home, database: database).update(entry, force: true, progress: progress)
+        if case .failed(let reason) = report.status {
+            try? store.remove(named: name)
+            try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
+            throw .listUnusable(source: request.source, reason: reason)
+        }
+        let outcome = rebuild ? try await self.rebuild() : nil
+        return ListChange(name: name, rules: report.rules, fetchProblem: nil, outcome: outcome)
+    }
+
+    /// Subscribes to a list uploaded as bytes (the console's file upload): the bytes are kept in
+    /// `$PEPPER_HOME/uploads/` and added as a local list.
+    public func addUploadedList(
+        _ data: Data, fileName: String, name: String? = nil, format: String = "auto", rebuild: Bool = true
+    ) async throws(ActionError) -> ListChange {
+        guard !data.isEmpty else { throw .invalidSource(source: fileName, reason: "the file is empty") }
+        guard data.count <= Self.maximumUploadBytes else {
+            throw .invalidSource(source: fileName, reason: "larger than \(Self.maximumUploadBytes / 1_048_576) MB")
+        }
+        let listName = name ?? ListRequest.derivedName(from: fileName.isEmpty ? "upload.txt" : fileName)
+        guard ListSource.isValidName(listName) else { throw .invalidListName(listName) }
+        if (try? ListSourceStore(database: database).source(named: listName)) != nil { throw .listExists(listName) }
+        let folder = home.url.appendingPathComponent("uploads", isDirectory: true)
+        let path = folder.appendingPathComponent(listName + ".txt")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try data.write(to: path, options: .atomic)
+        } catch {
+            throw .storage("cannot keep the uploaded list: \(error)")
+        }
+        do {
+            return try await addList(ListRequest(source: path.path, name: listName, format: format), rebuild: rebuild)
+        } catch {
+            try? FileManager.default.removeItem(at: path)
+            throw error
+        }
+    }
+
+    /// Unsubscribes from a list and deletes its copy (built-in lists can only be disabled).
+    public func removeList(_ name: String, rebuild: Bool = true) async throws(ActionError) -> ListChange {
+        let source = try list(named: name)
+        guard !source.builtIn else { throw .builtInList(name) }
+        do {
+            try ListSourceStore(database: database).remove(named: name)
+        } catch {
+            throw .storage("cannot remove the list: \(error)")
+        }
+        try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
+        if source.location.hasPrefix(home.url.appendingPathComponent("uploads").path + "/") {
+            try? FileManager.default.removeItem(atPath: source.location)
+        }
+        let outcome = rebuild ? try await self.rebuild() : nil
+        return ListChange(name: name, outcome: outcome)
+    }
+
+    /// Uses a list again, fetching it when it has no copy yet (a failed fetch is reported, not
+    /// thrown: the list stays enabled and the next update retries).
+    public func enableList(
+        _ name: String, categories: [String]? = nil, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
+    ) async throws(ActionError) -> ListChange {
+        var source = try list(named: name)
+        source.enabled = true
+        if let categories { source.disconnectCategories = categories }
+        do {
+            try ListSourceStore(database: database).update(source)
+        } catch {
+            throw .storage("cannot change the list: \(error)")
+        }
+        var change = ListChange(name: name)
+        if !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
+            let report = await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
+            if case .failed(let reason) = report.status { change.fetchProblem = reason }
+            change.rules = report.rules
+        }
+        if rebuild { change.outcome = try await self.rebuild() }
+        return change
+    }
+
+    /// Stops using a list (its copy is kept).
+    public func disableList(_ name: String, rebuild: Bool = true) async throws(ActionError) -> ListChange {
+        var source = try list(named: name)
+        source.enabled = false
+        do {
+            try ListSourceStore(database: database).update(source)
+        } catch {
+            throw .storage("cannot change the list: \(error)")
+        }
+        let outcome = rebuild ? try await self.rebuild() : nil
+        return ListChange(name: name, outcome: outcome)
+    }
+
+    /// The list source called `name`.
+    public func list(named name: String) throws(ActionError) -> ListSource {
+        let source: ListSource?
+        do {
+            source = try ListSourceStore(database: database).source(named: name)
+        } catch {
+            throw .storage("cannot read the lists: \(error)")
+        }
+        guard let source else { throw .unknownList(name) }
+        return source
+    }
+}
+
+extension ListChange {
+    init(name: String) {
+        self.init(name: name, rules: nil, fetchProblem: nil, outcome: nil)
+    }
+
+    init(name: String, outcome: RebuildOutcome?) {
+        self.init(name: name, rules: nil, fetchProblem: nil, outcome: outcome)
+    }
+}

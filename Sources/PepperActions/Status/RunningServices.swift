@@ -1,0 +1,102 @@
+import Foundation
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a long-running Pepper process tells the other faces about itself, in
+/// `$PEPPER_HOME/run/NAME.json`: written at start, removed at exit, and ignored when the process
+/// it names is gone (a crash leaves the file behind).
+public protocol RunningServiceStatus: Codable, Sendable {
+    /// The file's name in `run/`.
+    static var fileName: String { get }
+    /// The process that wrote it.
+    var pid: Int32 { get }
+}
+
+extension RunningServiceStatus {
+    /// The status file in `home`.
+    public static func url(home: PepperHome) -> URL {
+        home.url.appendingPathComponent("run", isDirectory: true).appendingPathComponent(fileName)
+    }
+
+    /// The status of the running process, or `nil` when none runs.
+    public static func current(home: PepperHome) -> Self? {
+        guard let data = try? Data(contentsOf: url(home: home)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let status = try? decoder.decode(Self.self, from: data), isRunning(status.pid) else { return nil }
+        return status
+    }
+
+    /// Writes the status (atomically).
+    public func write(home: PepperHome) throws {
+        let url = Self.url(home: home)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try encoder.encode(self).write(to: url, options: .atomic)
+    }
+
+    /// Removes the status, if this process wrote it.
+    public static func remove(home: PepperHome, pid: Int32 = getpid()) {
+        guard let data = try? Data(contentsOf: url(home: home)),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["pid"] as? Int == Int(pid)
+        else { return }
+        try? FileManager.default.removeItem(at: url(home: home))
+    }
+
+    private static func isRunning(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
+}
+
+/// A running `pepper dns serve`: where it answers, so the console can show it, test it and
+/// send people's devices to it.
+public struct DNSServerStatus: RunningServiceStatus, Hashable {
+    public static let fileName = "dns.json"
+    public var pid: Int32
+    /// The address it answers on (`127.0.0.1:5335`).
+    public var listen: String
+    /// The block page's address, when it serves one.
+    public var blockPage: String?
+    /// The client-groups file, when one is given.
+    public var groupsFile: String?
+    /// Clients outside loopback it answers (CIDR blocks).
+    public var allowClients: [String]
+    /// When it started.
+    public var startedAt: Date
+
+    /// A status with the given fields, for this process.
+    public init(
+        listen: String, blockPage: String?, groupsFile: String?, allowClients: [String], startedAt: Date = Date(), pid: Int32 = getpid()
+    ) {
+        self.pid = pid
+        self.listen = listen
+        self.blockPage = blockPage
+        self.groupsFile = groupsFile
+        self.allowClients = allowClients
+        self.startedAt = startedAt
+    }
+}
+
+/// A running `pepper update --every`: how often it updates and when it runs next.
+public struct UpdateScheduleStatus: RunningServiceStatus, Hashable {
+    public static let fileName = "update.json"
+    public var pid: Int32
+    /// Seconds between updates.
+    public var every: TimeInterval
+    /// When the next update starts.
+    public var nextRun: Date
+
+    /// A status with the given fields, for this process.
+    public init(every: TimeInterval, nextRun: Date, pid: Int32 = getpid()) {
+        self.pid = pid
+        self.every = every
+        self.nextRun = nextRun
+    }
+}

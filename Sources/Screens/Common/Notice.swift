@@ -1,0 +1,88 @@
+import PepperActions
+
+/// A sentence shown to the person after an action: what happened, or what went wrong and
+/// which field it concerns.
+///
+/// Every action of a screen model returns one; a face shows ``text`` (the console above the
+/// form or beside ``field``, the app in an alert or under the field). Nothing changed when
+/// ``kind`` is ``Kind/error``.
+public struct Notice: Error, Sendable, Hashable {
+    /// How the notice reads.
+    public enum Kind: String, Sendable, Hashable {
+        /// It worked.
+        case success
+        /// Worth knowing, nothing went wrong.
+        case info
+        /// It worked, with a caveat.
+        case warning
+        /// It did not work; nothing changed.
+        case error
+    }
+
+    /// How it reads.
+    public var kind: Kind
+    /// The sentence.
+    public var text: String
+    /// The form field the notice is about (an error next to it), when one.
+    public var field: String?
+
+    /// A notice with the given fields.
+    public init(_ kind: Kind, _ text: String, field: String? = nil) {
+        self.kind = kind
+        self.text = text
+        self.field = field
+    }
+
+    /// A success.
+    public static func success(_ text: String) -> Notice { Notice(.success, text) }
+    /// An error, about `field` when given.
+    public static func error(_ text: String, field: String? = nil) -> Notice { Notice(.error, text, field: field) }
+
+    /// An action's failure as a sentence that starts with a capital.
+    static func failure(_ error: ActionError, field: String? = nil) -> Notice {
+        Notice(.error, Text.sentence(error.description), field: field)
+    }
+
+    /// Whether the action failed.
+    public var isError: Bool { kind == .error }
+}
+
+/// Why a screen cannot be shown.
+public struct ScreenError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a sentence.
+    public var description: String
+
+    init(_ error: ActionError) {
+        description = Text.sentence(error.description)
+    }
+
+    init(_ message: String) {
+        description = message
+    }
+}
+
+/// Small text helpers shared by the screens.
+enum Text {
+    /// `text` with a capital first letter and a final full stop.
+    static func sentence(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        let capitalised = first.uppercased() + text.dropFirst()
+        return capitalised.hasSuffix(".") || capitalised.hasSuffix("?") || capitalised.hasSuffix("!") ? capitalised : capitalised + "."
+    }
+
+    /// `count` with thousands separators (`112,360`).
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return value < 0 ? "-" + result : result
+    }
+
+    /// "1 rule", "2 rules".
+    static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
+    }
+}

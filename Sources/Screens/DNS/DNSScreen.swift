@@ -1,0 +1,294 @@
+import Foundation
+import PepperActions
+import Storage
+
+/// The DNS screen: what `pepper dns serve` answered — queries and the blocked share over 24
+/// hours, the names blocked most, the clients asking most — and the query log, searchable and
+/// paged, with one click to allow a blocked name or block an answered one (the running server
+/// reloads by itself after either). Client groups are shown as the server reads them.
+public struct DNSScreen: Sendable {
+    /// One hour of the chart.
+    public struct Bar: Sendable, Hashable {
+        /// The start of the hour.
+        public var hour: Date
+        /// Queries answered.
+        public var total: Int
+        /// Queries blocked.
+        public var blocked: Int
+    }
+
+    /// What one click on a log row does.
+    public enum RowAction: String, Sendable, Hashable {
+        /// Allowlist the blocked name.
+        case allow
+        /// Add `||name^` to My rules.
+        case block
+        /// Nothing: the name is allowlisted now (it was blocked when logged).
+        case allowedSince = "allowed-since"
+        /// Nothing: My rules block it now (it was answered when logged).
+        case blockedSince = "blocked-since"
+    }
+
+    /// One query of the log.
+    public struct Row: Sendable, Hashable {
+        /// Its row id (for paging and the live tail).
+        public var id: Int64
+        /// When it was answered.
+        public var at: Date
+        /// The client's address.
+        public var client: String
+        /// The name asked about.
+        public var name: String
+        /// The record type.
+        public var type: String
+        /// `blocked`, `blocked-cname`, `forwarded`, `cached`, `failed`, `refused`, `malformed`.
+        public var outcome: String
+        /// The response code sent.
+        public var responseCode: String
+        /// Whether it was blocked.
+        public var blocked: Bool
+        /// What one click does.
+        public var action: RowAction
+    }
+
+    /// Which part of the log to show.
+    public struct LogQuery: Sendable, Hashable {
+        /// Rows older than this id (the next page); `nil` for the newest.
+        public var before: Int64?
+        /// Only names containing this text.
+        public var search: String
+        /// Only blocked queries.
+        public var blockedOnly: Bool
+        /// Rows per page.
+        public var limit: Int
+
+        /// A query with the given fields.
+        public init(before: Int64? = nil, search: String = "", blockedOnly: Bool = false, limit: Int = 50) {
+            self.before = before
+            self.search = search.trimmingCharacters(in: .whitespaces).lowercased()
+            self.blockedOnly = blockedOnly
+            self.limit = min(max(limit, 1), 500)
+        }
+    }
+
+    /// A client group as the running server reads it.
+    public struct Group: Sendable, Hashable {
+        /// Its name.
+        public var name: String
+        /// Its clients (CIDR blocks).
+        public var clients: [String]
+        /// Its lists; `nil` for the default ones.
+        public var lists: [String]?
+        /// Its own allowlist.
+        public var allowlist: [String]
+    }
+
+    /// The totals and the chart.
+    public struct Summary: Sendable, Hashable {
+        /// Queries in the last 24 hours.
+        public var total: Int
+        /// Of which blocked.
+        public var blocked: Int
+        /// One bar per hour, oldest first (24).
+        public var chart: [Bar]
+        /// The names blocked most in the last 24 hours (from the log).
+        public var topBlocked: [DNSQueryLogStore.NameCount]
+        /// The clients asking most in the last 24 hours (from the log).
+        public var topClients: [DNSQueryLogStore.NameCount]
+
+        /// The blocked share, 0–100.
+        public var blockedPercent: Double { total == 0 ? 0 : Double(blocked) * 100 / Double(total) }
+    }
+
+    /// Everything the screen shows.
+    public struct State: Sendable, Hashable {
+        /// The running server, when one runs.
+        public var server: DNSServerStatus?
+        /// The totals and the chart.
+        public var summary: Summary
+        /// The page of the log asked for.
+        public var log: [Row]
+        /// The query that gave it.
+        public var query: LogQuery
+        /// The id to ask for the next (older) page with, when there is one.
+        public var nextBefore: Int64?
+        /// The client groups of the running server.
+        public var groups: [Group]
+        /// Why the groups file cannot be read, when it cannot.
+        public var groupsProblem: String?
+    }
+
+    /// The state.
+    public let state: PepperState
+    private let tops: TopListsCache
+
+    /// The screen over `state`. The names blocked most and the clients asking most count the
+    /// whole day's log (a million rows take a second or more): they are kept for
+    /// `topListsLifetime` seconds and then recomputed in the background while the last ones are
+    /// shown, so a page never waits for them but the first time.
+    public init(state: PepperState, topListsLifetime: TimeInterval = 30) {
+        self.state = state
+        tops = TopListsCache(lifetime: topListsLifetime)
+    }
+
+    /// Reads the summary, one page of the log and the groups.
+    public func load(_ query: LogQuery = LogQuery(), now: Date = Date()) throws(ScreenError) -> State {
+        let server = DNSServerStatus.current(home: state.home)
+        var groups: [Group] = []
+        var groupsProblem: String?
+        if let file = server?.groupsFile {
+            do {
+                groups = try DNSClientGroupsFile.load(file).map { group in
+                    Group(name: group.name, clients: group.clients.map(\.description), lists: group.lists, allowlist: group.allowlist)
+                }
+            } catch {
+                groupsProblem = Text.sentence(error.description)
+            }
+        }
+        let store = DNSQueryLogStore(database: state.database)
+        do {
+            let page = try store.page(before: query.before, limit: query.limit + 1, search: query.search, blockedOnly: query.blockedOnly)
+            let shown = Array(page.prefix(query.limit))
+            return State(
+                server: server, summary: try summary(now: now), log: try rows(shown), query: query,
+                nextBefore: page.count > query.limit ? shown.last?.id : nil, groups: groups, groupsProblem: groupsProblem)
+        } catch let error as ScreenError {
+            throw error
+        } catch {
+            throw ScreenError("Cannot read the DNS log: \(error).")
+        }
+    }
+
+    /// The totals, the 24-hour chart and the top lists.
+    public func summary(now: Date = Date()) throws(ScreenError) -> Summary {
+        let store = DNSQueryLogStore(database: state.database)
+        let firstHour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600 - 23 * 3_600)
+        do {
+            let counts = try store.hourlyCounts(since: firstHour)
+            var bars = (0..<24).map { Bar(hour: firstHour.addingTimeInterval(Double($0) * 3_600), total: 0, blocked: 0) }
+            for count in counts {
+                let index = Int(count.hour.timeIntervalSince(firstHour) / 3_600)
+                guard bars.indices.contains(index) else { continue }
+                bars[index].total += count.count
+                if count.outcome.hasPrefix("blocked") { bars[index].blocked += count.count }
+            }
+            let (topBlocked, topClients) = try tops.value(now: now) {
+                let since = now.addingTimeInterval(-86_400)
+                return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since))
+            }
+            return Summary(
+                total: bars.reduce(0) { $0 + $1.total }, blocked: bars.reduce(0) { $0 + $1.blocked }, chart: bars,
+                topBlocked: topBlocked, topClients: topClients)
+        } catch {
+            throw ScreenError("Cannot read the DNS counts: \(error).")
+        }
+    }
+
+    /// The rows logged after `id`, oldest first (the live tail).
+    public func tail(after id: Int64, limit: Int = 100) throws(ScreenError) -> [Row] {
+        do {
+            return try rows(DNSQueryLogStore(database: state.database).entries(after: id, limit: limit))
+        } catch let error as ScreenError {
+            throw error
+        } catch {
+            throw ScreenError("Cannot read the DNS log: \(error).")
+        }
+    }
+
+    /// The newest row id of the log.
+    public func latestID() -> Int64 {
+        (try? DNSQueryLogStore(database: state.database).latestID()) ?? 0
+    }
+
+    private func rows(_ logged: [DNSQueryLogStore.LoggedQuery]) throws -> [Row] {
+        let allowlist = try AllowlistStore(database: state.database).domains()
+        let rules = Set(try state.userRules().map(\.text))
+        return logged.map { item in
+            let entry = item.entry
+            let blocked = entry.isBlocked
+            let action: RowAction
+            if blocked {
+                let allowed = allowlist.contains { entry.name == $0 || entry.name.hasSuffix("." + $0) }
+                action = allowed ? .allowedSince : .allow
+            } else {
+                action = rules.contains(Self.blockRule(for: entry.name)) ? .blockedSince : .block
+            }
+            return Row(
+                id: item.id, at: entry.at, client: entry.client, name: entry.name, type: entry.type, outcome: entry.outcome,
+                responseCode: entry.responseCode, blocked: blocked, action: action)
+        }
+    }
+
+    /// The rule "Block this domain" adds to My rules.
+    public static func blockRule(for name: String) -> String { "||\(name)^" }
+
+    // MARK: Actions
+
+    /// Allowlists a name blocked in the log; the running server reloads within seconds.
+    public func allow(_ name: String) async -> Notice {
+        do {
+            let change = try await state.addAllowlist(name)
+            return .success("Allowed \(change.domain): the DNS filter answers it again within a few seconds.")
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Blocks a name answered in the log (adds `||name^` to My rules); the running server reloads
+    /// within seconds.
+    public func block(_ name: String) async -> Notice {
+        let rule = Self.blockRule(for: name.trimmingCharacters(in: .whitespaces).lowercased())
+        do {
+            try await state.addRule(rule)
+            return .success("Blocked \(name) (added \(rule) to My rules): the DNS filter blocks it within a few seconds.")
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The top lists of the DNS screen, computed at most once per lifetime: a stale value is shown
+/// while a fresh one is computed on a Dispatch thread.
+final class TopListsCache: @unchecked Sendable {
+    typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount])
+
+    private let lock = NSLock()
+    private let lifetime: TimeInterval
+    private var value: Value?
+    private var computedAt = Date.distantPast
+    private var refreshing = false
+
+    init(lifetime: TimeInterval) {
+        self.lifetime = lifetime
+    }
+
+    func value(now: Date, compute: @escaping @Sendable () throws -> Value) throws -> Value {
+        let (cached, stale) = lock.withLock { () -> (Value?, Bool) in
+            let stale = now.timeIntervalSince(computedAt) >= lifetime
+            let start = stale && value != nil && !refreshing
+            if start { refreshing = true }
+            return (value, start)
+        }
+        guard let cached else {
+            let fresh = try compute()
+            lock.withLock {
+                value = fresh
+                computedAt = Date()
+            }
+            return fresh
+        }
+        if stale {
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let fresh = try? compute()
+                lock.withLock {
+                    if let fresh {
+                        value = fresh
+                        computedAt = Date()
+                    }
+                    refreshing = false
+                }
+            }
+        }
+        return cached
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+
+/// Small settings that belong to no one capability: what the onboarding did (GNOME Web set up,
+/// the DuckDuckGo suggestion answered), and where the faces find each other. Values are text.
+public struct PreferenceStore: Sendable {
+    /// The keys in use, in one place so that every face reads the same names.
+    public enum Key: String, Sendable, CaseIterable {
+        /// `done` once the person finished or skipped the onboarding.
+        case onboarding = "onboarding"
+        /// `on` while Pepper keeps GNOME Web's content filters pointing at its output.
+        case gnomeWebFilters = "gnome-web.filters"
+        /// `answered` once the DuckDuckGo suggestion was accepted or dismissed.
+        case searchSuggestion = "search-suggestion"
+    }
+
+    private let database: PepperDatabase
+
+    /// The preferences of `database`.
+    public init(database: PepperDatabase) {
+        self.database = database
+    }
+
+    /// The value of `key`, or `nil` when it was never set.
+    public func value(_ key: Key) throws -> String? {
+        try database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM preference WHERE key = ?", arguments: [key.rawValue])
+        }
+    }
+
+    /// Sets `key`; `nil` removes it.
+    public func set(_ key: Key, _ value: String?) throws {
+        try database.writer.write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT INTO preference (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key.rawValue, value])
+            } else {
+                try db.execute(sql: "DELETE FROM preference WHERE key = ?", arguments: [key.rawValue])
+            }
+        }
+    }
+
+    /// Creates the table (migration `v-console-1`).
+    static func migrate(_ db: Database) throws {
+        try db.create(table: "preference") { table in
+            table.primaryKey("key", .text)
+            table.column("value", .text).notNull()
+        }
+    }
+}

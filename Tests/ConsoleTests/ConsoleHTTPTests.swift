@@ -1,0 +1,337 @@
+import DNSFilter
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PepperActions
+import PepperTestSupport
+import Storage
+import Testing
+
+@testable import Console
+@testable import Screens
+
+/// A real `pepper console` server on a free loopback port over a fresh home, and a raw HTTP
+/// client that sends exactly the headers a test gives (no cookie jar, no redirects followed).
+final class ConsoleHarness: @unchecked Sendable {
+    let home = PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-\(UUID())"))
+    let state: PepperState
+    let server: ConsoleServer
+    private var task: Task<Void, any Error>?
+    private(set) var link = ""
+    private(set) var port = 0
+
+    init(password: String? = nil, gnomeWeb: (any ContentFilterSettings)? = nil) async throws {
+        state = try PepperState(home: home)
+        server = try ConsoleServer(
+            state: state, gnomeWeb: gnomeWeb,
+            configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password))
+        let started = AsyncStream<String>.makeStream()
+        let server = self.server
+        // Its handlers run on an executor of their own: see ServerExecutor.
+        task = Task(executorPreference: ServerExecutor.shared) {
+            try await server.run(handleSignals: false) { link in started.continuation.yield(link) }
+        }
+        for await link in started.stream {
+            self.link = link
+            break
+        }
+        port = Int(link.split(separator: ":")[2].split(separator: "/")[0])!
+    }
+
+    deinit {
+        task?.cancel()
+        try? FileManager.default.removeItem(at: home.url)
+    }
+
+    var host: String { "127.0.0.1:\(port)" }
+
+    /// One request; `cookie` is the session cookie's value.
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, cookie: String? = nil, host: String? = nil, form: [(String, String)]? = nil,
+        body: ByteBuffer? = nil, contentType: String? = nil
+    ) async throws -> TestClient.Response {
+        var headers = HTTPFields()
+        if let cookie { headers[.cookie] = "\(ConsoleGuard.cookieName)=\(cookie)" }
+        var payload = body
+        if let form {
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            payload = ByteBuffer(string: form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&"))
+        } else if let contentType {
+            headers[.contentType] = contentType
+        }
+        let request = TestClient.Request(path, method: method, authority: host ?? self.host, headers: headers, body: payload)
+        return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
+    }
+
+    /// Opens the printed link: the session cookie and the CSRF token of its pages.
+    func signIn() async throws -> (cookie: String, csrf: String) {
+        let path = String(link.dropFirst("http://\(host)".count))
+        let opened = try await request(.get, path)
+        let cookie = try #require(Self.cookie(opened))
+        let page = try await request(.get, "/lists", cookie: cookie)
+        let csrf = try #require(Self.csrf(in: page.text))
+        return (cookie, csrf)
+    }
+
+    static func cookie(_ response: TestClient.Response) -> String? {
+        guard let header = response.headers[.setCookie], let value = header.split(separator: ";").first else { return nil }
+        return value.split(separator: "=", maxSplits: 1).last.map(String.init)
+    }
+
+    static func csrf(in html: String) -> String? {
+        guard let range = html.range(of: #"name="csrf" content=""#) else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+extension TestClient.Response {
+    var text: String { body.map { String(buffer: $0) } ?? "" }
+    var location: String? { headers[.location] }
+}
+
+@Suite("Console: sessions and security")
+struct ConsoleSecurityTests {
+    @Test func theOneTimeLinkBecomesASessionCookieOnce() async throws {
+        let console = try await ConsoleHarness()
+        let without = try await console.request(.get, "/")
+        #expect(without.status == .unauthorized)
+        #expect(without.text.contains("Open the address that pepper console printed"))
+        let path = String(console.link.dropFirst("http://\(console.host)".count))
+        #expect(path.hasPrefix("/?token=") && path.count == 8 + 64)
+        let opened = try await console.request(.get, path)
+        #expect(opened.status == .seeOther && opened.location == "/")
+        let setCookie = try #require(opened.headers[.setCookie])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+        let cookie = try #require(ConsoleHarness.cookie(opened))
+        #expect(try await console.request(.get, "/lists", cookie: cookie).status == .ok)
+        let again = try await console.request(.get, path)
+        #expect(again.status == .forbidden, "the link works once")
+        #expect(try await console.request(.get, "/lists", cookie: String(repeating: "0", count: 64)).status == .unauthorized)
+        #expect(try await console.request(.get, "/lists", cookie: "").status == .unauthorized)
+        // Signing out ends the session.
+        let csrf = try #require(ConsoleHarness.csrf(in: try await console.request(.get, "/lists", cookie: cookie).text))
+        #expect(try await console.request(.post, "/logout", cookie: cookie, form: [("csrf", csrf)]).status == .ok)
+        #expect(try await console.request(.get, "/lists", cookie: cookie).status == .unauthorized)
+    }
+
+    @Test func requestsForAnotherHostAreRefused() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, _) = try await console.signIn()
+        for host in ["evil.example:\(console.port)", "127.0.0.1:1", "localhost", "127.0.0.1.nip.io:\(console.port)"] {
+            let response = try await console.request(.get, "/lists", cookie: cookie, host: host)
+            #expect(response.status == .misdirectedRequest, "\(host)")
+            #expect(response.headers[.contentSecurityPolicy] != nil)
+        }
+        for host in ["localhost:\(console.port)", "LOCALHOST:\(console.port)", "127.0.0.1:\(console.port)"] {
+            #expect(try await console.request(.get, "/lists", cookie: cookie, host: host).status == .ok, "\(host)")
+        }
+    }
+
+    @Test func everyStateChangeNeedsTheSessionsCSRFToken() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        let noToken = try await console.request(.post, "/allowlist/add", cookie: cookie, form: [("site", "a.example")])
+        #expect(noToken.status == .forbidden)
+        let wrong = try await console.request(
+            .post, "/allowlist/add", cookie: cookie, form: [("site", "a.example"), ("csrf", String(csrf.reversed()))])
+        #expect(wrong.status == .forbidden)
+        let noSession = try await console.request(.post, "/allowlist/add", form: [("site", "a.example"), ("csrf", csrf)])
+        #expect(noSession.status == .unauthorized)
+        #expect(try console.state.allowlistEntries().isEmpty, "nothing changed")
+        let right = try await console.request(.post, "/allowlist/add", cookie: cookie, form: [("site", "a.example"), ("csrf", csrf)])
+        #expect(right.status == .seeOther && right.location == "/allowlist")
+        #expect(try console.state.allowlistEntries().map(\.domain) == ["a.example"])
+    }
+
+    @Test func everyAnswerCarriesTheSecurityHeaders() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, _) = try await console.signIn()
+        for path in ["/", "/setup", "/lists", "/rules", "/allowlist", "/dns", "/lists/update", "/assets/console.css", "/nowhere"] {
+            let response = try await console.request(.get, path, cookie: cookie)
+            #expect(response.headers[.contentSecurityPolicy] == SecurityHeaders.contentSecurityPolicy, "\(path)")
+            #expect(!SecurityHeaders.contentSecurityPolicy.contains("unsafe-inline"))
+            #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(path)")
+            #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(path)")
+        }
+    }
+
+    @Test func uploadsOverTheLimitAreRefusedAndChangeNothing() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        let boundary = "pepperboundary"
+        var body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n"
+        body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+        body += String(repeating: "||big.example^\n", count: (ConsoleServer.maximumBodyBytes / 15) + 10)
+        body += "\r\n--\(boundary)--\r\n"
+        let response = try await console.request(
+            .post, "/lists/upload", cookie: cookie, body: ByteBuffer(string: body), contentType: "multipart/form-data; boundary=\(boundary)"
+        )
+        #expect(response.status == .contentTooLarge)
+        #expect(try console.state.lists().allSatisfy(\.builtIn))
+    }
+
+    @Test func aNonLoopbackAddressNeedsAPasswordAndSignInIsThrottled() async throws {
+        #expect(throws: ConsoleServer.StartError.self) {
+            try ConsoleServer(
+                state: try PepperState(home: PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("p-\(UUID())"))),
+                gnomeWeb: nil, configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 0, 0, 0, 0), port: 0)))
+        }
+        let console = try await ConsoleHarness(password: "correct horse battery")
+        let redirected = try await console.request(.get, "/lists")
+        #expect(redirected.status == .seeOther && redirected.location == "/login")
+        #expect(try await console.request(.get, "/login").status == .ok)
+        let wrong = try await console.request(.post, "/login", form: [("password", "wrong")])
+        #expect(wrong.status == .unauthorized && wrong.text.contains("That is not the password."))
+        let right = try await console.request(.post, "/login", form: [("password", "correct horse battery")])
+        #expect(right.status == .seeOther)
+        let cookie = try #require(ConsoleHarness.cookie(right))
+        #expect(try await console.request(.get, "/lists", cookie: cookie).status == .ok)
+        for _ in 0..<Sessions.attemptsPerMinute { _ = try await console.request(.post, "/login", form: [("password", "nope")]) }
+        let throttled = try await console.request(.post, "/login", form: [("password", "correct horse battery")])
+        #expect(throttled.status == .tooManyRequests, "even the right password waits after too many wrong ones")
+    }
+}
+
+@Suite("Console: pages and forms")
+struct ConsolePageTests {
+    @Test func everyPageAnswersAndAFreshHomeOpensOnTheSetup() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        let start = try await console.request(.get, "/", cookie: cookie)
+        #expect(start.status == .seeOther && start.location == "/setup")
+        for (path, heading) in [
+            ("/setup", "Set up Pepper"), ("/lists", "Lists"), ("/rules", "My rules"), ("/allowlist", "Allowlist"), ("/dns", "DNS"),
+            ("/lists/update", "Update now"),
+        ] {
+            let page = try await console.request(.get, path, cookie: cookie)
+            #expect(page.status == .ok, "\(path)")
+            #expect(page.text.contains("<h1>\(heading)</h1>"), "\(path)")
+            #expect(page.body.map(\.readableBytes) ?? 0 < 100_000, "\(path) weighs under 100 kB")
+            #expect(!page.text.contains("<script>"), "no inline script on \(path)")
+        }
+        let finished = try await console.request(.post, "/setup/finish", cookie: cookie, form: [("csrf", csrf)])
+        #expect(finished.location == "/")
+        let home = try await console.request(.get, "/", cookie: cookie)
+        #expect(home.status == .ok && home.text.contains("<h1>Start</h1>"))
+        #expect(home.text.contains("Pepper is set up."), "the notice of the action follows the redirect")
+        #expect(
+            try await console.request(.get, "/assets/console.js", cookie: cookie).headers[.contentType]?.hasPrefix("text/javascript")
+                == true)
+    }
+
+    @Test func aBadInputReshowsTheFormWithTheFieldsErrorAndChangesNothing() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        let site = try await console.request(.post, "/allowlist/add", cookie: cookie, form: [("site", "not a site"), ("csrf", csrf)])
+        #expect(site.status == .unprocessableContent)
+        #expect(site.text.contains(#"id="allow-site-error""#) && site.text.contains(#"value="not a site""#))
+        let rules = try await console.request(
+            .post, "/rules", cookie: cookie, form: [("rules", "||ok.example^\nexample.com##+js(x)"), ("csrf", csrf)])
+        #expect(rules.status == .unprocessableContent)
+        #expect(rules.text.contains("scriptlets are not supported"))
+        #expect(try console.state.userRules().isEmpty)
+        let list = try await console.request(.post, "/lists/add", cookie: cookie, form: [("url", "ftp://x"), ("csrf", csrf)])
+        #expect(list.status == .unprocessableContent && list.text.contains(#"id="add-url-error""#))
+        let check = try await console.request(.get, "/allowlist?url=not-a-url", cookie: cookie)
+        #expect(check.status == .unprocessableContent && check.text.contains(#"id="check-url-error""#))
+        #expect(try console.state.allowlistEntries().isEmpty)
+    }
+
+    @Test func hostileTextIsShownAsText() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        let attack = "<script>alert(1)</script>"
+        try DNSQueryLogStore(database: console.state.database).record(
+            counts: [],
+            entries: [
+                .init(at: Date(), client: "127.0.0.1", name: "x\(attack).example", type: "A", outcome: "blocked", responseCode: "NXDOMAIN")
+            ])
+        let dns = try await console.request(.get, "/dns", cookie: cookie)
+        #expect(dns.status == .ok)
+        #expect(!dns.text.contains(attack))
+        #expect(dns.text.contains("x&lt;script&gt;alert(1)&lt;/script&gt;.example"))
+        let search = try await console.request(.get, "/dns?search=%3Cscript%3E", cookie: cookie)
+        #expect(!search.text.contains("<script>") && search.text.contains(#"value="&lt;script&gt;""#))
+
+        let site = try await console.request(.post, "/allowlist/add", cookie: cookie, form: [("site", attack), ("csrf", csrf)])
+        #expect(!site.text.contains(attack) && site.text.contains("&lt;script&gt;"))
+        let rule = try await console.request(.post, "/rules", cookie: cookie, form: [("rules", "##\(attack)"), ("csrf", csrf)])
+        #expect(!rule.text.contains(attack))
+
+        // A list whose file name and contents are hostile.
+        let boundary = "b0undary"
+        var body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n"
+        body +=
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(attack).txt\"\r\n\r\n||evil.example^\n\(attack)\r\n"
+        body += "--\(boundary)--\r\n"
+        let upload = try await console.request(
+            .post, "/lists/upload", cookie: cookie, body: ByteBuffer(string: body), contentType: "multipart/form-data; boundary=\(boundary)"
+        )
+        #expect(upload.status == .seeOther, "\(upload.text)")
+        let lists = try await console.request(.get, "/lists", cookie: cookie)
+        #expect(!lists.text.contains(attack))
+        #expect(try console.state.lists().contains { !$0.builtIn && ListSource.isValidName($0.name) })
+    }
+
+    @Test func aChangeMadeElsewhereShowsOnTheNextPageLoad() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, _) = try await console.signIn()
+        // Another face (the CLI) with its own state of the same home.
+        let other = try PepperState(home: console.home)
+        _ = try await other.addAllowlist("elsewhere.example")
+        try await other.addRule("||cli.example^")
+        #expect(try await console.request(.get, "/allowlist", cookie: cookie).text.contains("elsewhere.example"))
+        #expect(try await console.request(.get, "/rules", cookie: cookie).text.contains("||cli.example^"))
+        let check = try await console.request(.get, "/allowlist?url=https%3A%2F%2Fcli.example%2Fa.js", cookie: cookie)
+        #expect(check.text.contains("BLOCKED") && check.text.contains("from my-rules, line 1"))
+    }
+
+    @Test func dnsRowsAllowAndBlockWithOneClick() async throws {
+        let console = try await ConsoleHarness()
+        let (cookie, csrf) = try await console.signIn()
+        try DNSQueryLogStore(database: console.state.database).record(
+            counts: [],
+            entries: [
+                .init(at: Date(), client: "127.0.0.1", name: "ads.example", type: "A", outcome: "blocked", responseCode: "NXDOMAIN"),
+                .init(at: Date(), client: "127.0.0.1", name: "fine.example", type: "A", outcome: "forwarded", responseCode: "NOERROR"),
+            ])
+        let page = try await console.request(.get, "/dns", cookie: cookie)
+        #expect(page.text.contains(#"action="/dns/allow""#) && page.text.contains(#"action="/dns/block""#))
+        let allow = try await console.request(
+            .post, "/dns/allow", cookie: cookie, form: [("name", "ads.example"), ("back", "/dns?blocked=1"), ("csrf", csrf)])
+        #expect(allow.location == "/dns?blocked=1")
+        let block = try await console.request(
+            .post, "/dns/block", cookie: cookie, form: [("name", "fine.example"), ("back", "https://evil.example/"), ("csrf", csrf)])
+        #expect(block.location == "/dns", "never redirects to another site")
+        #expect(try console.state.allowlistEntries().map(\.domain) == ["ads.example"])
+        #expect(try console.state.userRules().map(\.text) == ["||fine.example^"])
+        let after = try await console.request(.get, "/dns", cookie: cookie)
+        #expect(after.text.contains("allowed since") && after.text.contains("blocked since"))
+    }
+
+    @Test func updateNowStreamsItsProgressAndEndsWithTheResult() async throws {
+        let server = try ListServer(routes: ["/mine.txt": .init(body: "||mine.example^\n", etag: true)])
+        let console = try await ConsoleHarness()
+        let state = console.state
+        for name in ["easylist", "easyprivacy"] { _ = try await state.disableList(name, rebuild: false) }
+        _ = try await state.addList(ListRequest(source: server.url("/mine.txt"), name: "mine"))
+        try server.set(["/mine.txt": .init(body: "||mine.example^\n||more.example^\n", etag: true)])
+        let (cookie, csrf) = try await console.signIn()
+        let started = try await console.request(.post, "/lists/update", cookie: cookie, form: [("csrf", csrf)])
+        #expect(started.location == "/lists/update")
+        let events = try await console.request(.get, "/lists/update/events", cookie: cookie)
+        #expect(events.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+        let lines = events.text.split(separator: "\n").filter { $0.hasPrefix("data: ") }.map { $0.dropFirst(6) }
+        let decoded = try lines.map { try JSONDecoder().decode(UpdateRunner.Line.self, from: Data($0.utf8)) }
+        #expect(decoded.contains { $0.list == "mine" && $0.text.hasPrefix("new copy") }, "\(decoded)")
+        #expect(decoded.last?.done == true)
+        let page = try await console.request(.get, "/lists/update", cookie: cookie)
+        #expect(page.text.contains("Last update") && page.text.contains("new copy"))
+    }
+}

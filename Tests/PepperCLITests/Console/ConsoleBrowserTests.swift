@@ -1,0 +1,104 @@
+import DNSTestSupport
+import Foundation
+import PepperTestSupport
+import Testing
+
+/// `pepper console` in a real browser: Chromium driven by Selenium walks the onboarding, adds a
+/// list from a local list server and updates it, saves My rules, sees a blocked query of a
+/// running `pepper dns serve` in the live log and allows it with one click (the next `dig` is
+/// answered), checks a URL and allowlists a site — with axe-core's accessibility check on every
+/// page and screenshots in `artifacts/console/`.
+@Suite("pepper console in a real browser", .serialized)
+struct ConsoleBrowserTests {
+    static let python = "/usr/bin/python3"
+    static let walk = Bundle.module.url(forResource: "console_walk", withExtension: "py")!
+
+    /// Whether Chromium, its driver and Selenium are here; with `PEPPER_REQUIRE_BROWSER=1` their
+    /// absence is a failure, not a skip.
+    static func browserReady() -> Bool {
+        let tools = ["/usr/bin/chromium", "/usr/bin/chromedriver", python].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        let selenium = tools && (try? Subprocess.run(URL(fileURLWithPath: python), ["-c", "import selenium"]).status) == 0
+        if !selenium && ProcessInfo.processInfo.environment["PEPPER_REQUIRE_BROWSER"] == "1" {
+            Issue.record("PEPPER_REQUIRE_BROWSER=1 but chromium, chromedriver or python3-selenium is missing")
+        }
+        return selenium
+    }
+
+    /// A running `pepper` server process (console or DNS) and its output.
+    final class Server: @unchecked Sendable {
+        let process: ChildProcess
+        let output: URL
+
+        init(home: URL, arguments: [String], environment: [String] = []) throws {
+            output = home.appendingPathComponent("\(arguments[0])-\(UUID().uuidString.prefix(6)).log")
+            process = try ChildProcess(
+                "/usr/bin/env", ["PEPPER_HOME=\(home.path)"] + environment + [PepperProcess.executable.path] + arguments,
+                output: output.path)
+        }
+
+        var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+        /// Waits until the output has a line containing `marker`; returns that line.
+        func line(containing marker: String, timeout: TimeInterval = 30) -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let line = log.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+                if !process.isRunning { return nil }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return nil
+        }
+    }
+
+    @Test func theWholeConsoleWorksInChromium() async throws {
+        guard Self.browserReady(), DNSTools.ready() else { return }
+        let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        if axe == nil && ProcessInfo.processInfo.environment["PEPPER_REQUIRE_BROWSER"] == "1" {
+            Issue.record("PEPPER_REQUIRE_BROWSER=1 but PEPPER_AXE_JS does not name axe.min.js")
+        }
+        let home = TestPaths.temporaryDirectory("console-browser")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let settings = home.appendingPathComponent("xdg-config")
+        let lists = try ListServer(routes: ["/extra.txt": .init(body: "||ads.extra.test^\n##.sponsored\n", etag: true)])
+        let upstream = try Dnsmasq(arguments: ["--address=/test/192.0.2.7"])
+        defer { upstream.stop() }
+
+        let dnsPort = DNSTools.freePort()
+        let dns = try Server(
+            home: home, arguments: ["dns", "serve", "--listen", "127.0.0.1:\(dnsPort)", "--upstream", "127.0.0.1:\(upstream.port)"])
+        defer { dns.process.stop(SIGKILL) }
+        // Waits happen on a thread of their own: the console tests' servers share the cooperative threads.
+        #expect(try await onOwnThread { dns.line(containing: "pepper dns: listening on") } != nil, "\(dns.log)")
+        // GNOME Web's settings in a throwaway store, as the onboarding writes them.
+        let console = try Server(
+            home: home, arguments: ["console", "--listen", "127.0.0.1:0"],
+            environment: ["GSETTINGS_BACKEND=keyfile", "XDG_CONFIG_HOME=\(settings.path)"])
+        defer { console.process.stop(SIGKILL) }
+        let ready = try #require(try await onOwnThread { console.line(containing: "Pepper console: open ") }, "\(console.log)")
+        let link = String(ready.split(separator: " ").last!)
+
+        let artifacts = TestPaths.artifacts.appendingPathComponent("console")
+        let configuration: [String: String] = [
+            "link": link, "listURL": lists.url("/extra.txt"), "dnsAddress": "127.0.0.1:\(dnsPort)", "dnsPort": "\(dnsPort)",
+            "dig": DNSTools.path("dig") ?? "dig", "artifacts": artifacts.path, "axe": axe ?? "", "upstreamAnswer": "192.0.2.7",
+            "profile": home.appendingPathComponent("chromium").path,
+        ]
+        let file = home.appendingPathComponent("walk.json")
+        try JSONSerialization.data(withJSONObject: configuration).write(to: file)
+        let outcome = try await onOwnThread { try Subprocess.run(URL(fileURLWithPath: Self.python), [Self.walk.path, file.path]) }
+        #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)")
+        #expect(outcome.stdout.hasPrefix("OK setup dns-check gnome-web start lists rules dns allowlist phone"), "\(outcome.stdout)")
+
+        // What the person did is in the state every face reads.
+        let allowlist = try PepperProcess.run(["allowlist", "list"], home: home)
+        #expect(allowlist.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["blocked-by-me.test", "shop.test"])
+        #expect(try PepperProcess.run(["rules", "list"], home: home).stdout == "||blocked-by-me.test^\n")
+        #expect(try PepperProcess.run(["lists"], home: home).stdout.contains("extra"))
+        let keyfile = try String(contentsOf: settings.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
+        #expect(keyfile.contains("content-filters=['file://\(home.path)/.out."), "\(keyfile)")
+        #expect(keyfile.contains("enable-adblock=true"))
+        for page in ["setup", "start", "update", "lists", "rules-error", "dns-live", "dns", "check", "allowlist", "lists-phone"] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-\(page).png").path), "\(page)")
+        }
+    }
+}

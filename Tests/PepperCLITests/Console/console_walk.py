@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Walks `pepper console` in a real browser (Chromium driven by Selenium), as a person would.
+
+Run by ConsoleBrowserTests with one argument, a JSON file:
+  {"link", "listURL", "dnsAddress", "dnsPort", "dig", "artifacts", "axe", "profile"}
+Every step asserts what the person would see; screenshots and the accessibility report
+(axe-core: no serious or critical violation allowed) go to `artifacts`. Exits 0 when every
+step passed, 1 with the failed step on stderr otherwise.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+config = json.load(open(sys.argv[1]))
+artifacts = config["artifacts"]
+os.makedirs(artifacts, exist_ok=True)
+axe_source = open(config["axe"]).read() if config.get("axe") else None
+accessibility = {}
+
+
+def fail(message):
+    print("FAILED: " + message, file=sys.stderr)
+    try:
+        driver.save_screenshot(os.path.join(artifacts, "console-failure.png"))
+        with open(os.path.join(artifacts, "console-failure.html"), "w") as page:
+            page.write(driver.page_source)
+    except Exception:
+        pass
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                 "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]]:
+    options.add_argument(argument)
+# The driver is given explicitly, so Selenium never tries to download one.
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+wait = WebDriverWait(driver, 20)
+
+
+def text(selector):
+    return driver.find_element(By.CSS_SELECTOR, selector).text
+
+
+def notices():
+    return " | ".join(element.text for element in driver.find_elements(By.CSS_SELECTOR, "#notices .notice"))
+
+
+def heading():
+    return text("h1")
+
+
+def click_button(label, within=None):
+    scope = driver.find_element(By.CSS_SELECTOR, within) if within else driver
+    for button in scope.find_elements(By.CSS_SELECTOR, "button"):
+        if button.text.strip() == label:
+            button.click()
+            return
+    fail("no button '%s' on %s" % (label, driver.current_url))
+
+
+def fill(selector, value):
+    element = driver.find_element(By.CSS_SELECTOR, selector)
+    element.clear()
+    element.send_keys(value)
+
+
+def shot(name):
+    """A screenshot of the whole page."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    width = driver.get_window_size()["width"]
+    driver.set_window_size(width, max(600, min(height + 140, 6000)))
+    driver.save_screenshot(os.path.join(artifacts, "console-%s.png" % name))
+    driver.set_window_size(width, 1000)
+
+
+def axe(name):
+    """axe-core on the page as shown: no serious or critical violation."""
+    if axe_source is None:
+        return
+    driver.execute_script(axe_source)
+    violations = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v => "
+        "({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
+    accessibility[name] = violations
+    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
+    check(not bad, "accessibility of %s: %s" % (name, json.dumps(bad)))
+
+
+def wait_for(description, condition, timeout=20):
+    try:
+        # A page being replaced (after a click) has elements that go stale or are not there yet.
+        WebDriverWait(driver, timeout, poll_frequency=0.2,
+                      ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(lambda _: condition())
+    except TimeoutException:
+        fail("timed out waiting for " + description + " on " + driver.current_url)
+
+
+def dig(name):
+    output = subprocess.run([config["dig"], "@127.0.0.1", "-p", str(config["dnsPort"]), name, "A", "+tries=1", "+time=2"],
+                            capture_output=True, text=True).stdout
+    status = output.split("status: ")[1].split(",")[0] if "status: " in output else None
+    answers = [line.split()[-1] for line in output.split("\n")
+               if line and not line.startswith(";") and "\tA\t" in line]
+    return status, answers
+
+
+steps = []
+try:
+    base = config["link"].split("/?")[0]
+
+    # 1. The printed link opens the onboarding.
+    driver.get(config["link"])
+    wait_for("the setup page", lambda: heading() == "Set up Pepper")
+    check(driver.current_url == base + "/setup", "the link leads to the setup, not " + driver.current_url)
+    check(driver.get_cookie("pepper_console")["httpOnly"], "the session cookie is HttpOnly")
+    axe("setup")
+    shot("setup")
+    # No built-in list: they would be downloaded from the internet.
+    for name in ("easylist", "easyprivacy"):
+        box = driver.find_element(By.ID, "list-" + name)
+        if box.is_selected():
+            box.click()
+    click_button("Use these lists")
+    wait_for("the lists notice", lambda: "Using no built-in list" in notices())
+    check(not driver.find_element(By.ID, "list-easylist").is_selected(), "easylist is off")
+    steps.append("setup")
+
+    # 2. The live DNS check against the running pepper dns serve.
+    fill("#dns-address", config["dnsAddress"])
+    click_button("Check now")
+    wait_for("the DNS check's notice", lambda: "answers" in notices() or "error" in notices().lower(), timeout=30)
+    check("Pepper's DNS filter on %s answers" % config["dnsAddress"] in notices(), "DNS check: " + notices())
+    steps.append("dns-check")
+
+    # 3. GNOME Web: Pepper's lists, confirmed by reading the settings back.
+    click_button("Use Pepper's lists in GNOME Web")
+    wait_for("GNOME Web's state", lambda: text("#gnome-web-state").startswith("Installed"))
+    check("GNOME Web now loads Pepper's" in notices(), "GNOME Web notice: " + notices())
+    steps.append("gnome-web")
+
+    # 4. DuckDuckGo, once.
+    click_button("Use DuckDuckGo")
+    wait_for("the search notice", lambda: "DuckDuckGo is the search engine of Pepper's browser and GNOME Web" in notices())
+    check(not [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Use DuckDuckGo"], "the suggestion is gone")
+    shot("setup-done")
+    click_button("Finish setting up")
+    wait_for("the start page", lambda: heading() == "Start")
+    check("Pepper is set up" in notices(), "finish notice: " + notices())
+    check("running on " + config["dnsAddress"] in text("dl.facts"), "the start page shows the running DNS filter")
+    axe("start")
+    shot("start")
+    steps.append("start")
+
+    # 5. Lists: add one served by a local list server, then Update now with live progress.
+    driver.get(base + "/lists")
+    fill("#add-url", config["listURL"])
+    fill("#add-name", "extra")
+    click_button("Add the list")
+    wait_for("the added list", lambda: "Added extra" in notices())
+    click_button("Update now")
+    wait_for("the update page", lambda: heading() == "Update now")
+    wait_for("the update's end", lambda: text("#progress-title") == "Last update", timeout=60)
+    rows = {row.find_element(By.TAG_NAME, "th").text: row.find_element(By.TAG_NAME, "td").text
+            for row in driver.find_elements(By.CSS_SELECTOR, "#update-table tbody tr")}
+    check("extra" in rows, "the update lists 'extra': %s" % rows)
+    check(rows["extra"].startswith("new copy") or rows["extra"].startswith("not modified"), "extra: " + rows["extra"])
+    check(sorted(rows) == ["extra"], "only the enabled list is updated: %s" % rows)
+    axe("update")
+    shot("update")
+    driver.get(base + "/lists")
+    check("extra" in text("ul.lists"), "the catalogue shows extra")
+    axe("lists")
+    shot("lists")
+    steps.append("lists")
+
+    # 6. My rules: a bad line is refused with its reason, nothing is saved; then saved.
+    driver.get(base + "/rules")
+    fill("#rules-text", "||blocked-by-me.test^\nexample.com##+js(nowebrtc)")
+    click_button("Save my rules")
+    wait_for("the rule problems", lambda: driver.find_elements(By.CSS_SELECTOR, "#rules-problems"))
+    check("scriptlets are not supported" in text("#rules-problems"), "the reason is shown: " + text("#rules-problems"))
+    axe("rules-error")
+    shot("rules-error")
+    fill("#rules-text", "||blocked-by-me.test^")
+    click_button("Save my rules")
+    wait_for("the saved rules", lambda: "Saved 1 rule" in notices())
+    steps.append("rules")
+
+    # 7. DNS: the running server blocks the new rule; the log shows it live; one click allows it.
+    driver.get(base + "/dns")
+    deadline = time.time() + 15
+    status = None
+    while time.time() < deadline:
+        status, _ = dig("blocked-by-me.test")
+        if status == "NXDOMAIN":
+            break
+        time.sleep(0.5)
+    check(status == "NXDOMAIN", "pepper dns serve blocks the rule after its reload, got %s" % status)
+    wait_for("the blocked query in the live log",
+             lambda: any(row.find_elements(By.CSS_SELECTOR, "button") and "blocked-by-me.test" in row.text
+                         for row in driver.find_elements(By.CSS_SELECTOR, "#query-log tbody tr")), timeout=20)
+    shot("dns-live")
+    for row in driver.find_elements(By.CSS_SELECTOR, "#query-log tbody tr"):
+        if "blocked-by-me.test" in row.text and row.find_elements(By.CSS_SELECTOR, "button"):
+            row.find_element(By.CSS_SELECTOR, "button").click()
+            break
+    wait_for("the allow notice", lambda: "Allowed blocked-by-me.test" in notices())
+    deadline = time.time() + 15
+    answers = []
+    while time.time() < deadline:
+        status, answers = dig("blocked-by-me.test")
+        if status == "NOERROR" and answers:
+            break
+        time.sleep(0.5)
+    check(status == "NOERROR" and answers == [config["upstreamAnswer"]], "the next dig is answered: %s %s" % (status, answers))
+    driver.get(base + "/dns?blocked=1")
+    axe("dns")
+    shot("dns")
+    steps.append("dns")
+
+    # 8. Allowlist: check a URL (the verdict, rule, list and line), allow a pasted address.
+    driver.get(base + "/allowlist")
+    fill("#check-url", "https://ads.extra.test/banner.js")
+    click_button("Check")
+    wait_for("the verdict", lambda: driver.find_elements(By.CSS_SELECTOR, "#verdict"))
+    verdict = text("#verdict")
+    check("BLOCKED" in verdict and "||ads.extra.test^" in verdict and "from extra, line 1" in verdict, "verdict: " + verdict)
+    axe("check")
+    shot("check")
+    fill("#allow-site", "https://www.shop.test/cart?item=1")
+    click_button("Allow this site")
+    wait_for("the allowlist notice", lambda: "Allowlisted shop.test" in notices())
+    check("shop.test" in text("table"), "the site is listed")
+    axe("allowlist")
+    shot("allowlist")
+    steps.append("allowlist")
+
+    # 9. A phone-sized screen: nothing wider than the screen.
+    driver.set_window_size(390, 844)
+    driver.get(base + "/lists")
+    overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    check(overflow <= 1, "the lists page fits a phone's width (%d px too wide)" % overflow)
+    driver.save_screenshot(os.path.join(artifacts, "console-lists-phone.png"))
+    steps.append("phone")
+finally:
+    with open(os.path.join(artifacts, "console-accessibility.json"), "w") as report:
+        json.dump(accessibility, report, indent=2)
+    driver.quit()
+
+print("OK " + " ".join(steps))

@@ -1,0 +1,385 @@
+import Browsing
+import DesktopIntegration
+import FilterEngine
+import Foundation
+import PepperActions
+import PepperTestSupport
+import Storage
+import Testing
+
+@testable import Screens
+
+/// A fresh Pepper home with its state, removed at the end of the test.
+final class TemporaryState: @unchecked Sendable {
+    let home = PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-screens-\(UUID())"))
+    private(set) lazy var state = try! PepperState(home: home)
+
+    deinit { try? FileManager.default.removeItem(at: home.url) }
+}
+
+/// GNOME Web's settings in a throwaway keyfile store (`GSETTINGS_BACKEND=keyfile`), read and
+/// written by the real `gsettings` with GNOME Web's own schemas. `nil` when they are not here.
+func throwawayGNOMEWeb() -> (GNOMEWebSettings, URL)? {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-gsettings-\(UUID())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    var environment = ProcessInfo.processInfo.environment
+    environment["GSETTINGS_BACKEND"] = "keyfile"
+    environment["XDG_CONFIG_HOME"] = folder.path
+    let settings = GNOMEWebSettings(environment: environment)
+    guard case .available = settings.availability() else { return nil }
+    return (settings, folder)
+}
+
+/// Settings of a browser that is not installed.
+struct AbsentBrowser: ContentFilterSettings {
+    var browserName: String { "GNOME Web" }
+    func availability() -> BrowserAvailability { .notInstalled("its settings schema org.gnome.Epiphany is not installed") }
+    func contentFilters() throws -> [String] { [] }
+    func setContentFilters(_ addresses: [String]) throws { Issue.record("must not be called") }
+    func filteringEnabled() throws -> Bool { false }
+    func defaultSearchEngine() throws -> String { "" }
+    func useDuckDuckGo() throws { Issue.record("must not be called") }
+}
+
+@Suite("Start screen")
+struct StartScreenTests {
+    @Test func aFreshHomeNeedsSettingUpAndCompiling() throws {
+        let temporary = TemporaryState()
+        let loaded = try StartScreen(state: temporary.state).load()
+        #expect(!loaded.onboardingDone)
+        #expect(loaded.protection.rules == 0)
+        #expect(loaded.protection.dnsServer == nil)
+        let fixes = loaded.attention.map(\.fix)
+        #expect(fixes.contains(.rebuild))
+        #expect(fixes.contains(.onboarding))
+        #expect(fixes.filter { $0 == .updateLists }.count == 2, "easylist and easyprivacy were never downloaded")
+        #expect(loaded.counts.map(\.label).count == 6)
+        #expect(loaded.counts.allSatisfy { $0.today == 0 && $0.week == 0 })
+    }
+
+    @Test func countsComeFromTheDecisionAndDNSLogs() async throws {
+        let temporary = TemporaryState()
+        let state = temporary.state
+        let now = Date()
+        let decisions = DecisionStore(database: state.database)
+        try decisions.record([
+            .init(domain: .web, subject: "https://ads.example/a.js", action: "block", ruleKind: "rule", rule: "||ads.example^", at: now),
+            .init(
+                domain: .web, subject: "https://ads.example/b.js", action: "block", ruleKind: "rule", rule: nil,
+                at: now.addingTimeInterval(-3 * 86_400)),
+            .init(
+                domain: .web, subject: "https://old.example/", action: "block", ruleKind: "rule", rule: nil,
+                at: now.addingTimeInterval(-9 * 86_400)),
+            .init(domain: .call, subject: "+12539501212", action: "block", ruleKind: "list", rule: nil, at: now),
+            .init(domain: .call, subject: "+14259501212", action: "identify", ruleKind: "list", rule: "Suspicious", at: now),
+            .init(domain: .message, subject: "+15551234567", action: "junk", ruleKind: "word", rule: "won", at: now),
+            .init(domain: .message, subject: "+15551234567", action: "allow", ruleKind: "none", rule: nil, at: now),
+        ])
+        try DNSQueryLogStore(database: state.database).record(
+            counts: [
+                .init(day: DNSQueryLogStore.day(of: now), outcome: "forwarded", count: 30),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: "blocked", count: 10),
+            ],
+            entries: [], now: now)
+        _ = try await state.rebuild()
+        _ = OnboardingScreen(state: state).finish()
+        let loaded = try StartScreen(state: state).load(now: now)
+        let counts = Dictionary(uniqueKeysWithValues: loaded.counts.map { ($0.label, $0) })
+        #expect(counts["Requests blocked in the browser"]?.today == 1)
+        #expect(counts["Requests blocked in the browser"]?.week == 2, "the one nine days ago is not in the week")
+        #expect(counts["DNS queries"]?.week == 40)
+        #expect(counts["DNS queries"]?.detail == "25.0 % blocked this week")
+        #expect(counts["DNS queries blocked"]?.today == 10)
+        #expect(counts["Calls blocked"]?.today == 1)
+        #expect(counts["Calls identified"]?.today == 1)
+        #expect(counts["Messages filtered"]?.today == 1, "allowed messages are not filtered")
+        #expect(loaded.onboardingDone)
+        #expect(loaded.protection.usingStarterList)
+        #expect(loaded.protection.rules > 0)
+        #expect(!loaded.attention.map(\.fix).contains(.rebuild))
+    }
+
+    @Test func aFailedListUpdateNeedsAttentionWithItsReason() async throws {
+        let temporary = TemporaryState()
+        let state = temporary.state
+        let store = ListSourceStore(database: state.database)
+        var easylist = try #require(try store.source(named: "easylist"))
+        easylist.lastError = "HTTP 503"
+        easylist.lastSuccess = Date()
+        try store.update(easylist)
+        _ = try await state.rebuild()
+        let attention = try StartScreen(state: state).load().attention
+        #expect(attention.contains { $0.fix == .updateLists && $0.text.contains("easylist") && $0.text.contains("HTTP 503") })
+        try await state.addRule("||stale.example^", rebuild: false)
+        #expect(try StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
+        let notice = await StartScreen(state: state).rebuildNow()
+        #expect(notice.kind == .success)
+        #expect(try !StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
+    }
+}
+
+@Suite("Onboarding screen")
+struct OnboardingScreenTests {
+    @Test func choosingListsEnablesAndDisablesBuiltInOnes() async throws {
+        let temporary = TemporaryState()
+        let screen = OnboardingScreen(state: temporary.state)
+        // No network here: enabling a list that was never downloaded is a warning, not a failure.
+        let notice = await screen.chooseLists(["easyprivacy"])
+        #expect(notice.kind == .warning || notice.kind == .success, "\(notice)")
+        let lists = try screen.load().lists
+        #expect(lists.first { $0.name == "easylist" }?.enabled == false)
+        #expect(lists.first { $0.name == "easyprivacy" }?.enabled == true)
+        let unknown = await screen.chooseLists(["nope"])
+        #expect(unknown == .error("There is no built-in list named 'nope'.", field: "lists"))
+    }
+
+    @Test func gnomeWebIsSetUpAndConfirmedByReadingItsSettingsBack() async throws {
+        guard let (settings, folder) = throwawayGNOMEWeb() else {
+            #expect(ProcessInfo.processInfo.environment["PEPPER_REQUIRE_WEBKIT"] == nil, "GNOME Web's settings schemas are missing")
+            return
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = TemporaryState()
+        let state = try PepperState(
+            home: temporary.home, configuration: .init(afterPublish: [GNOMEWebSettings.keepFiltersCurrent(settings: settings)]))
+        let screen = OnboardingScreen(state: state, gnomeWeb: settings)
+        #expect(try screen.load().gnomeWeb?.installed == false)
+        let notice = await screen.installInGNOMEWeb()
+        #expect(notice.kind == .success, "\(notice)")
+        let setup = try #require(try screen.load().gnomeWeb)
+        #expect(setup.installed)
+        // The generation folder behind `out`: a new output gets new addresses, which GNOME Web compiles anew.
+        let generation = temporary.home.outputURL.resolvingSymlinksInPath().path
+        #expect(generation.contains("/.out."))
+        #expect(setup.filters.allSatisfy { $0.hasPrefix("file://" + generation + "/blocker-") })
+        #expect(try settings.filteringEnabled())
+        // What GNOME Web reads: the keyfile of the throwaway store.
+        let keyfile = try String(contentsOf: folder.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
+        #expect(keyfile.contains("content-filters=['file://"))
+        #expect(keyfile.contains("enable-adblock=true"))
+
+        // Fewer output files after a rebuild: the settings follow.
+        let before = setup.filters.count
+        let fewer = try await PepperState(
+            home: temporary.home,
+            configuration: .init(maximumRules: 100_000, afterPublish: [GNOMEWebSettings.keepFiltersCurrent(settings: settings)])
+        ).rebuild()
+        let after = try settings.contentFilters()
+        #expect(after == state.outputFileAddresses(fewer.manifest))
+        #expect(after.count == fewer.manifest.files.count)
+        _ = before
+
+        #expect(try settings.defaultSearchEngine() == "DuckDuckGo")
+        #expect(screen.useDuckDuckGo().kind == .success)
+        #expect(try screen.load().search.answered)
+        #expect(try BrowserStateStore(database: state.database).setting(BrowserSession.SettingKey.searchEngine) == "duckduckgo")
+    }
+
+    @Test func gnomeWebNotInstalledIsSaidPlainly() async throws {
+        let temporary = TemporaryState()
+        let screen = OnboardingScreen(state: temporary.state, gnomeWeb: AbsentBrowser())
+        let notice = await screen.installInGNOMEWeb()
+        #expect(notice.isError)
+        #expect(notice.text.hasPrefix("GNOME Web is not installed"))
+        #expect(try screen.load().gnomeWeb?.availability == .notInstalled("its settings schema org.gnome.Epiphany is not installed"))
+        #expect(screen.useDuckDuckGo().kind == .success, "Pepper's own browser still gets DuckDuckGo")
+    }
+
+    @Test func theDNSCheckSaysWhenNothingAnswers() async throws {
+        let temporary = TemporaryState()
+        let screen = OnboardingScreen(state: temporary.state)
+        let notRunning = await screen.checkDNS()
+        #expect(notRunning.isError && notRunning.text.contains("not running"))
+        let bad = await screen.checkDNS(address: "not an address")
+        #expect(bad.isError && bad.field == "address")
+        // A UDP port nobody answers on.
+        let silent = await screen.checkDNS(address: "127.0.0.1:9", timeout: 0.3)
+        #expect(silent.isError && silent.field == "address", "\(silent)")
+        #expect(try screen.load().dns.dropIn.contains("DNS=127.0.0.1:5335"))
+    }
+
+    @Test func finishingAndDismissingAreRemembered() throws {
+        let temporary = TemporaryState()
+        let screen = OnboardingScreen(state: temporary.state)
+        #expect(try !screen.load().done)
+        #expect(screen.dismissSearchSuggestion().kind == .info)
+        #expect(screen.finish().kind == .success)
+        let loaded = try screen.load()
+        #expect(loaded.done && loaded.search.answered)
+    }
+}
+
+@Suite("Lists and My rules screens")
+struct ListsScreenTests {
+    @Test func addingByAddressUploadingAndRemovingReportEachOutcome() async throws {
+        let server = try ListServer(routes: ["/extra.txt": .init(body: "||extra.example^\n##.banner-ad\n", etag: true)])
+        let temporary = TemporaryState()
+        let screen = ListsScreen(state: temporary.state)
+        let notAnAddress = await screen.add(address: "/etc/passwd")
+        #expect(notAnAddress == .error("Give the list's address, starting with https://.", field: "url"))
+        let missing = await screen.add(address: server.url("/missing.txt"))
+        #expect(missing.isError && missing.field == "url" && missing.text.contains("not added"), "\(missing)")
+        let added = await screen.add(address: server.url("/extra.txt"), name: "extra")
+        #expect(added.kind == .success && added.text.hasPrefix("Added extra (2 rules)."), "\(added)")
+        let duplicate = await screen.add(address: server.url("/extra.txt"), name: "extra")
+        #expect(duplicate.field == "name")
+        let badName = await screen.upload(Data("||x.example^".utf8), fileName: "x.txt", name: "Not Valid")
+        #expect(badName.field == "name")
+        let uploaded = await screen.upload(Data("||up.example^\nthis is not a rule\n".utf8), fileName: "up.txt")
+        #expect(uploaded.kind == .success, "\(uploaded)")
+
+        let loaded = try screen.load()
+        let extra = try #require(loaded.lists.first { $0.name == "extra" })
+        #expect(extra.rulesIn == 2 && extra.rulesOut == 2)
+        let up = try #require(loaded.lists.first { $0.name == "up" })
+        #expect(up.skipped.map(\.count).reduce(0, +) == 1, "the bad line is counted with its reason")
+        #expect(loaded.schedule.running == nil)
+
+        #expect(await screen.remove("easylist").isError)
+        #expect(await screen.remove("up").kind == .success)
+        #expect(await screen.disable("extra").kind == .success)
+        #expect(try screen.load().lists.first { $0.name == "extra" }?.enabled == false)
+    }
+
+    @Test func updateNowReportsPerListAndKeepsTheLastGoodCopy() async throws {
+        let server = try ListServer(routes: ["/good.txt": .init(body: "||good.example^\n", etag: true)])
+        let temporary = TemporaryState()
+        let state = temporary.state
+        let screen = ListsScreen(state: state)
+        for name in ["easylist", "easyprivacy"] { _ = await screen.disable(name) }
+        #expect(await screen.add(address: server.url("/good.txt"), name: "good").kind == .success)
+        try server.set(["/good.txt": .init(status: 500)])
+        let (notice, summary) = await screen.updateNow()
+        #expect(notice.kind == .warning && notice.text.contains("The update of good failed; its last good copy"), "\(notice)")
+        let report = try #require(summary?.reports.first)
+        #expect(ListsScreen.describe(report.status).hasPrefix("failed: "))
+        #expect(ListsScreen.describe(report.status).hasSuffix("the last good copy is kept"))
+        #expect(try state.check("https://good.example/x.js").decision == .blocked, "the last good copy is still in force")
+        #expect(try screen.load().lists.first { $0.name == "good" }?.lastError != nil)
+    }
+
+    @Test func myRulesSaveAllOrNothing() async throws {
+        let temporary = TemporaryState()
+        let screen = MyRulesScreen(state: temporary.state)
+        let (saved, state) = await screen.save("||mine.example^\n! note\n")
+        #expect(saved.kind == .success && saved.text.hasPrefix("Saved 1 rule;"), "\(saved)")
+        #expect(state.lines.allSatisfy { $0.problem == nil })
+        let (refused, shown) = await screen.save("||mine.example^\n||x^$csp=none\n")
+        #expect(refused.isError && refused.field == "rules")
+        #expect(shown.text == "||mine.example^\n||x^$csp=none\n", "the text comes back as typed")
+        #expect(shown.lines.last?.problem?.contains("$csp") == true)
+        #expect(try screen.load().text == "||mine.example^\n! note")
+        let refusedRule = await screen.add("example.com##+js(nowebrtc)")
+        #expect(refusedRule.isError && refusedRule.field == "rule" && refusedRule.text.contains("scriptlet"))
+    }
+}
+
+@Suite("Allowlist screen")
+struct AllowlistScreenTests {
+    @Test func sitesAreAddedForGoodOrADayAndRemoved() async throws {
+        let temporary = TemporaryState()
+        let screen = AllowlistScreen(state: temporary.state)
+        let pasted = await screen.add(site: "https://www.news.example/article?id=1")
+        #expect(pasted.kind == .success)
+        #expect(pasted.text.hasPrefix("Allowlisted news.example (the site of the address you gave)"))
+        let day = await screen.add(site: "bücher.example", duration: .day)
+        #expect(day.text.contains("until"))
+        let bad = await screen.add(site: "not a site")
+        #expect(bad.isError && bad.field == "site")
+        let entries = try screen.load().entries
+        #expect(entries.map(\.domain) == ["news.example", "xn--bcher-kva.example"])
+        #expect(entries.last?.unicode == "bücher.example")
+        #expect(entries.last?.expiresAt != nil && entries.first?.expiresAt == nil)
+        #expect(await screen.remove("news.example").kind == .success)
+        #expect(await screen.remove("news.example").isError)
+    }
+
+    @Test func checkAURLExplainsTheVerdictWithRuleListAndLine() async throws {
+        let temporary = TemporaryState()
+        try await temporary.state.addRule("||tracker.example^$script")
+        try await temporary.state.addRule("@@||tracker.example/ok.js")
+        let screen = AllowlistScreen(state: temporary.state)
+        let blocked = try screen.check(url: "https://tracker.example/t.js", page: "https://news.example/").get()
+        #expect(
+            blocked.decision == "BLOCKED" && blocked.rule == "||tracker.example^$script" && blocked.list == "my-rules" && blocked.line == 1)
+        #expect(blocked.type == "script", "guessed from .js")
+        let allowed = try screen.check(url: "https://tracker.example/ok.js", type: "script").get()
+        #expect(allowed.decision == "ALLOWED" && allowed.overridden?.hasPrefix("||tracker.example^$script") == true)
+        let image = try screen.check(url: "https://tracker.example/t.gif", type: "image").get()
+        #expect(image.decision == "NOMATCH")
+        #expect(screen.check(url: "tracker.example").failureField == "url")
+        #expect(screen.check(url: "https://x.example/", page: "news.example").failureField == "page")
+        #expect(screen.check(url: "https://x.example/", type: "teapot").failureField == "type")
+    }
+}
+
+extension Result where Failure == Notice {
+    var failureField: String? {
+        if case .failure(let notice) = self { return notice.field }
+        return nil
+    }
+}
+
+@Suite("DNS screen")
+struct DNSScreenTests {
+    @Test func chartTopListsPagingSearchAndOneClickActions() async throws {
+        let temporary = TemporaryState()
+        let state = temporary.state
+        let store = DNSQueryLogStore(database: state.database)
+        let now = Date()
+        var entries: [DNSQueryLogStore.Entry] = []
+        for index in 0..<120 {
+            let blocked = index % 3 == 0
+            entries.append(
+                .init(
+                    at: now.addingTimeInterval(Double(index - 120)), client: index % 2 == 0 ? "127.0.0.1" : "192.168.1.9",
+                    name: blocked ? "ads\(index % 2).example" : "site\(index).example", type: "A",
+                    outcome: blocked ? "blocked" : "forwarded",
+                    responseCode: blocked ? "NXDOMAIN" : "NOERROR"))
+        }
+        try store.record(
+            counts: [
+                .init(day: DNSQueryLogStore.day(of: now), outcome: "blocked", count: 40),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: "forwarded", count: 80),
+            ],
+            entries: entries, now: now)
+        let screen = DNSScreen(state: state)
+        let first = try screen.load(.init(limit: 50), now: now)
+        #expect(first.summary.total == 120 && first.summary.blocked == 40)
+        #expect(first.summary.chart.count == 24 && first.summary.chart.last?.total == 120)
+        #expect(first.summary.topBlocked.map(\.name) == ["ads0.example", "ads1.example"])
+        #expect(first.summary.topClients.map(\.count) == [60, 60])
+        #expect(first.log.count == 50 && first.log.first?.name == "site119.example")
+        let second = try screen.load(.init(before: first.nextBefore, limit: 50), now: now)
+        #expect(second.log.first.map { $0.id < first.log.last!.id } == true)
+        let third = try screen.load(.init(before: second.nextBefore, limit: 50), now: now)
+        #expect(third.log.count == 20 && third.nextBefore == nil)
+        let search = try screen.load(.init(search: "ADS1", blockedOnly: true), now: now)
+        #expect(search.log.allSatisfy { $0.name == "ads1.example" && $0.blocked && $0.action == .allow })
+
+        #expect(await screen.allow("ads1.example").kind == .success)
+        #expect(try screen.load(.init(search: "ads1"), now: now).log.allSatisfy { $0.action == .allowedSince })
+        #expect(await screen.block("site119.example").kind == .success)
+        #expect(try state.userRules().map(\.text) == ["||site119.example^"])
+        #expect(try screen.load(.init(search: "site119"), now: now).log.first?.action == .blockedSince)
+        #expect(try state.engine().match(domain: "site119.example").decision == .blocked)
+
+        let tail = try screen.tail(after: first.log[1].id)
+        #expect(tail.map(\.name) == ["site119.example"])
+    }
+
+    @Test func clientGroupsAreReadFromTheRunningServersFile() throws {
+        let temporary = TemporaryState()
+        let screen = DNSScreen(state: temporary.state)
+        let file = temporary.home.url.appendingPathComponent("groups.json")
+        try #"{"groups": [{"name": "kids", "clients": ["192.168.1.64/26"], "lists": ["easylist"], "allowlist": ["school.example"]}]}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        try DNSServerStatus(listen: "127.0.0.1:5335", blockPage: nil, groupsFile: file.path, allowClients: []).write(home: temporary.home)
+        let loaded = try screen.load()
+        #expect(loaded.server?.listen == "127.0.0.1:5335")
+        #expect(loaded.groups == [.init(name: "kids", clients: ["192.168.1.64/26"], lists: ["easylist"], allowlist: ["school.example"])])
+        try "{not json".write(to: file, atomically: true, encoding: .utf8)
+        let broken = try screen.load()
+        #expect(broken.groups.isEmpty && broken.groupsProblem?.hasPrefix("Groups file") == true)
+    }
+}
