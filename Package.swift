@@ -293,7 +293,7 @@ let package = Package(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
-                "DNSFilter",
+                "DNSFilter", "Browsing",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit"), .copy("Console/console_walk.py")]

@@ -22,6 +22,8 @@ public struct GNOMEWebSettings: ContentFilterSettings {
     /// The environment `gsettings` runs with (by default this process's).
     public let environment: [String: String]
 
+    private var snapshots: SnapshotCache { SnapshotCache.shared }
+
     /// Settings read and written with the `gsettings` found on `PATH` (or at `tool`).
     public init(tool: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
@@ -30,31 +32,57 @@ public struct GNOMEWebSettings: ContentFilterSettings {
 
     public func availability() -> BrowserAvailability {
         guard tool != nil else { return .notInstalled("the gsettings tool is not installed") }
-        guard (try? run(["list-keys", Self.schema])) != nil else {
-            return .notInstalled("its settings schema \(Self.schema) is not installed")
-        }
+        guard (try? snapshot()) != nil else { return .notInstalled("its settings schema \(Self.schema) is not installed") }
         return .available
     }
 
     public func contentFilters() throws -> [String] {
-        try GVariantText.strings(run(["get", Self.schema, "content-filters"]))
+        GVariantText.strings(try value(Self.schema, "content-filters"))
     }
 
     public func setContentFilters(_ addresses: [String]) throws {
+        defer { snapshots.clear() }
         try run(["set", Self.schema, "content-filters", GVariantText.stringArray(addresses)])
         try run(["set", Self.webSchema, "enable-adblock", "true"])
     }
 
     public func filteringEnabled() throws -> Bool {
-        try run(["get", Self.webSchema, "enable-adblock"]).trimmingCharacters(in: .whitespacesAndNewlines) == "true"
+        try value("org.gnome.Epiphany.web", "enable-adblock") == "true"
     }
 
     public func defaultSearchEngine() throws -> String {
-        try GVariantText.strings(run(["get", Self.schema, "default-search-engine"])).first ?? ""
+        GVariantText.strings(try value(Self.schema, "default-search-engine")).first ?? ""
+    }
+
+    /// Every key of GNOME Web's settings (its child schemas included) as `gsettings` prints
+    /// them, read with one `gsettings` run and kept for a second by every instance of this
+    /// process with the same settings store (a page shows several of them); a write through
+    /// any of them clears it. A change made by another program shows a second later at most.
+    func snapshot() throws -> [String: String] {
+        if let cached = snapshots.current(store) { return cached }
+        var values: [String: String] = [:]
+        for line in try run(["list-recursively", Self.schema]).split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 2)
+            guard parts.count == 3 else { continue }
+            values["\(parts[0]) \(parts[1])"] = String(parts[2])
+        }
+        snapshots.store(values, for: store)
+        return values
+    }
+
+    /// Which settings store `gsettings` uses with this environment.
+    private var store: String {
+        ["GSETTINGS_BACKEND", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS", "HOME"].map { environment[$0] ?? "" }.joined(separator: "|")
+    }
+
+    private func value(_ schema: String, _ key: String) throws -> String {
+        guard let value = try snapshot()["\(schema) \(key)"] else { throw ToolError(description: "\(schema) has no key \(key)") }
+        return value
     }
 
     public func useDuckDuckGo() throws {
-        let providers = try run(["get", Self.schema, "search-engine-providers"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { snapshots.clear() }
+        let providers = try value(Self.schema, "search-engine-providers").trimmingCharacters(in: .whitespacesAndNewlines)
         if !providers.contains("'name': <'DuckDuckGo'>") {
             let entry = "{'name': <'DuckDuckGo'>, 'url': <'https://duckduckgo.com/?q=%s&t=epiphany'>, 'bang': <'!ddg'>}"
             let list = providers.replacingOccurrences(of: "@aa{sv} ", with: "")
@@ -108,6 +136,29 @@ public struct GNOMEWebSettings: ContentFilterSettings {
 
     static func find(_ name: String, path: String) -> String? {
         path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// The last settings read per settings store, for a second.
+private final class SnapshotCache: @unchecked Sendable {
+    static let shared = SnapshotCache()
+
+    private let lock = NSLock()
+    private var entries: [String: (values: [String: String], readAt: Date)] = [:]
+
+    func current(_ store: String) -> [String: String]? {
+        lock.withLock {
+            guard let entry = entries[store], Date().timeIntervalSince(entry.readAt) < 1 else { return nil }
+            return entry.values
+        }
+    }
+
+    func store(_ values: [String: String], for store: String) {
+        lock.withLock { entries[store] = (values, Date()) }
+    }
+
+    func clear() {
+        lock.withLock { entries = [:] }
     }
 }
 

@@ -225,6 +225,40 @@ struct ConsolePageTests {
                 == true)
     }
 
+    @Test func everyActionRouteChangesTheStateAndLeadsBackToItsPage() async throws {
+        let console = try await ConsoleHarness()
+        let state = console.state
+        let (cookie, csrf) = try await console.signIn()
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+            try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
+        }
+        #expect(try await post("/setup/lists", [("lists", "easyprivacy")]).location == "/setup")
+        #expect(try state.lists().filter(\.enabled).map(\.name) == ["easyprivacy"])
+        #expect(try await post("/setup/duckduckgo/dismiss").location == "/setup")
+        #expect(try await post("/setup/duckduckgo").location == "/setup")
+        let gnome = try await post("/setup/gnome-web")
+        #expect(gnome.location == "/setup")
+        #expect(try await console.request(.get, "/setup", cookie: cookie).text.contains("Pepper cannot change a browser&#39;s settings"))
+        let badDNS = try await post("/setup/dns-check", [("address", "nowhere")])
+        #expect(badDNS.status == .unprocessableContent && badDNS.text.contains(#"id="dns-address-error""#))
+        #expect(try await post("/rebuild").location == "/")
+        #expect(state.manifest() != nil)
+        #expect(try await post("/lists/disable", [("name", "easyprivacy")]).location == "/lists")
+        #expect(try await post("/lists/enable", [("name", "disconnect")]).location == "/lists")
+        #expect(try state.lists().filter(\.enabled).map(\.name) == ["disconnect"])
+        #expect(try await post("/lists/remove", [("name", "disconnect")]).location == "/lists")
+        #expect(try await console.request(.get, "/lists", cookie: cookie).text.contains("built in: it can be disabled, not removed"))
+        #expect(try await post("/rules", [("rules", "||mine.example^")]).location == "/rules")
+        #expect(try state.userRules().map(\.text) == ["||mine.example^"])
+        _ = try await post("/allowlist/add", [("site", "a.example"), ("for", "24h")])
+        #expect(try state.allowlistEntries().first?.expiresAt != nil)
+        #expect(try await post("/allowlist/remove", [("domain", "a.example")]).location == "/allowlist")
+        #expect(try state.allowlistEntries().isEmpty)
+        // No update ran: the event stream ends at once.
+        let events = try await console.request(.get, "/lists/update/events", cookie: cookie)
+        #expect(events.status == .ok && events.text == ": pepper\n\n")
+    }
+
     @Test func aBadInputReshowsTheFormWithTheFieldsErrorAndChangesNothing() async throws {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
@@ -309,6 +343,10 @@ struct ConsolePageTests {
         let block = try await console.request(
             .post, "/dns/block", cookie: cookie, form: [("name", "fine.example"), ("back", "https://evil.example/"), ("csrf", csrf)])
         #expect(block.location == "/dns", "never redirects to another site")
+        for path in ["//evil.example/", "/\\evil.example", "/\t/evil.example", "https://evil.example/", "dns", "/x\r\nSet-Cookie: a=b"] {
+            #expect(Pages.localPath(path) == nil, "\(path)")
+        }
+        #expect(Pages.localPath("/dns?search=x&blocked=1") == "/dns?search=x&blocked=1")
         #expect(try console.state.allowlistEntries().map(\.domain) == ["ads.example"])
         #expect(try console.state.userRules().map(\.text) == ["||fine.example^"])
         let after = try await console.request(.get, "/dns", cookie: cookie)

@@ -51,9 +51,11 @@ struct Pages: Sendable {
         return Response.redirect(to: Self.localPath(path) ?? "/")
     }
 
-    /// `path` when it is a path of this console (never another site: `//evil`, `https://…`).
+    /// `path` when it is a path of this console (never another site: `//evil`, `/\evil`,
+    /// `https://…`, nor `/<tab>/evil`, which browsers read as `//evil` once they drop the tab).
     static func localPath(_ path: String?) -> String? {
-        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"), !path.contains("\r"), !path.contains("\n")
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"),
+            path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
         else { return nil }
         return path
     }

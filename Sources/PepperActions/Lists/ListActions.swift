@@ -112,7 +112,7 @@ extension PepperState {
         }
         let report = await ListUpdater(home: home, database: database).update(entry, force: true, progress: progress)
         if case .failed(let reason) = report.status {
-            try? store.remove(named: name)
+            _ = try? store.remove(named: name)
             try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
             throw .listUnusable(source: request.source, reason: reason)
         }

@@ -412,7 +412,7 @@ struct PicketCommand: AsyncParsableCommand {
                 let (sources, outcome) = try await state.setPicketPolicy(policy, rebuild: !noCompile)
                 print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
                 Terminal.compiled(outcome)
-            } catch let error as ActionError {
+            } catch {
                 throw CLIError("\(error)")
             }
         }

@@ -9,6 +9,4 @@ extension ListenAddress: ExpressibleByArgument {
         guard let address = try? ListenAddress(argument) else { return nil }
         self = address
     }
-
-    public static var defaultValueDescription: String { "IP:PORT, e.g. 127.0.0.1:5335 or [::1]:5335" }
 }

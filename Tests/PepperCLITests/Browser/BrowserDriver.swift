@@ -1,3 +1,4 @@
+import Browsing
 import Foundation
 
 /// An X server of its own for a test (Xvfb), so GTK windows need no desktop.
@@ -44,40 +45,9 @@ struct DriverError: Error, CustomStringConvertible {
 
 /// `pepper browse --automation` as a test drives it: one command line in, one JSON line out.
 final class BrowserDriver {
-    struct State: Decodable {
-        var url: String?
-        var title: String?
-        var address: String
-        var startPage: Bool
-        var canGoBack: Bool
-        var canGoForward: Bool
-        var backEnabled: Bool
-        var forwardEnabled: Bool
-        var engineCanGoBack: Bool
-        var zoom: Int
-        var engineZoom: Int
-        var blocked: Int
-        var blockedURLs: [String]
-        var blockedRules: [String]
-        var picketNotice: String?
-        var picketCanProceed: Bool?
-        var blocking: Bool
-        var shield: String
-        var loading: Bool
-        var filtersReady: Bool
-        var rulesIdentifier: String?
-        var rulesCompiled: Bool?
-        var suggestionVisible: Bool
-        var searchEngine: String
-        var historyEntries: [String]
-        var historyIndex: Int?
-    }
-
-    struct Answer: Decodable {
-        var ok: Bool
-        var error: String?
-        var state: State?
-    }
+    /// The window's state and the channel's answers: the very types the window encodes.
+    typealias State = BrowserAutomationState
+    typealias Answer = BrowserAutomationAnswer
 
     private let process = Process()
     private let input = Pipe()

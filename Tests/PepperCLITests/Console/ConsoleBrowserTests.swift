@@ -52,6 +52,10 @@ struct ConsoleBrowserTests {
 
     @Test func theWholeConsoleWorksInChromium() async throws {
         guard Self.browserReady(), DNSTools.ready() else { return }
+        try await BrowserTurn.shared.run { try await walk() }
+    }
+
+    private func walk() async throws {
         let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         if axe == nil && ProcessInfo.processInfo.environment["PEPPER_REQUIRE_BROWSER"] == "1" {
             Issue.record("PEPPER_REQUIRE_BROWSER=1 but PEPPER_AXE_JS does not name axe.min.js")
