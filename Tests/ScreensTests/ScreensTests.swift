@@ -258,6 +258,19 @@ struct ListsScreenTests {
         #expect(try screen.load().lists.first { $0.name == "good" }?.lastError != nil)
     }
 
+    @Test func theSystemdTimerIsFoundWhereDocsListsPutsIt() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-timer-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let environment = ["XDG_CONFIG_HOME": config.path]
+        let before = ListsScreen.installedTimer(environment: environment)
+        #expect(before == nil || before?.hasPrefix("/etc/") == true, "only a system-wide timer, if any")
+        let units = config.appendingPathComponent("systemd/user")
+        try FileManager.default.createDirectory(at: units, withIntermediateDirectories: true)
+        try "[Timer]\nOnCalendar=*-*-* 00/4:00:00\n".write(
+            to: units.appendingPathComponent("pepper-update.timer"), atomically: true, encoding: .utf8)
+        #expect(ListsScreen.installedTimer(environment: environment) == units.appendingPathComponent("pepper-update.timer").path)
+    }
+
     @Test func myRulesSaveAllOrNothing() async throws {
         let temporary = TemporaryState()
         let screen = MyRulesScreen(state: temporary.state)

@@ -124,6 +124,8 @@ extension Pages {
         if let running = loaded.schedule.running {
             schedule =
                 "pepper update --every runs (pid \(running.pid)) every \(Self.duration(running.every)); next at \(Format.date(running.nextRun))."
+        } else if let timer = loaded.schedule.timer {
+            schedule = "The systemd timer \(timer) updates the lists."
         } else {
             schedule =
                 "No scheduled updates run: start pepper update --every 4h, or install the systemd timer (docs/lists.md)."

@@ -46,6 +46,8 @@ public struct ListsScreen: Sendable {
     public struct Schedule: Sendable, Hashable {
         /// A running `pepper update --every`, when one runs.
         public var running: UpdateScheduleStatus?
+        /// The systemd timer of `docs/lists.md`, when its unit file is installed.
+        public var timer: String?
         /// When the enabled lists are next due (`nil`: a list was never downloaded, so now).
         public var nextDue: Date?
     }
@@ -102,7 +104,20 @@ public struct ListsScreen: Sendable {
         }
         return State(
             lists: rows, myRules: rules, myRulesCompiled: mine,
-            schedule: Schedule(running: UpdateScheduleStatus.current(home: state.home), nextDue: nextDue))
+            schedule: Schedule(running: UpdateScheduleStatus.current(home: state.home), timer: Self.installedTimer(), nextDue: nextDue))
+    }
+
+    /// Where the `pepper-update.timer` of `docs/lists.md` is installed (for the user, or for
+    /// the system), if anywhere.
+    static func installedTimer(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        var folders: [String] = []
+        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+            folders.append(config + "/systemd/user")
+        } else if let home = environment["HOME"] {
+            folders.append(home + "/.config/systemd/user")
+        }
+        folders += ["/etc/systemd/system", "/etc/systemd/user"]
+        return folders.map { $0 + "/pepper-update.timer" }.first { FileManager.default.fileExists(atPath: $0) }
     }
 
     // MARK: Actions
