@@ -143,13 +143,5 @@ enum Format {
         return formatter.string(from: date)
     }
 
-    static func count(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var result = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
-            result.append(character)
-        }
-        return value < 0 ? "-" + result : result
-    }
+    static func count(_ value: Int) -> String { Wording.count(value) }
 }

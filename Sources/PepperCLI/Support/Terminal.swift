@@ -1,5 +1,6 @@
 import Foundation
 import PepperActions
+import Screens
 
 /// Output helpers: results on stdout, progress and warnings on stderr.
 enum Terminal {
@@ -25,15 +26,7 @@ enum Terminal {
     }
 
     /// Formats an integer with thousands separators (`112,360`).
-    static func count(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var result = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
-            result.append(character)
-        }
-        return value < 0 ? "-" + result : result
-    }
+    static func count(_ value: Int) -> String { Wording.count(value) }
 
     /// Formats a byte count (`1.9 MB`).
     static func bytes(_ value: Int) -> String {

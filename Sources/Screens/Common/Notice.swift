@@ -71,7 +71,18 @@ enum Text {
     }
 
     /// `count` with thousands separators (`112,360`).
-    static func count(_ value: Int) -> String {
+    static func count(_ value: Int) -> String { Wording.count(value) }
+
+    /// "1 rule", "2 rules".
+    static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
+    }
+}
+
+/// How numbers read in every face (the console, the CLI), in one place.
+public enum Wording {
+    /// `value` with thousands separators (`112,360`).
+    public static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var result = ""
         for (index, character) in digits.enumerated() {
@@ -79,10 +90,5 @@ enum Text {
             result.append(character)
         }
         return value < 0 ? "-" + result : result
-    }
-
-    /// "1 rule", "2 rules".
-    static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
-        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
     }
 }
