@@ -22,7 +22,6 @@ actor UpdateRunner {
     private(set) var running = false
     private(set) var lines: [Line] = []
     private(set) var lastNotice: Notice?
-    private(set) var startedAt: Date?
     private var listeners: [UUID: AsyncStream<Line>.Continuation] = [:]
 
     init(screen: ListsScreen) {
@@ -35,7 +34,6 @@ actor UpdateRunner {
         guard !running else { return false }
         running = true
         lines = []
-        startedAt = Date()
         lastNotice = nil
         let screen = self.screen
         // Events arrive on the update's threads; a stream keeps them in order.
