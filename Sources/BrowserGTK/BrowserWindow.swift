@@ -185,6 +185,7 @@ final class BrowserWindow {
     private func connectSignals() {
         Signal.connect(raw(window), "destroy") { [self] in
             closed = true
+            session.recordBlockedRequests(waiting: true)
             gtk_main_quit()
         }
         Signal.connect(

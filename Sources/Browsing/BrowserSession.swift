@@ -45,6 +45,16 @@ public final class BrowserSession {
     public private(set) var shouldSuggestSearchEngine: Bool
     /// The requests blocked on the current page.
     public private(set) var blocked = BlockedRequests()
+    /// Blocked requests not yet written to the state (see ``recordBlockedRequests(waiting:)``).
+    private var unrecorded: [DecisionStore.Decision] = []
+    /// Writes blocked requests off the window's thread, one batch after another, in order. A
+    /// dispatch queue, not a task: waiting for it (``recordBlockedRequests(waiting:)``) then
+    /// never holds a thread of Swift's cooperative pool while that pool's work is awaited.
+    private let recorder = DispatchQueue(label: "pepper.browser.blocked-requests", qos: .utility)
+
+    /// How many blocked requests are gathered before they are written without waiting for the
+    /// page to change.
+    public static let blockedRequestsPerWrite = 200
 
     /// Opens the session stored in `state`.
     ///
@@ -180,9 +190,11 @@ public final class BrowserSession {
         try saveHistory()
     }
 
-    /// A page committed at `url` (a document started showing): the blocked count starts again.
+    /// A page committed at `url` (a document started showing): the blocked count starts again,
+    /// and the last page's blocked requests are written to the state.
     public func pageCommitted(url: String) {
         blocked.pageCommitted(url: url)
+        recordBlockedRequests()
     }
 
     /// The page came back from the engine's back/forward cache: its blocked count applies again.
@@ -227,12 +239,27 @@ public final class BrowserSession {
             counted = blocked.subresourceFailed(url)
         }
         if counted {
-            // A count for the statistics; failing to keep it must not disturb browsing.
-            try? decisions.record([
-                DecisionStore.Decision(domain: .web, subject: url, action: "block", ruleKind: rule == nil ? "failed" : "rule", rule: rule)
-            ])
+            // Gathered, and written per page in one transaction off this (the window's) thread:
+            // a page blocks hundreds of requests, and one SQLite write each would stall it.
+            unrecorded.append(
+                DecisionStore.Decision(domain: .web, subject: url, action: "block", ruleKind: rule == nil ? "failed" : "rule", rule: rule))
+            if unrecorded.count >= Self.blockedRequestsPerWrite { recordBlockedRequests() }
         }
         return counted
+    }
+
+    /// Writes the blocked requests gathered so far to the state (the console's counts), in one
+    /// transaction on a background thread; with `waiting`, returns once every write is done
+    /// (when the window closes, so none is lost). Failing to keep a count never disturbs
+    /// browsing.
+    public func recordBlockedRequests(waiting: Bool = false) {
+        let batch = unrecorded
+        unrecorded = []
+        if !batch.isEmpty {
+            let decisions = self.decisions
+            recorder.async { try? decisions.record(batch) }
+        }
+        if waiting { recorder.sync {} }
     }
 
     // MARK: Persistence

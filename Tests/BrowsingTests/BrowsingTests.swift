@@ -398,6 +398,35 @@ struct BrowsingSettingsTests {
         #expect(SiteBlocking.site(of: "file:///tmp/x.html") == nil)
     }
 
+    @Test func blockedRequestsAreWrittenToTheStatePerPageOffTheWindowThread() throws {
+        let home = TemporaryHome()
+        let session = try home.session()
+        let decisions = DecisionStore(database: home.database)
+        func written() throws -> Int { try decisions.counts(.web).map(\.count).reduce(0, +) }
+        var engine = FakeEngine()
+        try engine.load(pageA, in: session)
+        #expect(session.subresourceFailed("http://tracker.test/t.js"))
+        #expect(session.subresourceFailed("http://tracker.test/p.gif"))
+        session.recordBlockedRequests(waiting: true)
+        #expect(try written() == 2)
+
+        // Gathered while the page shows; written when the next page commits.
+        #expect(session.subresourceFailed("http://tracker.test/other.js"))
+        #expect(try written() == 2, "not one write per blocked request")
+        try engine.load(pageB, in: session)
+        session.recordBlockedRequests(waiting: true)
+        #expect(try written() == 3)
+
+        // A page that blocks more than a batch writes as it goes, and nothing is lost.
+        for index in 0..<(BrowserSession.blockedRequestsPerWrite + 5) {
+            #expect(session.subresourceFailed("http://tracker.test/\(index).js"))
+        }
+        session.recordBlockedRequests(waiting: true)
+        #expect(try written() == 3 + BrowserSession.blockedRequestsPerWrite + 5)
+        #expect(
+            try decisions.recent(.web, limit: 1).first?.subject == "http://tracker.test/\(BrowserSession.blockedRequestsPerWrite + 4).js")
+    }
+
     @Test func blockedRequestsAreFailuresThatNeverStarted() throws {
         let home = TemporaryHome()
         let session = try home.session()
