@@ -3,11 +3,12 @@
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
 # bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf, dnsdist, openssl, Chromium with its
-# driver and Selenium, GNOME Web; axe-core from PyPI), checks formatting with
-# `swift format lint`, builds, starts a throwaway PostgreSQL server for the Picket store tests,
-# and runs every test with real WebKit, PostgreSQL, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1,
-# PEPPER_REQUIRE_POSTGRES=1, PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one
-# fails the run instead of skipping).
+# driver and Selenium, GNOME Web, systemd; axe-core from PyPI), checks the systemd units in
+# deploy/ (scripts/check-units.sh) and formatting with `swift format lint`, builds, starts a
+# throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit,
+# PostgreSQL, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1,
+# PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one fails the run instead of
+# skipping).
 # Test artefacts (WebKit page logs, screenshots) land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,9 @@ cd "$(dirname "$0")/.."
 # chromium, chromium-driver and python3-selenium: the real browser the console's screens are
 # walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
 # and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
+# systemd: systemd-analyze and systemd-sysusers, which check the units in deploy/ offline.
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
-    chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus)
+    chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -53,6 +55,9 @@ if [ ! -f .venv-axe/axe.min.js ]; then
     python3 -c 'import glob, zipfile; w = zipfile.ZipFile(glob.glob(".venv-axe/axe_playwright_python-*.whl")[0]); open(".venv-axe/axe.min.js", "wb").write(w.read("axe_playwright_python/axe.min.js"))'
 fi
 export PEPPER_AXE_JS="$PWD/.venv-axe/axe.min.js"
+
+echo "==> systemd units"
+scripts/check-units.sh
 
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests

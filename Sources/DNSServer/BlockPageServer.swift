@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Picket
+import ServiceLifecycle
 
 /// The block page (`--block-page ADDR`): a small HTTP server that tells whoever lands on it which
 /// name was blocked, by which rule of which list (line number included), and how to allow it.
@@ -13,7 +14,7 @@ import Picket
 /// always resolves here; its page shows the labor action and, under the `ask` policy, a
 /// "Proceed anyway" button (`POST /proceed` on the same name) that lets the asking client through
 /// for 24 hours.
-public final class BlockPageServer: Sendable {
+public final class BlockPageServer: Service {
     /// The address actually bound.
     public let localAddress: ListenAddress
     private let channel: Channel
@@ -49,6 +50,13 @@ public final class BlockPageServer: Sendable {
     /// Stops it.
     public func shutdown() async {
         try? await channel.close()
+    }
+
+    /// Serves until graceful shutdown (or cancellation), then stops: as a `Service` in the
+    /// DNS server's `ServiceGroup`.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
     /// The page for `host` (the `Host` header without its port).

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// How a ``DNSServer`` runs.
 public struct DNSServerConfiguration: Sendable {
@@ -55,7 +56,11 @@ public enum DNSServerError: Error, Sendable, CustomStringConvertible {
 
 /// A filtering DNS forwarder on SwiftNIO: UDP and TCP on one address, blocked names answered
 /// by the ``DNSQueryFilter``, everything else forwarded to the upstreams through a cache.
-public final class DNSServer: Sendable {
+///
+/// ``start(configuration:filters:logger:observer:picket:metrics:)`` binds and starts
+/// answering; as a `Service` (in a `ServiceGroup`), it answers until graceful shutdown, then
+/// stops as ``shutdown()`` does: no new queries, the ones in flight answered.
+public final class DNSServer: Service {
     /// The configuration it was started with.
     public let configuration: DNSServerConfiguration
     /// The UDP address actually bound (the port is chosen when the configuration says 0).
@@ -85,27 +90,30 @@ public final class DNSServer: Sendable {
     /// block page (give it only when one runs, see ``startBlockPage(at:)``).
     public static func start(
         configuration: DNSServerConfiguration, filter: DNSQueryFilter, logger: Logger = Logger(label: "pepper.dns"),
-        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil
+        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil, metrics: DNSServerMetrics? = nil
     ) async throws -> DNSServer {
         try await start(
-            configuration: configuration, filters: DNSFilterSet(defaultFilter: filter), logger: logger, observer: observer, picket: picket)
+            configuration: configuration, filters: DNSFilterSet(defaultFilter: filter), logger: logger, observer: observer, picket: picket,
+            metrics: metrics)
     }
 
     /// Binds the sockets and starts answering, each client with the filter of its group (see
     /// ``DNSFilterSet``). Clients in a group are answered even outside ``ClientAccess``.
+    /// `metrics` counts queries, latencies, cache use and upstream errors (its upstream labels
+    /// in the order of `configuration.upstreams`).
     public static func start(
         configuration: DNSServerConfiguration, filters: DNSFilterSet, logger: Logger = Logger(label: "pepper.dns"),
-        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil
+        observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil, metrics: DNSServerMetrics? = nil
     ) async throws -> DNSServer {
         guard !configuration.upstreams.isEmpty else { throw DNSServerError.noUpstream }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         do {
             let forwarder = try await UpstreamForwarder.make(
                 upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout,
-                trustedCertificates: configuration.trustedCertificates, group: group, logger: logger)
+                trustedCertificates: configuration.trustedCertificates, group: group, logger: logger, metrics: metrics)
             let resolver = QueryResolver(
                 filters: filters, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
-                access: configuration.access, logger: logger, observer: observer, picket: picket)
+                access: configuration.access, logger: logger, observer: observer, picket: picket, metrics: metrics)
             let host = configuration.listen.host.description
             var channels: [Channel] = []
             var port = configuration.listen.port
@@ -198,14 +206,26 @@ public final class DNSServer: Sendable {
     /// Answers cached right now.
     public var cachedAnswers: Int { resolver.cache.count }
 
-    /// Stops answering, waits for the sockets to close and ends the threads. Calling it again
-    /// does nothing.
+    /// Answers until graceful shutdown (or cancellation), then shuts down.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    /// Stops reading queries, answers the ones in flight (waiting at most as long as every
+    /// upstream attempt could take), then closes the sockets and ends the threads. Calling it
+    /// again does nothing.
     public func shutdown() async {
         let first = stopped.withLockedValue { stopped in
             defer { stopped = true }
             return !stopped
         }
         guard first else { return }
+        // The sockets stay open (answers go out through them) but read nothing more.
+        for channel in channels { try? await channel.setOption(.autoRead, value: false).get() }
+        let attempts = max(2, configuration.upstreams.count)
+        let left = await resolver.drain(until: .now() + configuration.upstreamTimeout * Int64(attempts) + .milliseconds(200))
+        if left > 0 { logger.warning("stopping with queries unanswered", metadata: ["queries": "\(left)"]) }
         for channel in channels { try? await channel.close() }
         await resolver.forwarder.close()
         try? await group.shutdownGracefully()
@@ -242,6 +262,8 @@ final class UDPQueryHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         let remote = envelope.remoteAddress
+        let metrics = resolver.metrics
+        let start = metrics == nil ? nil : NIODeadline.now()
         switch resolver.step(envelope.data, from: remote, overTCP: false) {
         case .drop:
             return
@@ -250,12 +272,18 @@ final class UDPQueryHandler: ChannelInboundHandler {
             buffer.writeBytes(bytes)
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: remote, data: buffer)), promise: nil)
             pendingFlush = true
+            if let start { metrics?.answerTook(since: start, overTCP: false) }
         case .forward(let forwarding):
             let channel = context.channel
-            resolver.forward(forwarding, on: context.eventLoop).whenSuccess { bytes in
+            let resolver = self.resolver
+            resolver.started()
+            resolver.forward(forwarding, on: context.eventLoop).whenComplete { result in
+                defer { resolver.finished() }
+                guard case .success(let bytes) = result else { return }
                 var buffer = channel.allocator.buffer(capacity: bytes.count)
                 buffer.writeBytes(bytes)
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: buffer), promise: nil)
+                if let start { metrics?.answerTook(since: start, overTCP: false) }
             }
         }
     }
@@ -287,8 +315,13 @@ final class TCPQueryHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         let channel = context.channel
         guard let remote = channel.remoteAddress else { return }
-        resolver.answer(frame, from: remote, overTCP: true, on: context.eventLoop).whenSuccess { bytes in
-            guard let bytes else {
+        let metrics = resolver.metrics
+        let start = metrics == nil ? nil : NIODeadline.now()
+        let resolver = self.resolver
+        resolver.started()
+        resolver.answer(frame, from: remote, overTCP: true, on: context.eventLoop).whenComplete { result in
+            defer { resolver.finished() }
+            guard case .success(let answer) = result, let bytes = answer else {
                 channel.close(promise: nil)
                 return
             }
@@ -296,6 +329,7 @@ final class TCPQueryHandler: ChannelInboundHandler {
             buffer.writeInteger(UInt16(bytes.count))
             buffer.writeBytes(bytes)
             channel.writeAndFlush(buffer, promise: nil)
+            if let start { metrics?.answerTook(since: start, overTCP: true) }
         }
     }
 

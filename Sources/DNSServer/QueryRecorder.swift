@@ -2,6 +2,7 @@ import DNSFilter
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 import Storage
 
 /// Keeps what the server answered in the state's database: every query counted (per day and
@@ -9,7 +10,10 @@ import Storage
 /// written once a second in one transaction, so answering never waits for SQLite; when more
 /// than ``logLimitPerFlush`` arrive in a second, the log keeps the newest (the counters stay
 /// exact).
-public final class QueryRecorder: Sendable {
+///
+/// As a `Service`, it flushes every second and once more at shutdown; in the DNS server's
+/// `ServiceGroup` it comes before the server, so it stops after the last answer is counted.
+public final class QueryRecorder: Service {
     private struct Pending {
         var counts: [String: Int] = [:]
         var entries: [(event: QueryEvent, at: Date)] = []
@@ -60,11 +64,13 @@ public final class QueryRecorder: Sendable {
         }
     }
 
-    /// Flushes every second until the task is cancelled, then once more.
+    /// Flushes every second until graceful shutdown (or cancellation), then once more.
     public func run() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            flush()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                self.flush()
+            }
         }
         flush()
     }

@@ -55,10 +55,15 @@ final class QueryResolver: Sendable {
     let observer: (@Sendable (QueryEvent) -> Void)?
     /// Struck employers' names, sent to the block page (only with a block page).
     let picket: PicketGate?
+    /// Counters for `--metrics` (none without it: answering then reads no clock).
+    let metrics: DNSServerMetrics?
+    /// Queries waiting for an upstream (or, over TCP, for any answer): a graceful shutdown
+    /// waits for them.
+    private let inFlight = NIOLockedValueBox(0)
 
     init(
         filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
-        observer: (@Sendable (QueryEvent) -> Void)?, picket: PicketGate? = nil
+        observer: (@Sendable (QueryEvent) -> Void)?, picket: PicketGate? = nil, metrics: DNSServerMetrics? = nil
     ) {
         self.filterBox = NIOLockedValueBox(filters)
         self.cache = cache
@@ -67,10 +72,30 @@ final class QueryResolver: Sendable {
         self.logger = logger
         self.observer = observer
         self.picket = picket
+        self.metrics = metrics
     }
 
     /// The filters in use: the default and the client groups'.
     var filters: DNSFilterSet { filterBox.withLockedValue { $0 } }
+
+    /// Notes a query whose answer is not written yet; ``finished()`` when it is.
+    func started() {
+        inFlight.withLockedValue { $0 += 1 }
+    }
+
+    /// The answer of a ``started()`` query was written (or will never be).
+    func finished() {
+        inFlight.withLockedValue { $0 -= 1 }
+    }
+
+    /// Waits until no query is in flight, or until `deadline`; returns how many were left.
+    func drain(until deadline: NIODeadline) async -> Int {
+        while true {
+            let left = inFlight.withLockedValue { $0 }
+            if left == 0 || NIODeadline.now() >= deadline { return left }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 
     /// Puts new filters in place: queries being answered finish with the old ones, the next
     /// ones use the new ones.
@@ -95,6 +120,7 @@ final class QueryResolver: Sendable {
         var key: ResponseCache.Key
         var client: IPAddress
         var limit: Int
+        var overTCP: Bool
     }
 
     /// The answer to `bytes` from `client`, or `nil` to send nothing. `overTCP`: no size limit.
@@ -114,27 +140,37 @@ final class QueryResolver: Sendable {
             query = try bytes.withUnsafeReadableBytes { raw in try DNSMessage(decoding: raw) }
         } catch {
             logger.debug("malformed query", metadata: ["client": "\(clientAddress)", "error": "\(error)"])
-            return formatError(bytes).map { .reply($0) } ?? .drop
+            guard let reply = formatError(bytes) else {
+                metrics?.dropped()
+                return .drop
+            }
+            metrics?.answered(.malformed, overTCP: overTCP)
+            return .reply(reply)
         }
-        guard !query.header.flags.isResponse else { return .drop }
+        guard !query.header.flags.isResponse else {
+            metrics?.dropped()
+            return .drop
+        }
         let limit = overTCP ? 65_535 : query.maximumUDPResponseSize
         let filters = self.filters
         // A client group's clients are let in: naming them in a group says they are expected.
         guard access.permits(clientAddress) || filters.group(for: clientAddress) != nil else {
-            report(clientAddress, query, .refused, .refused)
+            report(clientAddress, query, .refused, .refused, overTCP: overTCP)
             return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
         }
         guard query.header.flags.opcode == 0 else {
+            metrics?.answered(.unsupported, overTCP: overTCP)
             return .reply(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
         }
         guard query.questions.count == 1, let question = query.questions.first else {
-            report(clientAddress, query, .malformed, .formatError)
+            report(clientAddress, query, .malformed, .formatError, overTCP: overTCP)
             return .reply(DNSMessage.response(to: query, code: .formatError).encoded(maximumSize: limit))
         }
         if let edns = query.edns, edns.version != 0 {
             // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
             var response = DNSMessage.response(to: query)
             response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
+            metrics?.answered(.unsupported, overTCP: overTCP)
             return .reply(response.encoded(maximumSize: limit))
         }
         let filter = filters.filter(for: clientAddress)
@@ -145,21 +181,24 @@ final class QueryResolver: Sendable {
             if let (gate, notice) = employer {
                 if !gate.isLetThrough(clientAddress, notice) {
                     let response = gate.noticeResponse(to: query)
-                    report(clientAddress, query, .blocked, response.responseCode)
+                    report(clientAddress, query, .blocked, response.responseCode, overTCP: overTCP)
                     return .reply(response.encoded(maximumSize: limit))
                 }
                 // The client chose "Proceed anyway": forwarded like any name.
             } else {
                 let response = filter.blockedResponse(to: query)
-                report(clientAddress, query, .blocked, response.responseCode)
+                report(clientAddress, query, .blocked, response.responseCode, overTCP: overTCP)
                 return .reply(response.encoded(maximumSize: limit))
             }
         }
         let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
-        if let cached = cache.lookup(key) {
-            return .reply(respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, outcome: .cached))
+        let cached = cache.lookup(key)
+        metrics?.cacheLookup(hit: cached != nil)
+        if let cached {
+            return .reply(
+                respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .cached))
         }
-        return .forward(Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit))
+        return .forward(Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit, overTCP: overTCP))
     }
 
     /// Asks the upstreams, caches the answer and returns the client's answer (SERVFAIL when
@@ -169,13 +208,13 @@ final class QueryResolver: Sendable {
         return forwarder.resolve(
             forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
         ).map { upstream -> [UInt8] in
-            self.cache.store(upstream, for: forwarding.key)
+            if let entries = self.cache.store(upstream, for: forwarding.key) { self.metrics?.cacheSize(entries) }
             return self.respond(
                 to: query, with: upstream, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
-                limit: forwarding.limit, outcome: .forwarded)
+                limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .forwarded)
         }.recover { error in
             self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
-            self.report(forwarding.client, query, .failed, .serverFailure)
+            self.report(forwarding.client, query, .failed, .serverFailure, overTCP: forwarding.overTCP)
             return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
         }
     }
@@ -183,12 +222,13 @@ final class QueryResolver: Sendable {
     /// The client's answer from an upstream (or cached) response: the client's ID and question
     /// spelling, the upstream's flags and records; blocked when a CNAME leads to a blocked name.
     private func respond(
-        to query: DNSMessage, with upstream: DNSMessage, filter: DNSQueryFilter, client: IPAddress, limit: Int, outcome: QueryOutcome
+        to query: DNSMessage, with upstream: DNSMessage, filter: DNSQueryFilter, client: IPAddress, limit: Int, overTCP: Bool,
+        outcome: QueryOutcome
     ) -> [UInt8] {
         if let blocked = filter.blockedNameInAnswers(of: upstream), !filter.isExplicitlyAllowed(query.questions[0].name) {
             logger.debug("CNAME to a blocked name", metadata: ["name": "\(query.questions[0].name)", "target": "\(blocked)"])
             let response = filter.blockedResponse(to: query)
-            report(client, query, .blockedCNAME, response.responseCode)
+            report(client, query, .blockedCNAME, response.responseCode, overTCP: overTCP)
             return response.encoded(maximumSize: limit)
         }
         var response = DNSMessage.response(to: query)
@@ -206,7 +246,7 @@ final class QueryResolver: Sendable {
         }
         response.authorities = upstream.authorities
         response.additionals = upstream.additionals
-        report(client, query, outcome, response.responseCode)
+        report(client, query, outcome, response.responseCode, overTCP: overTCP)
         return response.encoded(maximumSize: limit)
     }
 
@@ -227,7 +267,8 @@ final class QueryResolver: Sendable {
         return DNSMessage(header: DNSHeader(id: id, flags: flags)).encoded()
     }
 
-    private func report(_ client: IPAddress, _ query: DNSMessage, _ outcome: QueryOutcome, _ code: DNSResponseCode) {
+    private func report(_ client: IPAddress, _ query: DNSMessage, _ outcome: QueryOutcome, _ code: DNSResponseCode, overTCP: Bool) {
+        metrics?.answered(DNSServerMetrics.Outcome(outcome), overTCP: overTCP)
         guard let observer, let question = query.questions.first else { return }
         observer(QueryEvent(client: client, name: question.name.lowercasedHost, type: question.type, outcome: outcome, responseCode: code))
     }

@@ -69,13 +69,16 @@ final class ResponseCache: Sendable {
         return response
     }
 
-    /// Stores an upstream response when it may be cached.
-    func store(_ response: DNSMessage, for key: Key, now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
-        guard capacity > 0, let lifetime = Self.lifetime(of: response), lifetime > 0 else { return }
+    /// Stores an upstream response when it may be cached; returns the number of entries then
+    /// (`nil`: not cached).
+    @discardableResult
+    func store(_ response: DNSMessage, for key: Key, now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> Int? {
+        guard capacity > 0, let lifetime = Self.lifetime(of: response), lifetime > 0 else { return nil }
         let entry = Entry(response: response, storedAt: now, lifetime: min(lifetime, maximumTTL))
-        entries.withLockedValue { entries in
+        return entries.withLockedValue { entries in
             if entries.count >= capacity && entries[key] == nil { Self.makeRoom(&entries, capacity: capacity, now: now) }
             entries[key] = entry
+            return entries.count
         }
     }
 

@@ -59,11 +59,16 @@ final class UpstreamForwarder: Sendable {
     private let group: EventLoopGroup
     private let sockets: [UpstreamSocket]
     private let logger: Logger
+    private let metrics: DNSServerMetrics?
 
     /// Sockets in the pool: 16 ports × 65,536 IDs for a spoofer to guess among.
     static let poolSize = 16
 
-    private init(upstreams: [Upstream], timeout: TimeAmount, group: EventLoopGroup, sockets: [UpstreamSocket], logger: Logger) {
+    private init(
+        upstreams: [Upstream], timeout: TimeAmount, group: EventLoopGroup, sockets: [UpstreamSocket], logger: Logger,
+        metrics: DNSServerMetrics?
+    ) {
+        self.metrics = metrics
         self.upstreams = upstreams
         self.timeout = timeout
         self.attempts = max(2, upstreams.count)
@@ -76,7 +81,8 @@ final class UpstreamForwarder: Sendable {
     /// upstreams, which connect at their first query. `trustedCertificates`: PEM files of CAs
     /// trusted besides the system's, for upstreams with certificates of a private CA.
     static func make(
-        upstreams: [UpstreamAddress], timeout: TimeAmount, trustedCertificates: [String] = [], group: EventLoopGroup, logger: Logger
+        upstreams: [UpstreamAddress], timeout: TimeAmount, trustedCertificates: [String] = [], group: EventLoopGroup, logger: Logger,
+        metrics: DNSServerMetrics? = nil
     ) async throws -> UpstreamForwarder {
         var prepared: [Upstream] = []
         // Everything that can fail comes first; the HTTP clients, which must be shut down once
@@ -126,7 +132,7 @@ final class UpstreamForwarder: Sendable {
                 prepared.append(.https(HTTPSUpstream(url: url, tls: tls!.configuration, group: group, timeout: timeout)))
             }
         }
-        return UpstreamForwarder(upstreams: prepared, timeout: timeout, group: group, sockets: sockets, logger: logger)
+        return UpstreamForwarder(upstreams: prepared, timeout: timeout, group: group, sockets: sockets, logger: logger, metrics: metrics)
     }
 
     /// The TLS settings of the encrypted upstreams: TLS 1.2 or later, the system's CAs and those
@@ -170,7 +176,8 @@ final class UpstreamForwarder: Sendable {
         let attempts = self.attempts
         @Sendable func attempt(_ number: Int) -> EventLoopFuture<DNSMessage> {
             guard number < attempts else { return eventLoop.makeFailedFuture(UpstreamError.allFailed) }
-            let upstream = upstreams[(start + number) % upstreams.count]
+            let index = (start + number) % upstreams.count
+            let upstream = upstreams[index]
             let query = Self.query(question, id: 0, dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
             let answer: EventLoopFuture<DNSMessage>
             switch upstream {
@@ -184,6 +191,7 @@ final class UpstreamForwarder: Sendable {
             }
             return answer.flatMapError { error in
                 self.logger.debug("upstream failed", metadata: ["upstream": "\(upstream.label)", "error": "\(error)"])
+                self.metrics?.upstreamFailed(index)
                 return attempt(number + 1)
             }
         }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
@@ -12,7 +13,8 @@ import ServiceLifecycle
 /// checked against an in-memory table of key hashes (refreshed when the store's keys revision
 /// moves) and rate-limited per key. `data` and `active-strikes` are served from
 /// ``PublishedContent``, rebuilt when the content revision moves; submissions go straight to
-/// the store as `pending`.
+/// the store as `pending`. `/api/blocklist.json` serves the same blocklist to the other OPL
+/// clients (the OPL DNS server, the browser extension).
 public struct PicketServer: Sendable {
     /// Settings.
     public struct Configuration: Sendable, Hashable {
@@ -53,6 +55,7 @@ public struct PicketServer: Sendable {
     /// The routes the server answers, as `(method, path)`; docs/picket-openapi.json lists the same.
     public static let routes: [(method: String, path: String)] = [
         ("GET", "/health"),
+        ("GET", "/api/blocklist.json"),
         ("GET", "/api/mobile/data"),
         ("GET", "/api/mobile/active-strikes"),
         ("POST", "/api/mobile/gps-snapshot"),
@@ -69,27 +72,41 @@ public struct PicketServer: Sendable {
     public let configuration: Configuration
     /// The logger.
     public let logger: Logger
+    /// Requests, latencies, 304s, the content revision, store errors and rate-limited requests.
+    public let metrics: PicketServerMetrics
 
-    /// A server over `store`.
+    /// A server over `store`. `metrics` counts with a swift-metrics factory (none by default;
+    /// `pepper picket serve --metrics` gives a Prometheus one).
     public init(
         store: any PicketStore, geocoder: any Geocoder = GazetteerGeocoder(), configuration: Configuration = Configuration(),
-        logger: Logger = Logger(label: "pepper.picket")
+        logger: Logger = Logger(label: "pepper.picket"), metrics: PicketServerMetrics = PicketServerMetrics()
     ) {
         self.store = store
         self.geocoder = geocoder
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// The router with every endpoint (also what the OpenAPI test inspects).
     public func makeRouter() -> Router<BasicRequestContext> {
-        let handlers = Handlers(
+        makeRouter(handlers: makeHandlers())
+    }
+
+    private func makeHandlers() -> Handlers {
+        Handlers(
             store: store, geocoder: geocoder, configuration: configuration,
-            cache: ContentCache(store: store, checkInterval: configuration.revisionCheckInterval, radii: .init(), logger: logger),
-            limiter: configuration.requestsPerMinute.map { RateLimiter(requestsPerMinute: $0) })
+            cache: ContentCache(
+                store: store, checkInterval: configuration.revisionCheckInterval, radii: .init(), logger: logger, metrics: metrics),
+            limiter: configuration.requestsPerMinute.map { RateLimiter(requestsPerMinute: $0) }, metrics: metrics)
+    }
+
+    private func makeRouter(handlers: Handlers) -> Router<BasicRequestContext> {
         let router = Router()
+        if metrics.isEnabled { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
         router.add(middleware: JSONErrorMiddleware(knownPaths: Set(Self.routes.map(\.path))))
         router.get("/health") { _, _ in try await handlers.health() }
+        router.get("/api/blocklist.json") { request, _ in try await handlers.blocklistFeed(request) }
         router.get("/api/mobile/data") { request, _ in try await handlers.data(request) }
         router.get("/api/mobile/active-strikes") { request, _ in try await handlers.activeStrikes(request) }
         router.post("/api/mobile/gps-snapshot") { request, _ in try await handlers.gpsSnapshot(request) }
@@ -102,17 +119,52 @@ public struct PicketServer: Sendable {
     /// Runs until the task is cancelled or, with `handleSignals`, until SIGINT or SIGTERM, then
     /// shuts down gracefully (requests in flight finish). `onRunning` receives the bound port.
     public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        var httpLogger = logger
-        httpLogger.logLevel = max(logger.logLevel, .notice)
-        let application = Application(
-            router: makeRouter(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pepper-picket"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-            logger: httpLogger)
+        let application = await makeService(onRunning: onRunning)
         if handleSignals {
-            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await ServiceGroup(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         } else {
             try await application.run()
         }
+    }
+
+    /// The HTTP server as a `Service`, to run in a `ServiceGroup` beside others (the metrics
+    /// listener, ``PicketStoreService``): it publishes the content first, then listens until
+    /// graceful shutdown, letting requests in flight finish. `onRunning` receives the bound
+    /// port.
+    public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async -> some Service {
+        var httpLogger = logger
+        httpLogger.logLevel = max(logger.logLevel, .notice)
+        let handlers = makeHandlers()
+        // Content is published before the port opens: a client's first request (the OPL DNS
+        // server keeps its own port closed until its first fetch succeeds) gets a 200 at once.
+        // An unreachable store is not fatal: requests try again, and answer 503 meanwhile.
+        do {
+            _ = try await handlers.cache.current()
+        } catch {
+            logger.error("cannot read the \(store.kind) store yet: \(error)")
+        }
+        let application = Application(
+            router: makeRouter(handlers: handlers),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pepper-picket"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: httpLogger)
+        return application
+    }
+}
+
+/// Closes a store when its `ServiceGroup` shuts down: put it first in the group, so it closes
+/// after the servers that use it have stopped (a PostgreSQL store's client runs until then).
+public struct PicketStoreService: Service {
+    /// The store.
+    public let store: any PicketStore
+
+    /// A service closing `store`.
+    public init(store: any PicketStore) {
+        self.store = store
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await store.close()
     }
 }

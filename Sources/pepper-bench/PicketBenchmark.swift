@@ -6,19 +6,21 @@ import Picket
 import FoundationNetworking
 #endif
 
-/// `pepper-bench picket`: `wrk` against `GET /api/mobile/data` of `pepper picket serve`, with
-/// 10,000 approved actions in the store, for 200 and 304 responses, on SQLite and PostgreSQL.
+/// `pepper-bench picket`: `wrk` against `GET /api/mobile/data` and `GET /api/blocklist.json`
+/// of `pepper picket serve`, with 10,000 approved actions in the store, for 200 and 304
+/// responses, on SQLite and PostgreSQL.
 struct PicketBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "picket",
-        abstract: "Requests per second and p99 latency of the Picket data endpoint (wrk, loopback).",
+        abstract: "Requests per second and p99 latency of the Picket data and blocklist endpoints (wrk, loopback).",
         discussion: """
             Seeds a store with --actions approved actions (500 employers with two domains
             each; actions at GeoNames places, more where more people live), starts the
-            release `pepper picket serve` with the rate limit off, and runs wrk twice per
-            store: full 200 responses (no hash) and 304 responses (each request sends
-            the current hash of its position). Requests cycle through --positions places,
-            so neither the server nor the kernel answers one URL over and over.
+            release `pepper picket serve` with the rate limit off, and runs wrk four times
+            per store: `data` with full 200 responses (no hash) and with 304 responses
+            (each request sends the current hash of its position; requests cycle
+            through --positions places, so neither the server nor the kernel answers
+            one URL over and over), then `blocklist.json` without and with its hash.
             scripts/bench-picket.sh installs wrk and starts a PostgreSQL server.
             """
     )
@@ -31,6 +33,7 @@ struct PicketBenchmark: AsyncParsableCommand {
     @Option(help: "Stores to measure: sqlite, postgresql.") var stores: [String] = ["sqlite", "postgresql"]
     @Option(help: ArgumentHelp("A PostgreSQL server URL (default: $PEPPER_TEST_POSTGRES_URL).", valueName: "url")) var postgresUrl: String?
     @Option(help: ArgumentHelp("The pepper binary (default: next to pepper-bench).", valueName: "path")) var pepper: String?
+    @Flag(help: "Run the server with --metrics (Prometheus counters on), to measure what they cost.") var serverMetrics = false
 
     func run() async throws {
         let binary =
@@ -49,11 +52,12 @@ struct PicketBenchmark: AsyncParsableCommand {
         let seedURL = work.appendingPathComponent("seed.json")
         try seed.write(to: seedURL)
         print("Data: \(actions) approved actions of 500 employers (1,000 domains); \(places.count) request positions")
+        print("Server metrics (--metrics): \(serverMetrics ? "on" : "off")")
         print(
             "wrk: \(threads) threads, \(connections) connections, \(duration) s per run; server and wrk share this machine's \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
 
-        var rows: [(String, Result, Result)] = []
+        var rows: [(store: String, responses: String, result: Result)] = []
         for store in stores {
             let database: String
             switch store {
@@ -80,7 +84,9 @@ struct PicketBenchmark: AsyncParsableCommand {
             }
             let port = try Self.freePort()
             let server = try ServerChild(
-                binary, ["picket", "serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--rate-limit", "0"],
+                binary,
+                ["picket", "serve", "--listen", "127.0.0.1:\(port)", "--database", database, "--rate-limit", "0"]
+                    + (serverMetrics ? ["--metrics", "127.0.0.1:0"] : []),
                 environment: environment)
             defer { server.stop() }
             try await Self.waitUntilUp(port: port)
@@ -103,23 +109,37 @@ struct PicketBenchmark: AsyncParsableCommand {
             print(
                 "\(store): average 200 body \(Measurement.megabytes(averageBody * 1_024 * 1_024 / 1_024 / 1_024)) "
                     + "(\(averageBody) bytes, \(geofences / max(1, fullPaths.count)) geofences and \(1_000) blocklist entries on average)")
-            let full = try runWrk(wrk, port: port, key: key, paths: fullPaths, work: work, label: "200")
-            let conditional = try runWrk(wrk, port: port, key: key, paths: conditionalPaths, work: work, label: "304")
-            rows.append((store, full, conditional))
+            rows.append((store, "data 200 (full body)", try runWrk(wrk, port: port, key: key, paths: fullPaths, work: work, label: "200")))
+            rows.append(
+                (store, "data 304 (hash matches)", try runWrk(wrk, port: port, key: key, paths: conditionalPaths, work: work, label: "304"))
+            )
+
+            // The blocklist feed of the other OPL clients: one body for everyone.
+            let feed = try await client.raw(method: "GET", path: "/api/blocklist.json")
+            guard feed.status == 200, let feedHash = feed.headers["x-content-hash"] else {
+                throw ValidationError("/api/blocklist.json answered \(feed.status)")
+            }
+            print("\(store): /api/blocklist.json body \(feed.body.count) bytes")
+            let feedPath = "/api/blocklist.json"
+            rows.append((store, "blocklist.json 200", try runWrk(wrk, port: port, key: key, paths: [feedPath], work: work, label: "200")))
+            rows.append(
+                (
+                    store, "blocklist.json 304",
+                    try runWrk(wrk, port: port, key: key, paths: [feedPath + "?hash=" + feedHash], work: work, label: "304")
+                ))
         }
 
         print("")
         print("| store | responses | requests/s | p50 | p99 | non-2xx/3xx |")
         print("|---|---|---|---|---|---|")
-        for (store, full, conditional) in rows {
-            for (label, result) in [("200 (full body)", full), ("304 (hash matches)", conditional)] {
-                print(
-                    "| \(store) | \(label) | \(String(format: "%.0f", result.requestsPerSecond)) | \(String(format: "%.2f ms", result.p50)) | "
-                        + "\(String(format: "%.2f ms", result.p99)) | \(result.errors) |")
-            }
+        for row in rows {
+            let result = row.result
+            print(
+                "| \(row.store) | \(row.responses) | \(String(format: "%.0f", result.requestsPerSecond)) | \(String(format: "%.2f ms", result.p50)) | "
+                    + "\(String(format: "%.2f ms", result.p99)) | \(result.errors) |")
         }
         print("")
-        print("Targets: ≥ 15,000 req/s for 304, ≥ 3,000 req/s for 200, p99 < 20 ms.")
+        print("Targets (both endpoints): ≥ 15,000 req/s for 304, ≥ 3,000 req/s for 200, p99 < 20 ms.")
     }
 
     struct Result {

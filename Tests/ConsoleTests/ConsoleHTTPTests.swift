@@ -62,7 +62,11 @@ final class ConsoleHarness: @unchecked Sendable {
             headers[.contentType] = contentType
         }
         let request = TestClient.Request(path, method: method, authority: host ?? self.host, headers: headers, body: payload)
-        return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
+        // A minute, not the default 15 s: a full test run on two cores (WebKit compiling, browsers
+        // starting) can hold the server's threads that long; the tests check answers, not speed.
+        return try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60))) { client in
+            try await client.execute(request)
+        }
     }
 
     /// Opens the printed link: the session cookie and the CSRF token of its pages.

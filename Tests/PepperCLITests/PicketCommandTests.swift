@@ -5,11 +5,11 @@ import Testing
 /// `pepper picket …` as a user runs it: the built binary, a real server process, curl.
 @Suite("pepper picket", .serialized)
 struct PicketCommandTests {
-    @Test("serve --demo: the README's curl examples work as written; SIGINT stops it cleanly")
-    func demoAndReadmeExamples() throws {
+    @Test("serve --demo: the README's curl examples work as written, the metrics count them; SIGINT stops it cleanly")
+    func demoAndReadmeExamples() async throws {
         let home = TestPaths.temporaryDirectory("picket-demo")
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0"], home: home)
+        let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], home: home)
         defer { server.kill() }
         let readKey = try #require(server.output.firstMatch(after: "Read key (read:mobile): "))
         let writeKey = try #require(server.output.firstMatch(after: "Write key (write:gps-snapshot write:submit-strike): "))
@@ -23,25 +23,50 @@ struct PicketCommandTests {
             .filter { !$0.hasPrefix("export KEY=") && !$0.hasPrefix("export WRITE_KEY=") }
             .joined(separator: "\n")
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(server.port)")
-        #expect(script.components(separatedBy: "curl ").count - 1 == 8, "the README shows eight curl commands")
+        #expect(script.components(separatedBy: "curl ").count - 1 == 9, "the README shows nine curl commands")
         let run = try Subprocess.run(
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": readKey, "WRITE_KEY": writeKey])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 7, "\(run.stdout)")
-        guard lines.count == 7 else { return }
+        #expect(lines.count == 8, "\(run.stdout)")
+        guard lines.count == 8 else { return }
         let data = try JSONDecoder().decode(MobileData.self, from: Data(lines[0].utf8))
         #expect(data.geofences.all.first?.id == "act_demo_brightmart")
         #expect(data.blocklist.urls.map(\.url).contains("brightmart.example"))
         #expect(lines[1] == "304")
         #expect(try JSONDecoder().decode(ActiveStrikes.self, from: Data(lines[2].utf8)).count == 4)
-        let geocoded = try JSONDecoder().decode(GeocodeResponse.self, from: Data(lines[3].utf8))
+        let feed = try #require(try JSONSerialization.jsonObject(with: Data(lines[3].utf8)) as? [String: Any])
+        let brightMart = try #require(feed["BrightMart"] as? [String: Any], "keyed by employer name")
+        #expect(brightMart["matchingUrlRegexes"] as? [String] == ["brightmart-deals.example", "brightmart.example"])
+        #expect((feed["_meta"] as? [String: Any])?["totalEmployers"] as? Int == feed.count - 1)
+        let geocoded = try JSONDecoder().decode(GeocodeResponse.self, from: Data(lines[4].utf8))
         #expect(geocoded.result?.displayName == "Seattle, Washington, United States")
-        let reverse = try JSONDecoder().decode(ReverseGeocodeResponse.self, from: Data(lines[4].utf8))
+        let reverse = try JSONDecoder().decode(ReverseGeocodeResponse.self, from: Data(lines[5].utf8))
         #expect(reverse.result?.city == "Chicago")
-        #expect(try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[5].utf8)).message == "Snapshot submitted for moderation")
-        let strike = try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[6].utf8))
+        #expect(try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[6].utf8)).message == "Snapshot submitted for moderation")
+        let strike = try JSONDecoder().decode(SubmissionReceipt.self, from: Data(lines[7].utf8))
         #expect(strike.message == "Submitted for moderation")
+
+        // The metrics listener counted exactly those requests.
+        let metricsPort = try #require(
+            server.output.firstMatch(after: "Listening on http://127.0.0.1:\(server.port) ")?.components(
+                separatedBy: "Metrics on http://127.0.0.1:"
+            )
+            .last?.prefix { $0.isNumber })
+        let scrape = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "http://127.0.0.1:\(metricsPort)/metrics"])
+        let counts: [String: Int] = [
+            #"route="/api/mobile/data",method="GET",status="200""#: 2, #"route="/api/mobile/data",method="GET",status="304""#: 1,
+            #"route="/api/mobile/active-strikes",method="GET",status="200""#: 1,
+            #"route="/api/blocklist.json",method="GET",status="200""#: 1, #"route="/api/mobile/geocode",method="POST",status="200""#: 1,
+            #"route="/api/mobile/reverse-geocode",method="POST",status="200""#: 1,
+            #"route="/api/mobile/gps-snapshot",method="POST",status="201""#: 1,
+            #"route="/api/mobile/submit-strike",method="POST",status="201""#: 1,
+        ]
+        let requestLines = scrape.stdout.split(separator: "\n").filter { $0.hasPrefix("pepper_picket_requests_total{") }
+        #expect(requestLines.count == counts.count, "\(scrape.stdout)")
+        for (labels, count) in counts {
+            #expect(requestLines.contains("pepper_picket_requests_total{\(labels)} \(count)"), "\(labels): \(scrape.stdout)")
+        }
 
         // Moderation sees both reports and the demo's pending one; approving changes the data.
         let pending = try PepperProcess.run(["picket", "moderate", "list", "--json"], home: home)
@@ -52,11 +77,11 @@ struct PicketCommandTests {
         #expect(items.allSatisfy { $0["id"] is String && $0["submittedAt"] is String })
         let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: readKey)
         let downtown = GeoCoordinate(latitude: 47.61, longitude: -122.33)
-        guard case .updated(_, let hash, _) = try Self.wait({ try await client.mobileData(at: downtown) }) else { return }
+        guard case .updated(_, let hash, _) = try await Self.wait({ try await client.mobileData(at: downtown) }) else { return }
         let approved = try PepperProcess.run(["picket", "moderate", "approve", strike.id], home: home)
         #expect(approved.status == 0, "\(approved.stderr)")
         #expect(approved.stdout.contains("Approved strike \(strike.id)"))
-        let refreshed = try Self.wait { try await client.mobileData(at: downtown, lastHash: hash) }
+        let refreshed = try await Self.wait { try await client.mobileData(at: downtown, lastHash: hash) }
         guard case .updated(let after, _, _) = refreshed else { return }
         #expect(after.blocklist.urls.map(\.url).contains("cascadefoods.example"), "the approved strike's website is blocklisted")
 
@@ -261,7 +286,7 @@ struct PicketCommandTests {
     }
 
     @Test("serve and keys on PostgreSQL")
-    func postgres() throws {
+    func postgres() async throws {
         guard let url = ProcessInfo.processInfo.environment["PEPPER_TEST_POSTGRES_URL"], !url.isEmpty else {
             if ProcessInfo.processInfo.environment["PEPPER_REQUIRE_POSTGRES"] == "1" {
                 Issue.record("PEPPER_REQUIRE_POSTGRES=1 but PEPPER_TEST_POSTGRES_URL is not set")
@@ -276,11 +301,13 @@ struct PicketCommandTests {
         let created = try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", url], home: home)
         #expect(created.status == 0, "\(created.stderr)")
         let key = created.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0", "--database", url], home: home)
+        // The URL from the environment, as docs/deploy.md's units give it (out of `ps`).
+        let server = try ServerProcess(
+            ["picket", "serve", "--listen", "127.0.0.1:0"], home: home, environment: ["PEPPER_PICKET_DATABASE": url])
         defer { server.kill() }
         #expect(server.output.contains("(store: postgres://"))
         let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: key)
-        let strikes = try Self.wait { try await client.activeStrikes() }
+        let strikes = try await Self.wait { try await client.activeStrikes() }
         #expect(strikes.strikes.contains { $0.id == "act_seed" })
         #expect(server.stop(signal: SIGTERM).status == 0)
     }
@@ -321,29 +348,21 @@ struct PicketCommandTests {
         return output
     }
 
-    /// Runs async client code from a synchronous test, retrying until the server's change
-    /// shows (it checks the store every second).
-    static func wait<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
-        let box = ResultBox<Value>()
-        let semaphore = DispatchSemaphore(value: 0)
-        Task {
-            var last: Result<Value, any Error> = .failure(CancellationError())
-            for _ in 0..<20 {
-                do {
-                    let value = try await body()
-                    last = .success(value)
-                    if case .updated = value as? PicketClient.DataResult { break }
-                    if !(value is PicketClient.DataResult) { break }
-                } catch {
-                    last = .failure(error)
-                }
-                try? await Task.sleep(nanoseconds: 250_000_000)
+    /// Runs client code until the server's change shows (it checks the store every second).
+    static func wait<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
+        var last: Result<Value, any Error> = .failure(CancellationError())
+        for _ in 0..<20 {
+            do {
+                let value = try await body()
+                last = .success(value)
+                if case .updated = value as? PicketClient.DataResult { break }
+                if !(value is PicketClient.DataResult) { break }
+            } catch {
+                last = .failure(error)
             }
-            box.set(last)
-            semaphore.signal()
+            try await Task.sleep(nanoseconds: 250_000_000)
         }
-        semaphore.wait()
-        return try box.get()
+        return try last.get()
     }
 }
 
@@ -351,14 +370,6 @@ struct PicketCommandTests {
 func trackTime(_ date: Date) -> String {
     let text = ISO8601.format(date)
     return text.hasSuffix(".000Z") ? String(text.dropLast(5)) + "Z" : text
-}
-
-final class ResultBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<Value, any Error>?
-
-    func set(_ result: Result<Value, any Error>) { lock.withLock { self.result = result } }
-    func get() throws -> Value { try lock.withLock { result! }.get() }
 }
 
 /// A long-running `pepper` process (a server): its stdout is collected as it comes, so a test

@@ -58,6 +58,12 @@ struct OpenAPITests {
         try await record("GET", "/api/mobile/data", query: [.init(name: "lat", value: "x")])
         try await record("GET", "/api/mobile/data", query: seattle, key: false)
         try await record("GET", "/api/mobile/data", query: seattle, client: setup.write)
+        try await record("GET", "/api/blocklist.json")
+        let feedHash = try #require(exchanges.last?.3["x-content-hash"])
+        try await record("GET", "/api/blocklist.json", query: [.init(name: "hash", value: feedHash)])
+        try await record("GET", "/api/blocklist.json", query: [.init(name: "hash", value: "abc")])
+        try await record("GET", "/api/blocklist.json", key: false)
+        try await record("GET", "/api/blocklist.json", client: setup.write)
         try await record("GET", "/api/mobile/active-strikes")
         try await record(
             "POST", "/api/mobile/gps-snapshot", body: #"{"actionId": "act_a", "latitude": 47.61, "longitude": -122.34, "notes": "n"}"#)
@@ -84,6 +90,7 @@ struct OpenAPITests {
             #expect(problems.isEmpty, "\(method) \(path) \(status): \(problems.joined(separator: "; "))")
         }
         #expect(statuses["GET /api/mobile/data"] == [200, 304, 400, 401, 403])
+        #expect(statuses["GET /api/blocklist.json"] == [200, 304, 400, 401, 403])
         #expect(statuses["POST /api/mobile/gps-snapshot"] == [201, 400, 404, 413])
         #expect(statuses["GET /api/mobile/active-strikes"]?.contains(429) == true)
     }
@@ -113,8 +120,8 @@ struct StubStore: PicketStore {
 }
 
 /// Checks JSON against the document's schemas: the subset of OpenAPI 3.0 the document uses
-/// (`$ref`, `type`, `properties`, `required`, `items`, `enum`, `minimum`, `maximum`,
-/// `maxLength`, `pattern`, `nullable`). Unknown properties are reported too, so a field the
+/// (`$ref`, `type`, `properties`, `additionalProperties`, `required`, `items`, `enum`,
+/// `minimum`, `maximum`, `maxLength`, `pattern`, `nullable`). Unknown properties are reported too, so a field the
 /// server adds must be documented.
 struct SchemaValidator {
     let document: [String: Any]
@@ -159,7 +166,7 @@ struct SchemaValidator {
             let properties = schema["properties"] as? [String: Any] ?? [:]
             for name in schema["required"] as? [String] ?? [] where object[name] == nil { problems.append("\(path).\(name) is missing") }
             for (name, member) in object.sorted(by: { $0.key < $1.key }) {
-                guard let property = properties[name] as? [String: Any] else {
+                guard let property = properties[name] as? [String: Any] ?? schema["additionalProperties"] as? [String: Any] else {
                     problems.append("\(path).\(name) is not documented")
                     continue
                 }

@@ -19,14 +19,16 @@ final class TestServer: Sendable {
     /// Starts a server over `store`; by default it checks the store's revision on every request
     /// (interval 0), so changes made through another connection show at once.
     static func start(
-        store: any PicketStore, configuration: PicketServer.Configuration = .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0)
+        store: any PicketStore,
+        configuration: PicketServer.Configuration = .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
+        metrics: PicketServerMetrics = PicketServerMetrics()
     ) async throws -> TestServer {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
         var logger = Logger(label: "pepper.test.picket")
         logger.logLevel = .critical
-        let server = PicketServer(store: store, configuration: configuration, logger: logger)
+        let server = PicketServer(store: store, configuration: configuration, logger: logger, metrics: metrics)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         // Its handlers run on an executor of their own: see ServerExecutor.
         let task = Task(executorPreference: ServerExecutor.shared) {

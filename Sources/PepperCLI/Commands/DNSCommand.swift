@@ -9,6 +9,8 @@ import ListSync
 import Logging
 import NIOCore
 import PepperActions
+import ServerMetrics
+import ServiceLifecycle
 import Storage
 
 /// `pepper dns`: the filtering DNS forwarder.
@@ -62,9 +64,14 @@ struct DNSServeCommand: AsyncParsableCommand {
             always resolve to the page, which shows the labor action; under `ask` its
             "Proceed anyway" lets that client through to the employer for 24 hours.
 
+            --metrics IP:PORT serves Prometheus metrics on an address of its own:
+            queries by outcome and transport, answer latency, cache use, upstream
+            errors, reloads (docs/metrics.md).
+
             Reloads the lists on SIGHUP, and by itself when `pepper update`, `pepper
             lists` or `pepper allowlist` recompile the state; queries keep being answered
-            meanwhile. SIGINT or SIGTERM stops it.
+            meanwhile. SIGINT or SIGTERM stops it after answering the queries in flight
+            and writing the query log.
 
             Try it: pepper dns serve --listen 127.0.0.1:5335 --upstream 9.9.9.9
             then:   dig @127.0.0.1 -p 5335 doubleclick.net
@@ -141,6 +148,11 @@ struct DNSServeCommand: AsyncParsableCommand {
             "A JSON file of client groups, each with its clients (CIDR), lists and allowlist (docs/dns.md).", valueName: "file"))
     var groups: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at http://IP:PORT/metrics (e.g. 127.0.0.1:9153; docs/metrics.md).", valueName: "ip:port"))
+    var metrics: ListenAddress?
+
     func validate() throws {
         guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
         guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
@@ -157,19 +169,28 @@ struct DNSServeCommand: AsyncParsableCommand {
         guard !upstreams.isEmpty else {
             throw CLIError("no upstream: /etc/resolv.conf names none; give --upstream IP[:PORT]")
         }
+        // Until the reload trigger runs, a SIGHUP must not end the process.
+        ReloadTrigger<String>.ignoreHangUpUntilRunning()
         let access = ClientAccess(allowed: allowClients)
         let logger = Self.logger(level: logLevel)
         let state = try homeOptions.openState()
         var engines = DNSEngines(state: state, sources: try await loadSources(), warn: { Terminal.warning($0) })
-        var groupSpecs = try Self.groups(groups)
+        let groupSpecs = try Self.groups(groups)
         var groupSources = try await Self.call { try await DNSEngines.loadGroupSources(groupSpecs) }
         let recorder = noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: state.database), logger: logger)
         let started = Date()
+        let endpoint = metrics.map { address in
+            MetricsEndpoint(
+                host: address.host.description, port: address.port,
+                durationBuckets: [DNSServerMetrics.answerDurationName: DNSServerMetrics.answerDurationBuckets], logger: logger)
+        }
+        let serverMetrics = endpoint.map { DNSServerMetrics(factory: $0.factory, upstreams: upstreams.map(\.description)) }
         // Struck employers' names go to the block page, when there is one.
         let picketGate = blockPage.map { PicketGate(lookup: Self.picketLookup(state), pageAddress: $0.host) }
         let (server, blockedDomains) = try await start(
             engines: engines, groups: groupSpecs, groupSources: groupSources, upstreams: upstreams, access: access, logger: logger,
-            recorder: recorder, picket: picketGate)
+            recorder: recorder, picket: picketGate, metrics: serverMetrics)
+        serverMetrics?.loaded(blockedDomains: blockedDomains)
         var page: BlockPageServer?
         if let blockPage {
             do {
@@ -183,77 +204,125 @@ struct DNSServeCommand: AsyncParsableCommand {
         engines = engines.droppingFileData()
         groupSources = groupSources.mapValues(DNSEngines.droppingFileData)
         Memory.returnFreed()
-        let recording = Task { await recorder?.run() }
+        let reloader = Reloader(
+            engines: engines, groupsFile: groups, groups: groupSpecs, groupSources: groupSources, server: server, state: state,
+            picketGate: picketGate, metrics: serverMetrics, logger: logger)
+        let watched = engines
+        let trigger = ReloadTrigger(
+            stamp: { [groups] in watched.stateStamp(groupsFile: groups) }, reload: { reason in await reloader.reload(reason) })
+
+        // One lifecycle: on SIGINT or SIGTERM the services stop in reverse order: the block
+        // page, then the DNS server (answering what is in flight), the metrics, and last the
+        // query recorder, which writes the final answers' batch.
+        var services: [any Service] = []
+        if let recorder { services.append(recorder) }
+        if let endpoint { services.append(endpoint) }
+        services.append(server)
+        if let page { services.append(page) }
+        services.append(trigger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Self.quiet(logger)))
+
         // The console shows (and checks) the running server.
         let status = DNSServerStatus(
             listen: server.localAddress.description, blockPage: page?.localAddress.description,
             groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description))
         try? status.write(home: state.home)
         defer { DNSServerStatus.remove(home: state.home) }
-        let seconds = Date().timeIntervalSince(started)
-        // Written at once (not buffered): scripts wait for this line.
-        let ready =
-            "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
-            + (groupSpecs.isEmpty ? "" : "\(groupSpecs.count) client group\(groupSpecs.count == 1 ? "" : "s"); ")
-            + (page.map { "block page on http://\($0.localAddress); " } ?? "")
-            + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
-        FileHandle.standardOutput.write(Data(ready.utf8))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // The ready line waits for the metrics listener, so that scrapers may start with it.
+            let metricsPort = await endpoint?.boundPort()
+            if endpoint != nil && metricsPort == nil {
+                // It could not bind: the group fails with the reason.
+                try await tasks.next()
+                return
+            }
+            let seconds = Date().timeIntervalSince(started)
+            let shownMetrics = metrics.flatMap { address in
+                metricsPort.map { "metrics on http://\(ListenAddress(host: address.host, port: $0))/metrics; " }
+            }
+            // Written at once (not buffered): scripts wait for this line.
+            let ready =
+                "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
+                + (groupSpecs.isEmpty ? "" : "\(groupSpecs.count) client group\(groupSpecs.count == 1 ? "" : "s"); ")
+                + (page.map { "block page on http://\($0.localAddress); " } ?? "") + (shownMetrics ?? "")
+                + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
+            FileHandle.standardOutput.write(Data(ready.utf8))
+            try await tasks.next()
+        }
+    }
 
-        let events = SignalEvents()
-        let watcher = Task { [engines, groups] in
-            var stamp = engines.stateStamp(groupsFile: groups)
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(2))
-                let current = engines.stateStamp(groupsFile: groups)
-                if current != stamp {
-                    stamp = current
-                    events.send(.reload("the state's lists or allowlist, or the groups file, changed"))
-                }
+    /// Rebuilds the filters on request, one reload at a time (see ``ReloadTrigger``); a failed
+    /// reload keeps everything as it was.
+    actor Reloader {
+        let engines: DNSEngines
+        let groupsFile: String?
+        var groups: [DNSClientGroupSpec]
+        var groupSources: [String: ListInput]
+        let server: DNSServer
+        let state: PepperState
+        let picketGate: PicketGate?
+        let metrics: DNSServerMetrics?
+        let logger: Logger
+
+        init(
+            engines: DNSEngines, groupsFile: String?, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], server: DNSServer,
+            state: PepperState, picketGate: PicketGate?, metrics: DNSServerMetrics?, logger: Logger
+        ) {
+            self.engines = engines
+            self.groupsFile = groupsFile
+            self.groups = groups
+            self.groupSources = groupSources
+            self.server = server
+            self.state = state
+            self.picketGate = picketGate
+            self.metrics = metrics
+            self.logger = logger
+        }
+
+        func reload(_ reason: String) async {
+            do {
+                // The groups file is read again too.
+                let freshGroups = try DNSServeCommand.groups(groupsFile)
+                let loaded = groupSources
+                let freshSources = try await DNSServeCommand.call { try await DNSEngines.loadGroupSources(freshGroups, loaded: loaded) }
+                let fresh = try DNSServeCommand.filters(
+                    engines: engines, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
+                server.replaceFilters(fresh)
+                (groups, groupSources) = (freshGroups, freshSources.mapValues(DNSEngines.droppingFileData))
+                Memory.returnFreed()
+                picketGate?.replace(lookup: DNSServeCommand.picketLookup(state))
+                metrics?.reloaded(succeeded: true)
+                metrics?.loaded(blockedDomains: fresh.defaultFilter.engine.dnsBlockedDomainCount)
+                logger.info(
+                    "reloaded",
+                    metadata: [
+                        "reason": "\(reason)", "blocked domains": "\(fresh.defaultFilter.engine.dnsBlockedDomainCount)",
+                        "client groups": "\(fresh.groups.count)",
+                    ])
+            } catch {
+                metrics?.reloaded(succeeded: false)
+                logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
             }
         }
-        // A second signal (e.g. `timeout` signals its whole process group) is ignored: the
-        // loop ends at the first stop.
-        events: for await event in events.stream {
-            switch event {
-            case .stop(let name):
-                logger.info("stopping", metadata: ["signal": "\(name)"])
-                watcher.cancel()
-                await page?.shutdown()
-                await server.shutdown()
-                recording.cancel()
-                await recording.value
-                events.finish()
-                break events
-            case .reload(let reason):
-                do {
-                    // The groups file is read again too; any error keeps everything as it was.
-                    let freshGroups = try Self.groups(groups)
-                    let loaded = groupSources
-                    let freshSources = try await Self.call { try await DNSEngines.loadGroupSources(freshGroups, loaded: loaded) }
-                    let fresh = try Self.filters(
-                        engines: engines, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
-                    server.replaceFilters(fresh)
-                    (groupSpecs, groupSources) = (freshGroups, freshSources.mapValues(DNSEngines.droppingFileData))
-                    Memory.returnFreed()
-                    picketGate?.replace(lookup: Self.picketLookup(state))
-                    logger.info(
-                        "reloaded",
-                        metadata: [
-                            "reason": "\(reason)", "blocked domains": "\(fresh.defaultFilter.engine.dnsBlockedDomainCount)",
-                            "client groups": "\(fresh.groups.count)",
-                        ])
-                } catch {
-                    logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
-                }
-            }
-        }
+    }
+
+    /// The service group's own messages only from warnings up (its starts and stops are
+    /// debug-level chatter at `--log-level info`).
+    static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        return quiet
     }
 
     /// Builds the first engines and starts the server. (A function of its own, so that no local
     /// of `run` keeps the first engines alive after a reload has replaced them.)
     private func start(
         engines: DNSEngines, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], upstreams: [UpstreamAddress],
-        access: ClientAccess, logger: Logger, recorder: QueryRecorder?, picket: PicketGate?
+        access: ClientAccess, logger: Logger, recorder: QueryRecorder?, picket: PicketGate?, metrics: DNSServerMetrics?
     ) async throws -> (DNSServer, Int) {
         let engine = try Self.call { try engines.engine() }
         var template = DNSQueryFilter(engine: engine, blockResponse: blockResponse, blockTTL: UInt32(blockTTL))
@@ -269,7 +338,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         if let recorder { observer = { recorder.record($0) } }
         do {
             let server = try await DNSServer.start(
-                configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket)
+                configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket, metrics: metrics)
             return (server, engine.dnsBlockedDomainCount)
         } catch {
             throw CLIError("\(error)")
@@ -384,47 +453,6 @@ enum Memory {
     }
 }
 
-/// SIGINT/SIGTERM (stop) and SIGHUP (reload) as an async stream. (`@unchecked`: the signal
-/// sources are only set in `init` and cancelled in `finish`, both thread-safe in Dispatch.)
-final class SignalEvents: @unchecked Sendable {
-    enum Event: Sendable {
-        case stop(String)
-        case reload(String)
-    }
-
-    let stream: AsyncStream<Event>
-    private let continuation: AsyncStream<Event>.Continuation
-    private let sources: [DispatchSourceSignal]
-
-    init() {
-        let (stream, continuation) = AsyncStream<Event>.makeStream()
-        self.stream = stream
-        self.continuation = continuation
-        var sources: [DispatchSourceSignal] = []
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
-            // Handled by the dispatch source, not by the default action.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                continuation.yield(number == SIGHUP ? .reload("SIGHUP") : .stop(name))
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func send(_ event: Event) {
-        continuation.yield(event)
-    }
-
-    func finish() {
-        for source in sources { source.cancel() }
-        continuation.finish()
-    }
-}
-
-/// `pepper dns stats`.
 struct DNSStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",

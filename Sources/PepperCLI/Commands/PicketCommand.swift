@@ -6,6 +6,8 @@ import Logging
 import PepperActions
 import Picket
 import PicketServer
+import ServerMetrics
+import ServiceLifecycle
 import Storage
 
 /// `pepper picket`: the Online Picket Line server, its keys and moderation, the blocklist
@@ -29,13 +31,19 @@ struct PicketCommand: AsyncParsableCommand {
     struct DatabaseOptions: ParsableArguments {
         @Option(
             help: ArgumentHelp(
-                "Where the server's data lives: sqlite:PATH or postgres://USER@HOST:PORT/DB (default: $PEPPER_HOME/pepper.sqlite).",
+                "Where the server's data lives: sqlite:PATH or postgres://USER@HOST:PORT/DB (default: $PEPPER_PICKET_DATABASE, else $PEPPER_HOME/pepper.sqlite).",
                 valueName: "location"))
         var database: String?
 
+        /// `--database`, else `$PEPPER_PICKET_DATABASE`: a PostgreSQL URL with a password stays
+        /// out of the command line, which every local user can read (`docs/deploy.md`).
+        var location: String? {
+            database ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
         func validate() throws {
             do {
-                _ = try PicketDatabase.Location(database)
+                _ = try PicketDatabase.Location(location)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -43,9 +51,22 @@ struct PicketCommand: AsyncParsableCommand {
 
         func open(home: HomeOptions) async throws -> any PicketStore {
             do {
-                return try await PicketDatabase.open(try PicketDatabase.Location(database), home: home.pepperHome)
+                return try await PicketDatabase.open(try PicketDatabase.Location(location), home: home.pepperHome)
             } catch {
                 throw CLIError("cannot open the Picket database: \(error)")
+            }
+        }
+
+        /// Runs `body` with the store open, and closes it on every path.
+        func withStore<T>(home: HomeOptions, _ body: (any PicketStore) async throws -> T) async throws -> T {
+            let store = try await open(home: home)
+            do {
+                let result = try await body(store)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
             }
         }
     }
@@ -58,11 +79,13 @@ struct PicketCommand: AsyncParsableCommand {
             discussion: """
                 Endpoints: GET /api/mobile/data, GET /api/mobile/active-strikes, POST
                 /api/mobile/gps-snapshot, /submit-strike, /geocode, /reverse-geocode,
-                and GET /health (docs/picket-openapi.json). Requests need an X-API-Key
-                with the endpoint's scope (`pepper picket keys create`). --demo loads
-                demo data (fictional employers around Seattle, Chicago, New York and
-                London) and prints a read key and a write key. SIGINT or SIGTERM stops
-                the server after the requests in flight.
+                GET /api/blocklist.json (the blocklist for the OPL DNS server and browser
+                extension) and GET /health (docs/picket-openapi.json). Requests need an
+                X-API-Key with the endpoint's scope (`pepper picket keys create`). --demo
+                loads demo data (fictional employers around Seattle, Chicago, New York
+                and London) and prints a read key and a write key. --metrics IP:PORT
+                serves Prometheus metrics on an address of its own (docs/metrics.md).
+                SIGINT or SIGTERM stops the server after the requests in flight.
                 """)
 
         @OptionGroup var homeOptions: HomeOptions
@@ -83,6 +106,11 @@ struct PicketCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Seconds between checks for changes made elsewhere.", valueName: "seconds"))
         var refreshCheck = 1.0
 
+        @Option(
+            help: ArgumentHelp(
+                "Serve Prometheus metrics at http://IP:PORT/metrics, apart from the API (docs/metrics.md).", valueName: "ip:port"))
+        var metrics: ListenAddress?
+
         func validate() throws {
             guard rateLimit >= 0, maxBody >= 1, refreshCheck >= 0 else {
                 throw ValidationError("--rate-limit, --max-body and --refresh-check must not be negative")
@@ -92,27 +120,60 @@ struct PicketCommand: AsyncParsableCommand {
         func run() async throws {
             let (host, port) = (listen.host.description, listen.port)
             let store = try await databaseOptions.open(home: homeOptions)
-            if demo { try await seedDemo(store, host: host, port: port) }
+            do {
+                if demo { try await seedDemo(store, host: host, port: port) }
+            } catch {
+                await store.close()
+                throw CLIError("cannot load the demo data: \(error)")
+            }
             var logger = Logger(label: "pepper.picket")
             logger.logLevel = .warning
+            let endpoint = metrics.map { address in
+                MetricsEndpoint(
+                    host: address.host.description, port: address.port,
+                    durationBuckets: [PicketServerMetrics.requestDurationName: PicketServerMetrics.requestDurationBuckets], logger: logger)
+            }
             let server = PicketServer(
                 store: store,
                 configuration: .init(
                     host: host, port: port, maximumBodyBytes: maxBody * 1_024, requestsPerMinute: rateLimit == 0 ? nil : rateLimit,
                     revisionCheckInterval: refreshCheck),
-                logger: logger)
-            let location = try PicketDatabase.Location(databaseOptions.database)
-            do {
-                try await server.run { bound in
-                    let shown = host.contains(":") ? "[\(host)]" : host
-                    Terminal.line("Listening on http://\(shown):\(bound) (store: \(location)). Ctrl-C stops.")
+                logger: logger, metrics: endpoint.map { PicketServerMetrics(factory: $0.factory) } ?? PicketServerMetrics())
+            let location = try PicketDatabase.Location(databaseOptions.location)
+            let metricsAddress = metrics
+            let application = await server.makeService { bound in
+                // Announced once the metrics listener is up too, so that scrapers may start with it.
+                var metricsNote = ""
+                if let endpoint, let address = metricsAddress, let metricsPort = await endpoint.boundPort() {
+                    metricsNote = " Metrics on http://\(ListenAddress(host: address.host, port: metricsPort))/metrics."
                 }
+                let shown = host.contains(":") ? "[\(host)]" : host
+                Terminal.line("Listening on http://\(shown):\(bound) (store: \(location)).\(metricsNote) Ctrl-C stops.")
+            }
+            // One lifecycle: SIGINT or SIGTERM stops the API (requests in flight finish), then the
+            // metrics listener, then closes the store.
+            var services: [any Service] = [PicketStoreService(store: store)]
+            if let endpoint { services.append(endpoint) }
+            services.append(application)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            do {
+                try await group.run()
             } catch {
                 await store.close()
-                throw CLIError("cannot serve on \(listen): \(error)")
+                throw CLIError("cannot serve on \(listen)\(metrics.map { " (metrics on \($0))" } ?? ""): \(Self.reason(error))")
             }
-            await store.close()
             Terminal.status("Stopped.")
+        }
+
+        /// The error inside a service group's.
+        static func reason(_ error: any Error) -> String {
+            if let error = error as? ServiceGroupError, case .some(let underlying) = Mirror(reflecting: error).descendant("underlyingError")
+            {
+                return "\(underlying)"
+            }
+            return "\(error)"
         }
 
         private func seedDemo(_ store: any PicketStore, host: String, port: Int) async throws {
@@ -158,15 +219,13 @@ struct PicketCommand: AsyncParsableCommand {
             }
 
             func run() async throws {
-                let store = try await databaseOptions.open(home: homeOptions)
-                let created: (key: String, record: APIKeyRecord)
-                do {
-                    created = try await APIKeys.create(scopes: scopes, label: label, in: store)
-                } catch {
-                    await store.close()
-                    throw CLIError("cannot create the key: \(error)")
+                let created = try await databaseOptions.withStore(home: homeOptions) { store in
+                    do {
+                        return try await APIKeys.create(scopes: scopes, label: label, in: store)
+                    } catch {
+                        throw CLIError("cannot create the key: \(error)")
+                    }
                 }
-                await store.close()
                 if json {
                     try Terminal.printJSON(
                         CreatedKey(id: created.record.id, key: created.key, scopes: created.record.scopes.map(\.rawValue)))
@@ -191,9 +250,13 @@ struct PicketCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array.") var json = false
 
             func run() async throws {
-                let store = try await databaseOptions.open(home: homeOptions)
-                let keys = try await Self.keys(store)
-                await store.close()
+                let keys = try await databaseOptions.withStore(home: homeOptions) { store in
+                    do {
+                        return try await store.apiKeys()
+                    } catch {
+                        throw CLIError("cannot read the keys: \(error)")
+                    }
+                }
                 if json {
                     try Terminal.printJSON(
                         keys.map {
@@ -208,15 +271,6 @@ struct PicketCommand: AsyncParsableCommand {
                     let state = key.revokedAt.map { "revoked \(Terminal.date($0))" } ?? "active"
                     let scopes = key.scopes.map(\.rawValue).joined(separator: " ")
                     print("\(key.id)  \(Terminal.pad(state, 28))  \(Terminal.pad(scopes, 40))  \(key.label ?? "")")
-                }
-            }
-
-            static func keys(_ store: any PicketStore) async throws -> [APIKeyRecord] {
-                do {
-                    return try await store.apiKeys()
-                } catch {
-                    await store.close()
-                    throw CLIError("cannot read the keys: \(error)")
                 }
             }
 
@@ -236,15 +290,13 @@ struct PicketCommand: AsyncParsableCommand {
             @Argument(help: "The key's id (key_…), as `keys list` shows it.") var id: String
 
             func run() async throws {
-                let store = try await databaseOptions.open(home: homeOptions)
-                let revoked: Bool
-                do {
-                    revoked = try await store.revokeAPIKey(id: id, at: Date())
-                } catch {
-                    await store.close()
-                    throw CLIError("cannot revoke \(id): \(error)")
+                let revoked = try await databaseOptions.withStore(home: homeOptions) { store in
+                    do {
+                        return try await store.revokeAPIKey(id: id, at: Date())
+                    } catch {
+                        throw CLIError("cannot revoke \(id): \(error)")
+                    }
                 }
-                await store.close()
                 guard revoked else { throw CLIError("no active key with id \(id) (see `pepper picket keys list`)") }
                 print("Revoked \(id)")
             }
@@ -271,15 +323,13 @@ struct PicketCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array of {\"id\", \"kind\", \"submittedAt\", …}.") var json = false
 
             func run() async throws {
-                let store = try await databaseOptions.open(home: homeOptions)
-                let items: [ModerationItem]
-                do {
-                    items = try await store.pendingSubmissions()
-                } catch {
-                    await store.close()
-                    throw CLIError("cannot read the submissions: \(error)")
+                let items = try await databaseOptions.withStore(home: homeOptions) { store in
+                    do {
+                        return try await store.pendingSubmissions()
+                    } catch {
+                        throw CLIError("cannot read the submissions: \(error)")
+                    }
                 }
-                await store.close()
                 if json {
                     try Terminal.printJSON(items)
                     return
@@ -326,18 +376,15 @@ struct PicketCommand: AsyncParsableCommand {
         }
 
         static func decide(_ id: String, _ decision: ModerationDecision, _ home: HomeOptions, _ database: DatabaseOptions) async throws {
-            let store = try await database.open(home: home)
-            let outcome: ModerationOutcome
-            do {
-                outcome = try await store.moderate(id: id, decision: decision, at: Date())
-            } catch PicketStoreError.noSuchSubmission(let id) {
-                await store.close()
-                throw CLIError("there is no pending submission with id \(id) (`pepper picket moderate list` shows them)")
-            } catch {
-                await store.close()
-                throw CLIError("\(error)")
+            let outcome = try await database.withStore(home: home) { store in
+                do {
+                    return try await store.moderate(id: id, decision: decision, at: Date())
+                } catch PicketStoreError.noSuchSubmission(let id) {
+                    throw CLIError("there is no pending submission with id \(id) (`pepper picket moderate list` shows them)")
+                } catch {
+                    throw CLIError("\(error)")
+                }
             }
-            await store.close()
             switch outcome {
             case .strike(let id, let employerId, let status):
                 print("\(status == .approved ? "Approved" : "Rejected") strike \(id) (employer \(employerId))")
@@ -373,15 +420,13 @@ struct PicketCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("\(file): \(error)")
             }
-            let store = try await databaseOptions.open(home: homeOptions)
-            let counts: ImportCounts
-            do {
-                counts = try await store.importRecords(records)
-            } catch {
-                await store.close()
-                throw CLIError("\(file): \(error)")
+            let counts = try await databaseOptions.withStore(home: homeOptions) { store in
+                do {
+                    return try await store.importRecords(records)
+                } catch {
+                    throw CLIError("\(file): \(error)")
+                }
             }
-            await store.close()
             print("Imported \(counts.employers) employers, \(counts.actions) actions, \(counts.locations) locations")
         }
     }

@@ -227,6 +227,9 @@ public enum ModerationStatus: String, Codable, Sendable, CaseIterable {
 public enum APIScope: String, Codable, Sendable, CaseIterable, Comparable {
     /// `data`, `active-strikes`, `geocode`, `reverse-geocode`.
     case readMobile = "read:mobile"
+    /// `/api/blocklist.json` only (`read:mobile` may read it too): for the OPL DNS server and
+    /// browser extension, which need nothing else.
+    case readBlocklist = "read:blocklist"
     /// `gps-snapshot`.
     case writeGPSSnapshot = "write:gps-snapshot"
     /// `submit-strike`.

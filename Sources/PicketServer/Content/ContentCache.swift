@@ -12,13 +12,18 @@ final class ContentCache: @unchecked Sendable {
     private let checkInterval: Double
     private let radii: PublishedContent.Radii
     private let logger: Logger
+    private let metrics: PicketServerMetrics
     private let lock = NSLock()
     private var content: PublishedContent?
     private var keys: KeyTable?
     private var lastCheck: Double = -.infinity
     private var refreshing = false
 
-    init(store: any PicketStore, checkInterval: Double, radii: PublishedContent.Radii, logger: Logger) {
+    init(
+        store: any PicketStore, checkInterval: Double, radii: PublishedContent.Radii, logger: Logger,
+        metrics: PicketServerMetrics = PicketServerMetrics()
+    ) {
+        self.metrics = metrics
         self.store = store
         self.checkInterval = checkInterval
         self.radii = radii
@@ -67,6 +72,7 @@ final class ContentCache: @unchecked Sendable {
                 lastCheck = uptime
                 refreshing = false
             }
+            metrics.contentRevision(result.0.revision)
             return result
         } catch {
             let fallback: (PublishedContent, KeyTable)? = lock.withLock {
@@ -77,6 +83,7 @@ final class ContentCache: @unchecked Sendable {
                 return (content, keys)
             }
             logger.error("cannot refresh from the \(store.kind) store: \(error)")
+            metrics.storeError(refreshing: true)
             if let fallback { return fallback }
             throw error
         }

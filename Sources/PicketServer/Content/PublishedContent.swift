@@ -40,6 +40,8 @@ final class PublishedContent: Sendable {
     /// `{"totalUrls":…,"totalEmployers":…,"urls":[…]}`.
     let blocklistJSON: [UInt8]
     let blocklistDigest: [UInt8]
+    /// `GET /api/blocklist.json`, for the other OPL clients.
+    let blocklistFeed: BlocklistFeed
     /// The `strikes` array of `active-strikes`.
     let activeStrikesJSON: [UInt8]
     let activeStrikeCount: Int
@@ -217,6 +219,7 @@ final class PublishedContent: Sendable {
         list.raw("]}")
         blocklistJSON = list.bytes
         blocklistDigest = Array(SHA256.hash(data: list.bytes))
+        blocklistFeed = BlocklistFeed(entries: entries, employers: employersByID, actions: primary, generatedAt: now)
 
         let strikes = current.sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
         var strikesJSON = JSONWriter(capacity: 256 * strikes.count + 2)

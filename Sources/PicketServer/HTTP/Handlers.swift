@@ -12,6 +12,7 @@ struct Handlers: Sendable {
     let configuration: PicketServer.Configuration
     let cache: ContentCache
     let limiter: RateLimiter?
+    let metrics: PicketServerMetrics
 
     static let apiKeyField = HTTPField.Name("X-API-Key")!
     static let contentHashField = HTTPField.Name("X-Content-Hash")!
@@ -43,13 +44,7 @@ struct Handlers: Sendable {
             }
             radius = value
         }
-        var known: String?
-        if let text = parameters["hash"].map(String.init), !text.isEmpty {
-            guard Self.isHash(text) else { throw APIError(.badRequest, "hash must be 64 hexadecimal characters") }
-            known = text.lowercased()
-        } else if let header = request.headers[.ifNoneMatch] {
-            known = Self.entityTag(header)
-        }
+        let known = try Self.knownHash(request, parameters)
 
         // The centre is rounded to 0.01° (about 1 km): the same neighbourhood gets the same
         // payload and hash, so the hourly refresh at home is a 304, and the server never echoes a
@@ -57,6 +52,7 @@ struct Handlers: Sendable {
         let center = Coordinates(lat: (latitude * 100).rounded() / 100, lng: (longitude * 100).rounded() / 100)
         let selection = content.select(center: center.geoCoordinate, radius: Double(radius))
         let hash = content.contentHash(center: center, radius: radius, selection: selection)
+        if let known { metrics.conditional(route: "/api/mobile/data", notModified: known == hash) }
         var headers = HTTPFields()
         headers[Self.contentHashField] = hash
         headers[.eTag] = "\"\(hash)\""
@@ -66,6 +62,22 @@ struct Handlers: Sendable {
             center: center, radius: radius, refreshThreshold: Int((Double(radius) * 0.8).rounded()),
             suggestedRefreshInterval: configuration.suggestedRefreshInterval, generatedAt: ISO8601.format(Date()), selection: selection)
         return json(body, headers: headers)
+    }
+
+    /// `GET /api/blocklist.json`: the finished body of the content revision, or 304.
+    func blocklistFeed(_ request: Request) async throws -> Response {
+        let content = try await authorize(request, scopes: [.readBlocklist, .readMobile])
+        let known = try Self.knownHash(request, request.uri.queryParameters)
+        let feed = content.blocklistFeed
+        if let known { metrics.conditional(route: "/api/blocklist.json", notModified: known == feed.hash) }
+        var headers = HTTPFields()
+        headers[Self.contentHashField] = feed.hash
+        headers[.eTag] = "\"\(feed.hash)\""
+        headers[.cacheControl] = "private, no-cache"
+        if known == feed.hash { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = "application/json; charset=utf-8"
+        // The buffer is shared, not copied: a 200 costs what a 304 does plus the write.
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: feed.body))
     }
 
     func activeStrikes(_ request: Request) async throws -> Response {
@@ -89,7 +101,7 @@ struct Handlers: Sendable {
         } catch let error as FieldError {
             throw APIError(.badRequest, error.message)
         }
-        try await store.insertSnapshot(snapshot)
+        try await write { try await store.insertSnapshot(snapshot) }
         return try encoded(SubmissionReceipt(message: "Snapshot submitted for moderation", id: snapshot.id), status: .created)
     }
 
@@ -125,7 +137,7 @@ struct Handlers: Sendable {
         } catch let error as FieldError {
             throw APIError(.badRequest, error.message)
         }
-        _ = try await store.insertStrikeSubmission(employer: employer, action: action)
+        _ = try await write { try await store.insertStrikeSubmission(employer: employer, action: action) }
         return try encoded(SubmissionReceipt(message: "Submitted for moderation", id: action.id), status: .created)
     }
 
@@ -164,21 +176,36 @@ struct Handlers: Sendable {
 
     /// Checks the key and its scope, then the rate limit; returns the published content.
     private func authorize(_ request: Request, scope: APIScope) async throws -> PublishedContent {
+        try await authorize(request, scopes: [scope])
+    }
+
+    /// Checks the key and that it has one of `scopes`, then the rate limit.
+    private func authorize(_ request: Request, scopes wanted: [APIScope]) async throws -> PublishedContent {
         guard let key = request.headers[Self.apiKeyField] else {
             throw APIError(.unauthorized, "missing X-API-Key header")
         }
         guard APIKeyFormat.isWellFormed(key) else {
             throw APIError(.unauthorized, "malformed X-API-Key: expected opl_ followed by 64 hexadecimal characters")
         }
-        let (content, keys) = try await cache.current()
+        let content: PublishedContent
+        let keys: KeyTable
+        do {
+            (content, keys) = try await cache.current()
+        } catch {
+            // Nothing published yet and the store unreachable (logged and counted by the cache).
+            throw APIError(.serviceUnavailable, "the \(store.kind) store cannot be read right now; try again shortly")
+        }
         switch keys.lookup(key) {
         case .unknown:
             throw APIError(.unauthorized, "unknown API key")
         case .revoked:
             throw APIError(.unauthorized, "this API key has been revoked")
         case .valid(let id, let scopes):
-            guard scopes.contains(scope) else { throw APIError(.forbidden, "this API key lacks the \(scope.rawValue) scope") }
+            guard wanted.contains(where: scopes.contains) else {
+                throw APIError(.forbidden, "this API key lacks the \(wanted.map(\.rawValue).joined(separator: " or ")) scope")
+            }
             if let limiter, case .limited(let retryAfter) = limiter.take(key: id) {
+                metrics.rateLimited()
                 var headers = HTTPFields()
                 headers[Self.retryAfterField] = String(retryAfter)
                 throw APIError(
@@ -191,6 +218,16 @@ struct Handlers: Sendable {
     }
 
     // MARK: Plumbing
+
+    /// A store write, counted when it fails (the request then fails with 500).
+    private func write<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            metrics.storeError(refreshing: false)
+            throw error
+        }
+    }
 
     private func body(_ request: Request) async throws -> FieldReader {
         let limit = configuration.maximumBodyBytes
@@ -244,6 +281,16 @@ struct Handlers: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return json(Array(try encoder.encode(value)), status: status)
+    }
+
+    /// The hash a client already has: `hash=` (400 when it is not 64 hex digits), else an
+    /// `If-None-Match` entity tag.
+    static func knownHash(_ request: Request, _ parameters: FlatDictionary<Substring, Substring>) throws -> String? {
+        if let text = parameters["hash"], !text.isEmpty {
+            guard isHash(text) else { throw APIError(.badRequest, "hash must be 64 hexadecimal characters") }
+            return text.lowercased()
+        }
+        return request.headers[.ifNoneMatch].flatMap(entityTag)
     }
 
     static func isHash(_ text: Substring.SubSequence) -> Bool {
