@@ -257,7 +257,11 @@ let package = Package(
                 "CallFilter",
                 "Storage",
                 "Picket",
+                "DNSServer",
+                "ServerMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
 

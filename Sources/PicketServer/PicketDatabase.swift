@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Picket
+import ServiceLifecycle
 import Storage
 
 /// Where `pepper picket` keeps the server's data: `--database sqlite:PATH`, a `postgres://`
@@ -57,5 +58,43 @@ public enum PicketDatabase {
         case .postgres(let url):
             return try await PostgresPicketStore.connect(url: url, logger: logger)
         }
+    }
+
+    /// Opens the store at `location` for a server: what the store needs running (a PostgreSQL
+    /// connection pool) comes back as services to put first in the server's `ServiceGroup`,
+    /// which then also closes the store, after the servers that use it have stopped.
+    public static func openForServiceGroup(
+        _ location: Location, home: PepperHome, logger: Logger = Logger(label: "pepper.picket")
+    ) async throws -> ServiceGroupStore {
+        switch location {
+        case .home, .sqlite:
+            let store = try await open(location, home: home, logger: logger)
+            return ServiceGroupStore(store: store, services: [PicketStoreService(store: store)], prepare: {})
+        case .postgres(let url):
+            let (store, pool) = try PostgresPicketStore.unstarted(url: url, logger: logger)
+            return ServiceGroupStore(
+                store: store, services: [pool, PicketStoreService(store: store)], prepare: { try await store.migrate() })
+        }
+    }
+}
+
+/// A Picket store whose lifetime a `ServiceGroup` owns (``PicketDatabase/openForServiceGroup(_:home:logger:)``).
+public struct ServiceGroupStore: Sendable {
+    /// The store: usable once ``prepare()`` has returned.
+    public let store: any PicketStore
+    /// The services to put first in the group, in this order: a PostgreSQL store's connection
+    /// pool, and ``PicketStoreService``.
+    public let services: [any Service]
+    private let preparation: @Sendable () async throws -> Void
+
+    init(store: any PicketStore, services: [any Service], prepare: @escaping @Sendable () async throws -> Void) {
+        self.store = store
+        self.services = services
+        self.preparation = prepare
+    }
+
+    /// Readies the store once ``services`` run (a PostgreSQL store applies its migrations).
+    public func prepare() async throws {
+        try await preparation()
     }
 }

@@ -119,7 +119,7 @@ public struct PicketServer: Sendable {
     /// Runs until the task is cancelled or, with `handleSignals`, until SIGINT or SIGTERM, then
     /// shuts down gracefully (requests in flight finish). `onRunning` receives the bound port.
     public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let application = await makeService(onRunning: onRunning)
+        let application = makeService(onRunning: onRunning)
         if handleSignals {
             try await ServiceGroup(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         } else {
@@ -127,33 +127,50 @@ public struct PicketServer: Sendable {
         }
     }
 
-    /// The HTTP server as a `Service`, to run in a `ServiceGroup` beside others (the metrics
-    /// listener, ``PicketStoreService``): it publishes the content first, then listens until
-    /// graceful shutdown, letting requests in flight finish. `onRunning` receives the bound
-    /// port.
-    public func makeService(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async -> some Service {
-        var httpLogger = logger
-        httpLogger.logLevel = max(logger.logLevel, .notice)
-        let handlers = makeHandlers()
-        // Content is published before the port opens: a client's first request (the OPL DNS
-        // server keeps its own port closed until its first fetch succeeds) gets a 200 at once.
-        // An unreachable store is not fatal: requests try again, and answer 503 meanwhile.
-        do {
-            _ = try await handlers.cache.current()
-        } catch {
-            logger.error("cannot read the \(store.kind) store yet: \(error)")
+    /// The HTTP server as a `Service`, to run in a `ServiceGroup` after the store's services
+    /// (``ServiceGroupStore``) and beside others (the metrics listener): when it runs, it calls
+    /// `prepare` (readying the store, loading demo data), publishes the content, then listens
+    /// until graceful shutdown, letting requests in flight finish. `onRunning` receives the
+    /// bound port.
+    public func makeService(
+        prepare: @escaping @Sendable () async throws -> Void = {}, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some Service {
+        APIService(server: self, prepare: prepare, onRunning: onRunning)
+    }
+
+    /// See ``makeService(prepare:onRunning:)``.
+    private struct APIService: Service {
+        let server: PicketServer
+        let prepare: @Sendable () async throws -> Void
+        let onRunning: @Sendable (Int) async -> Void
+
+        func run() async throws {
+            try await prepare()
+            var httpLogger = server.logger
+            httpLogger.logLevel = max(server.logger.logLevel, .notice)
+            let handlers = server.makeHandlers()
+            // Content is published before the port opens: a client's first request (the OPL DNS
+            // server keeps its own port closed until its first fetch succeeds) gets a 200 at once.
+            // An unreachable store is not fatal: requests try again, and answer 503 meanwhile.
+            do {
+                _ = try await handlers.cache.current()
+            } catch {
+                server.logger.error("cannot read the \(server.store.kind) store yet: \(error)")
+            }
+            let onRunning = self.onRunning
+            let application = Application(
+                router: server.makeRouter(handlers: handlers),
+                configuration: .init(
+                    address: .hostname(server.configuration.host, port: server.configuration.port), serverName: "pepper-picket"),
+                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+                logger: httpLogger)
+            try await application.run()
         }
-        let application = Application(
-            router: makeRouter(handlers: handlers),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pepper-picket"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-            logger: httpLogger)
-        return application
     }
 }
 
-/// Closes a store when its `ServiceGroup` shuts down: put it first in the group, so it closes
-/// after the servers that use it have stopped (a PostgreSQL store's client runs until then).
+/// Closes a store when its `ServiceGroup` shuts down: put it before the servers that use it
+/// (``PicketDatabase/openForServiceGroup(_:home:logger:)`` does), so it closes after they stop.
 public struct PicketStoreService: Service {
     /// The store.
     public let store: any PicketStore

@@ -123,6 +123,16 @@ struct PicketCommandTests {
         #expect(try PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)
         #expect(try PepperProcess.run(["picket", "policy", "sometimes"], home: home).status == 64)
 
+        // A PostgreSQL server that is not there: the server and the one-shot commands fail at
+        // once with the reason, not after the connection pool's minute of retries.
+        for command in [["picket", "serve", "--listen", "127.0.0.1:0"], ["picket", "keys", "list"]] {
+            let started = Date()
+            let down = try PepperProcess.run(command + ["--database", "postgres://pepper@127.0.0.1:1/picket"], home: home)
+            #expect(down.status == 1)
+            #expect(down.stderr.contains("cannot open the Picket database") && down.stderr.contains("Connection refused"), "\(down.stderr)")
+            #expect(Date().timeIntervalSince(started) < 20, "\(command)")
+        }
+
         // Import: checked field by field, then idempotent.
         let file = home.appendingPathComponent("seed.json")
         try Data(Self.seed.utf8).write(to: file)
@@ -395,7 +405,7 @@ final class ServerProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
         let pipe = Pipe()
         errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(UUID())")
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.standardOutput = pipe
         process.standardError = try FileHandle(forWritingTo: errorURL)
         process.standardInput = FileHandle.nullDevice

@@ -57,6 +57,15 @@ struct PicketCommand: AsyncParsableCommand {
             }
         }
 
+        /// Opens the store for `picket serve`'s `ServiceGroup` (see ``ServiceGroupStore``).
+        func openForServiceGroup(home: HomeOptions) async throws -> ServiceGroupStore {
+            do {
+                return try await PicketDatabase.openForServiceGroup(try PicketDatabase.Location(location), home: home.pepperHome)
+            } catch {
+                throw CLIError("cannot open the Picket database: \(error)")
+            }
+        }
+
         /// Runs `body` with the store open, and closes it on every path.
         func withStore<T>(home: HomeOptions, _ body: (any PicketStore) async throws -> T) async throws -> T {
             let store = try await open(home: home)
@@ -119,13 +128,8 @@ struct PicketCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (host, port) = (listen.host.description, listen.port)
-            let store = try await databaseOptions.open(home: homeOptions)
-            do {
-                if demo { try await seedDemo(store, host: host, port: port) }
-            } catch {
-                await store.close()
-                throw CLIError("cannot load the demo data: \(error)")
-            }
+            let opened = try await databaseOptions.openForServiceGroup(home: homeOptions)
+            let store = opened.store
             var logger = Logger(label: "pepper.picket")
             logger.logLevel = .warning
             let endpoint = metrics.map { address in
@@ -141,7 +145,20 @@ struct PicketCommand: AsyncParsableCommand {
                 logger: logger, metrics: endpoint.map { PicketServerMetrics(factory: $0.factory) } ?? PicketServerMetrics())
             let location = try PicketDatabase.Location(databaseOptions.location)
             let metricsAddress = metrics
-            let application = await server.makeService { bound in
+            let demo = self.demo
+            let prepare: @Sendable () async throws -> Void = {
+                do {
+                    try await opened.prepare()
+                } catch {
+                    throw CLIError("cannot open the Picket database: \(error)")
+                }
+                do {
+                    if demo { try await Self.seedDemo(store, host: host, port: port) }
+                } catch {
+                    throw CLIError("cannot load the demo data: \(error)")
+                }
+            }
+            let application = server.makeService(prepare: prepare) { bound in
                 // Announced once the metrics listener is up too, so that scrapers may start with it.
                 var metricsNote = ""
                 if let endpoint, let address = metricsAddress, let metricsPort = await endpoint.boundPort() {
@@ -150,9 +167,10 @@ struct PicketCommand: AsyncParsableCommand {
                 let shown = host.contains(":") ? "[\(host)]" : host
                 Terminal.line("Listening on http://\(shown):\(bound) (store: \(location)).\(metricsNote) Ctrl-C stops.")
             }
-            // One lifecycle: SIGINT or SIGTERM stops the API (requests in flight finish), then the
-            // metrics listener, then closes the store.
-            var services: [any Service] = [PicketStoreService(store: store)]
+            // One lifecycle: the store's services (a PostgreSQL connection pool) start first; on
+            // SIGINT or SIGTERM the API stops (requests in flight finish), then the metrics
+            // listener, then the store closes and its pool stops.
+            var services = opened.services
             if let endpoint { services.append(endpoint) }
             services.append(application)
             let group = ServiceGroup(
@@ -161,22 +179,21 @@ struct PicketCommand: AsyncParsableCommand {
             do {
                 try await group.run()
             } catch {
-                await store.close()
-                throw CLIError("cannot serve on \(listen)\(metrics.map { " (metrics on \($0))" } ?? ""): \(Self.reason(error))")
+                if let error = Self.underlying(error) as? CLIError { throw error }
+                throw CLIError("cannot serve on \(listen)\(metrics.map { " (metrics on \($0))" } ?? ""): \(Self.underlying(error))")
             }
             Terminal.status("Stopped.")
         }
 
-        /// The error inside a service group's.
-        static func reason(_ error: any Error) -> String {
-            if let error = error as? ServiceGroupError, case .some(let underlying) = Mirror(reflecting: error).descendant("underlyingError")
-            {
-                return "\(underlying)"
+        /// The error inside a service group's (the service's own error says what went wrong).
+        static func underlying(_ error: any Error) -> any Error {
+            if error is ServiceGroupError, let underlying = Mirror(reflecting: error).descendant("underlyingError") as? any Error {
+                return underlying
             }
-            return "\(error)"
+            return error
         }
 
-        private func seedDemo(_ store: any PicketStore, host: String, port: Int) async throws {
+        private static func seedDemo(_ store: any PicketStore, host: String, port: Int) async throws {
             let records = DemoData.records()
             _ = try await store.importRecords(records)
             let read = try await APIKeys.create(scopes: [.readMobile], label: "demo read", in: store)

@@ -8,38 +8,74 @@ import PostgresNIO
 /// one database. Connections come from postgres-nio's pool; every method is one transaction.
 public final class PostgresPicketStore: PicketStore {
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The client's run loop when the store runs it itself (``connect(url:logger:)``); `nil`
+    /// when a `ServiceGroup` runs ``client`` (``unstarted(url:logger:)``).
+    private let runner: Task<Void, Never>?
+    private let url: String
+    private let location: PostgresLocation
     private let logger: Logger
 
     public var kind: String { "postgresql" }
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    private init(client: PostgresClient, runner: Task<Void, Never>?, url: String, location: PostgresLocation, logger: Logger) {
         self.client = client
         self.runner = runner
+        self.url = url
+        self.location = location
         self.logger = logger
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`)
-    /// and applies pending migrations.
+    /// and applies pending migrations. The store runs its connection pool itself until
+    /// ``close()``: for one-shot commands.
     public static func connect(url: String, logger: Logger = Logger(label: "pepper.picket.postgres")) async throws -> PostgresPicketStore {
-        var quiet = logger
-        quiet.logLevel = .critical
-        let configuration = try PostgresLocation(url).configuration()
-        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+        let (client, location, quiet) = try makeClient(url: url, logger: logger)
         let runner = Task { await client.run() }
-        let store = PostgresPicketStore(client: client, runner: runner, logger: quiet)
+        let store = PostgresPicketStore(client: client, runner: runner, url: url, location: location, logger: quiet)
         do {
-            try await PostgresSchema.migrate(client, logger: quiet)
+            try await store.migrate()
         } catch {
             await store.close()
-            throw PicketStoreError.database("cannot prepare PostgreSQL at \(PostgresLocation.redacted(url)): \(Self.describe(error))")
+            throw error
         }
         return store
     }
 
+    /// A store whose connection pool (`service`) runs as a `Service` of the caller's
+    /// `ServiceGroup`, which also stops it: call ``migrate()`` once the group runs, before
+    /// anything else (queries wait until the pool runs).
+    public static func unstarted(
+        url: String, logger: Logger = Logger(label: "pepper.picket.postgres")
+    ) throws -> (store: PostgresPicketStore, service: PostgresClient) {
+        let (client, location, quiet) = try makeClient(url: url, logger: logger)
+        return (PostgresPicketStore(client: client, runner: nil, url: url, location: location, logger: quiet), client)
+    }
+
+    private static func makeClient(url: String, logger: Logger) throws -> (PostgresClient, PostgresLocation, Logger) {
+        var quiet = logger
+        quiet.logLevel = .critical
+        let location = try PostgresLocation(url)
+        return (PostgresClient(configuration: location.configuration(), backgroundLogger: quiet), location, quiet)
+    }
+
+    /// Applies pending migrations (the connection pool must be running).
+    public func migrate() async throws {
+        do {
+            // One connection of its own first: a server that is down or refuses the login fails
+            // here within the connect timeout, with its reason, where the pool would retry for
+            // a minute and then say only that it gave up.
+            let probe = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            try await probe.close()
+            try await PostgresSchema.migrate(client, logger: logger)
+        } catch {
+            throw PicketStoreError.database("cannot prepare PostgreSQL at \(PostgresLocation.redacted(url)): \(Self.describe(error))")
+        }
+    }
+
+    /// Stops the connection pool the store runs itself (nothing when a `ServiceGroup` runs it).
     public func close() async {
-        runner.cancel()
-        await runner.value
+        runner?.cancel()
+        await runner?.value
     }
 
     // MARK: Reads
@@ -325,6 +361,8 @@ public final class PostgresPicketStore: PicketStore {
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
+            // A failed connection says why underneath (refused, no such host, a TLS failure).
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
         return String(describing: error)
@@ -489,10 +527,30 @@ struct PostgresLocation {
         }
     }
 
+    /// The same server, user and TLS mode for a single connection.
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        if let socketPath {
+            return PostgresConnection.Configuration(
+                unixSocketPath: Self.socketFile(socketPath, port: port), username: username, password: password, database: database)
+        }
+        let tls: PostgresConnection.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "require": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        return PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+    }
+
+    private static func socketFile(_ path: String, port: Int) -> String {
+        path.hasSuffix(".s.PGSQL.\(port)") ? path : path + "/.s.PGSQL.\(port)"
+    }
+
     func configuration() -> PostgresClient.Configuration {
         if let socketPath {
-            let directory = socketPath.hasSuffix(".s.PGSQL.\(port)") ? socketPath : socketPath + "/.s.PGSQL.\(port)"
-            return PostgresClient.Configuration(unixSocketPath: directory, username: username, password: password, database: database)
+            return PostgresClient.Configuration(
+                unixSocketPath: Self.socketFile(socketPath, port: port), username: username, password: password, database: database)
         }
         let tls: PostgresClient.Configuration.TLS
         switch sslMode {

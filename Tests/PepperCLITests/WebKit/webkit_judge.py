@@ -34,6 +34,7 @@ Result of browse:
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -148,6 +149,17 @@ def make_proxy(sites, log):
     return server
 
 
+def die_with_parent():
+    """In the child before exec: no signal blocked (a child inherits the blocked set, and the
+    test process that started this judge blocks SIGTERM on its threads, so `terminate()` did
+    nothing), and SIGTERM when this judge ends, however it ends (an error, or the test killing
+    it on a timeout), so no Xvfb outlives the run."""
+    import ctypes
+
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def ensure_display():
     if os.environ.get("DISPLAY"):
         return None
@@ -160,6 +172,7 @@ def ensure_display():
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )
     os.close(write_fd)
     number = b""
