@@ -53,9 +53,10 @@ let package = Package(
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
         .target(name: "CallFilter"),
-        // Online Picket Line models, API client, blocklist matching, geofence planner and the
-        // offline GeoNames gazetteer: Foundation only, so the iOS app and its extensions link it.
-        .target(name: "Picket"),
+        // Online Picket Line models, API client and keys, moderation, blocklist matching, geofence
+        // planner and the offline GeoNames gazetteer: Foundation and swift-crypto only, so the iOS
+        // app and its extensions link it.
+        .target(name: "Picket", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Storage",
             dependencies: [
@@ -134,6 +135,7 @@ let package = Package(
             name: "Screens",
             dependencies: [
                 "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "DNSFilter",
+                "CallFilter", "Picket",
             ]
         ),
 
@@ -178,7 +180,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync",
+                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -279,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
-                "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics",
+                "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -296,8 +298,9 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter",
+                "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
@@ -324,7 +327,10 @@ let package = Package(
                 "DNSFilter", "Browsing",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
-            resources: [.copy("WebKit"), .copy("Console/console_walk.py")]
+            resources: [
+                .copy("WebKit"), .copy("Console/console_walk.py"), .copy("Console/console_people_walk.py"),
+                .copy("Console/browser_support.py"),
+            ]
         ),
     ]
 )

@@ -43,7 +43,7 @@ struct ConsoleBenchmark: AsyncParsableCommand {
         _ = try Measurement.run(binary, ["compile"], environment: ["PEPPER_HOME": home.path])
 
         let log = home.appendingPathComponent("console.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let console = Process()
         console.executableURL = URL(fileURLWithPath: binary)
         console.arguments = ["console", "--listen", "127.0.0.1:0"]

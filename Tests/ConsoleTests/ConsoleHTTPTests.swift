@@ -24,8 +24,9 @@ final class ConsoleHarness: @unchecked Sendable {
 
     init(password: String? = nil, gnomeWeb: (any ContentFilterSettings)? = nil) async throws {
         state = try PepperState(home: home)
+        // The Picket store of the home's own database, as `pepper console` opens by default.
         server = try ConsoleServer(
-            state: state, gnomeWeb: gnomeWeb,
+            state: state, gnomeWeb: gnomeWeb, picketStore: SQLitePicketStore(database: state.database),
             configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password))
         let started = AsyncStream<String>.makeStream()
         let server = self.server

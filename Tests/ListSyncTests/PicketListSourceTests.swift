@@ -109,7 +109,7 @@ struct PicketListSourceTests {
                 id: "act_b", employerId: "emp_b", actionType: "boycott", startDate: Date().addingTimeInterval(-60), status: .pending,
                 origin: "submission"))
         #expect(receipt == "emp_b")
-        _ = try await fixture.server.moderate(id: "act_b", decision: .approve, at: Date())
+        _ = try await fixture.server.moderate(id: "act_b", decision: .approve, at: Date(), by: "test", reason: nil)
         let third = await fixture.updater().update(try fixture.source(), force: true)
         #expect(third.status == .updated(bytes: third.status.bytes, viaPatch: false))
         #expect(third.rules == 3)

@@ -17,6 +17,41 @@ struct CallsCommandTests {
         #expect(export.stderr.contains("version 1"))
     }
 
+    @Test func regionContactsAndBlockAllExceptContactsDecideCalls() throws {
+        let home = home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(try PepperProcess.run(["calls", "region"], home: home).stdout == "US\n")
+        #expect(try PepperProcess.run(["calls", "region", "Mars"], home: home).status == 64)
+        #expect(try PepperProcess.run(["calls", "region", "gb"], home: home).stdout.contains("read as GB numbers"))
+        // The saved region reads national numbers everywhere, unless --region says otherwise.
+        #expect(try PepperProcess.run(["calls", "normalize", "020 7946 0000"], home: home).stdout == "+442079460000\n")
+        #expect(try PepperProcess.run(["calls", "normalize", "--region", "US", "253-950-1212"], home: home).stdout == "+12539501212\n")
+        let vcf = home.appendingPathComponent("c.vcf")
+        try "BEGIN:VCARD\nFN:Mum\nTEL:020 7946 0000\nEND:VCARD\n".write(to: vcf, atomically: true, encoding: .utf8)
+        #expect(try PepperProcess.run(["calls", "contacts", vcf.path], home: home).stdout.hasPrefix("Imported 1 number of 1 contact"))
+        func check(_ number: String) throws -> [String: Any] {
+            let output = try PepperProcess.run(["calls", "check", "--json", "--no-record", number], home: home).stdout
+            return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(try check("+1 206 555 0100")["action"] as? String == "allow")
+        #expect(try PepperProcess.run(["calls", "block-all-except-contacts", "on"], home: home).status == 0)
+        let stranger = try check("+1 206 555 0100")
+        #expect(stranger["action"] as? String == "block")
+        #expect((stranger["rule"] as? [String: Any])?["kind"] as? String == "not-a-contact")
+        #expect((stranger["reason"] as? String)?.contains("block all except contacts is on") == true)
+        #expect(try check("020 7946 0000")["action"] as? String == "allow")
+        let blocked = try check("+1 253 950 1212")
+        #expect(blocked["action"] as? String == "block" && (blocked["rule"] as? [String: Any])?["kind"] as? String == "block-list")
+        // The export is unchanged by the switch: CallKit only takes listed numbers.
+        #expect(try PepperProcess.run(["calls", "export"], home: home).stdout == "block\t12539501212\nidentify\t14259501212\tSuspicious\n")
+        #expect(try PepperProcess.run(["calls", "check", "abc"], home: home).status == 64)
+        #expect(try PepperProcess.run(["sms", "guard"], home: home).stdout == "on\n")
+        #expect(try PepperProcess.run(["sms", "guard", "off"], home: home).status == 0)
+        #expect(
+            try PepperProcess.run(["sms", "check", "--from", "+15551234567", "You WON"], home: home).stdout
+                == "allow\tthe SMS guard is off\n")
+    }
+
     @Test func normalizeArgumentsAndStdin() throws {
         let home = home()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -113,7 +148,9 @@ struct CallsCommandTests {
 
         let vcf = home.appendingPathComponent("contacts.vcf")
         try "BEGIN:VCARD\nVERSION:3.0\nFN:Mum\nTEL;TYPE=CELL:+1 425 555 0100\nEND:VCARD\n".write(to: vcf, atomically: true, encoding: .utf8)
-        #expect(try PepperProcess.run(["sms", "senders", "contacts", vcf.path], home: home).stdout == "Imported 1 contact numbers\n")
+        #expect(
+            try PepperProcess.run(["sms", "senders", "contacts", vcf.path], home: home).stdout
+                == "Imported 1 number of 1 contact for calls and messages\n")
         #expect(try PepperProcess.run(["sms", "senders", "contacts-only", "on"], home: home).status == 0)
 
         func check(_ sender: String, _ text: String) throws -> String {

@@ -43,8 +43,8 @@ enum Subprocess {
         let directory = FileManager.default.temporaryDirectory
         let outURL = directory.appendingPathComponent("pepper-out-\(UUID())")
         let errURL = directory.appendingPathComponent("pepper-err-\(UUID())")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)

@@ -150,11 +150,21 @@ struct PicketCommandTests {
         let list = try PepperProcess.run(["picket", "moderate", "list"], home: home)
         #expect(list.stdout.contains("act_seed_pending  strike"))
         #expect(
-            try PepperProcess.run(["picket", "moderate", "reject", "act_seed_pending"], home: home).stdout.hasPrefix(
-                "Rejected strike act_seed_pending"))
+            try PepperProcess.run(["picket", "moderate", "reject", "act_seed_pending", "--reason", "Duplicate report"], home: home).stdout
+                .hasPrefix("Rejected strike act_seed_pending"))
         let twice = try PepperProcess.run(["picket", "moderate", "approve", "act_seed_pending"], home: home)
         #expect(twice.status == 1)
         #expect(twice.stderr.contains("already rejected"))
+        // The audit trail records who (cli), when and why; a refused decision left no row.
+        let trail = try PepperProcess.run(["picket", "moderate", "log"], home: home)
+        #expect(trail.stdout.split(separator: "\n").count == 1, "\(trail.stdout)")
+        #expect(trail.stdout.contains("reject   strike    act_seed_pending") && trail.stdout.hasSuffix("by cli  — Duplicate report\n"))
+        let trailJSON = try PepperProcess.run(["picket", "moderate", "log", "--json"], home: home)
+        #expect(
+            trailJSON.stdout.contains(#""moderator" : "cli""#) || trailJSON.stdout.contains(#""moderator":"cli""#), "\(trailJSON.stdout)")
+        let tooLong = try PepperProcess.run(
+            ["picket", "moderate", "approve", "act_x", "--reason", String(repeating: "r", count: 501)], home: home)
+        #expect(tooLong.status == 1 && tooLong.stderr.contains("the reason must be at most 500 characters"))
 
         // A separate SQLite file with --database.
         let other = home.appendingPathComponent("other.sqlite").path
@@ -320,6 +330,23 @@ struct PicketCommandTests {
         let strikes = try await Self.wait { try await client.activeStrikes() }
         #expect(strikes.strikes.contains { $0.id == "act_seed" })
         #expect(server.stop(signal: SIGTERM).status == 0)
+        // Moderation and its audit trail on PostgreSQL, as the console's --picket-database does.
+        let rejected = try PepperProcess.run(
+            ["picket", "moderate", "reject", "act_seed_pending", "--reason", "Not a labor action", "--database", url], home: home)
+        #expect(rejected.status == 0, "\(rejected.stderr)")
+        let log = try PepperProcess.run(["picket", "moderate", "log", "--database", url], home: home).stdout
+        #expect(log.contains("act_seed_pending  Seed Co  by cli  — Not a labor action"), "\(log)")
+    }
+
+    @Test("console --picket-database: a location that cannot be used is a clear error")
+    func consoleStoreErrors() throws {
+        let home = TestPaths.temporaryDirectory("console-store")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let bad = try PepperProcess.run(["console", "--listen", "127.0.0.1:0", "--picket-database", "ftp://x"], home: home)
+        #expect(bad.status == 64 && bad.stderr.contains("--picket-database"), "\(bad.stderr)")
+        let closed = try PepperProcess.run(
+            ["console", "--listen", "127.0.0.1:0", "--picket-database", "postgres://pepper@127.0.0.1:1/none?sslmode=disable"], home: home)
+        #expect(closed.status == 1 && closed.stderr.contains("cannot open the Picket database"), "\(closed.stderr)")
     }
 
     // MARK: Helpers

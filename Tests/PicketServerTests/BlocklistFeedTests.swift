@@ -131,7 +131,7 @@ struct BlocklistFeedTests {
         #expect(again.hash == first.hash)
 
         // Approved: the old hash now gets the new list.
-        _ = try await test.store.moderate(id: receipt.id, decision: .approve, at: Date())
+        _ = try await test.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         let changed = try await Self.read(server, key: blocklistOnly, hash: first.hash)
         #expect(changed.status == 200)
         #expect(changed.hash != first.hash)

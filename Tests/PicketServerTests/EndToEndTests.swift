@@ -92,7 +92,7 @@ struct EndToEndTests {
 
         // Approved (through another connection, as `pepper picket moderate` would): new data.
         let moderator = try await setup.test.reopen()
-        _ = try await moderator.moderate(id: receipt.id, decision: .approve, at: Date())
+        _ = try await moderator.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         await moderator.close()
         guard case .updated(let changed, let newHash, _) = try await setup.read.mobileData(at: Fixtures.seattle, lastHash: hash) else {
             Issue.record("approving a strike must change the data")
@@ -123,7 +123,7 @@ struct EndToEndTests {
                 description: "Far away", coordinates: GPSCoordinates(latitude: Fixtures.tokyo.latitude, longitude: Fixtures.tokyo.longitude)
             ))
         let receipt = try await setup.write.submit(strike)
-        _ = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date())
+        _ = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         #expect(try await setup.read.mobileData(at: Fixtures.seattle, lastHash: hash) == .notModified(hash: hash))
         guard case .updated(let tokyo, _, _) = try await setup.read.mobileData(at: Fixtures.tokyo) else {
             Issue.record("expected a 200")
@@ -148,7 +148,7 @@ struct EndToEndTests {
         #expect(pending.contains { $0.id == receipt.id && $0.kind == "snapshot" && $0.actionId == "act_a" })
 
         guard case .updated(_, let hash, _) = try await setup.read.mobileData(at: Fixtures.seattle) else { return }
-        let outcome = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date())
+        let outcome = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         guard case .snapshot(_, _, .approved, let siteId?) = outcome else {
             Issue.record("unexpected outcome \(outcome)")
             return
@@ -302,7 +302,7 @@ struct EndToEndTests {
             GPSSnapshotSubmission(actionId: "act_a", latitude: 47.6, longitude: -122.3, address: "1' OR 1=1", notes: description))
         #expect(try await setup.store.snapshots(actionId: "act_a").first { $0.id == snapshot.id }?.notes == description)
 
-        _ = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date())
+        _ = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         let strikes = try await setup.read.activeStrikes()
         let served = try #require(strikes.strikes.first { $0.id == receipt.id })
         #expect(served.employerName == name)

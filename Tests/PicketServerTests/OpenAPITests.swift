@@ -109,9 +109,12 @@ struct StubStore: PicketStore {
     func insertSnapshot(_ snapshot: SnapshotRecord) async throws {}
     func insertStrikeSubmission(employer: EmployerRecord, action: ActionRecord) async throws -> String { employer.id }
     func pendingSubmissions() async throws -> [ModerationItem] { [] }
-    func moderate(id: String, decision: ModerationDecision, at date: Date) async throws -> ModerationOutcome {
+    func moderate(
+        id: String, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?
+    ) async throws -> ModerationOutcome {
         throw PicketStoreError.noSuchSubmission(id)
     }
+    func moderationLog(limit: Int) async throws -> [ModerationLogEntry] { [] }
     func importRecords(_ records: ImportRecords) async throws -> ImportCounts { ImportCounts() }
     func action(id: String) async throws -> ActionRecord? { nil }
     func employer(id: String) async throws -> EmployerRecord? { nil }

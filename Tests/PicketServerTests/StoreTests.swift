@@ -146,37 +146,50 @@ struct StoreTests {
 
         // A snapshot of a pending action cannot be approved before the action.
         await #expect(throws: PicketStoreError.actionNotApproved("act_s2")) {
-            _ = try await store.moderate(id: "snap_2", decision: .approve, at: Self.now)
+            _ = try await store.moderate(id: "snap_2", decision: .approve, at: Self.now, by: "test", reason: nil)
         }
         let before = try await store.revision()
         #expect(
-            try await store.moderate(id: "act_s2", decision: .approve, at: Self.now)
+            try await store.moderate(id: "act_s2", decision: .approve, at: Self.now, by: "test", reason: nil)
                 == .strike(id: "act_s2", employerId: "emp_new2", status: .approved))
         #expect(try await store.revision().content > before.content)
         #expect(try await store.employer(id: "emp_new2")?.status == .approved)
         #expect(try await store.employer(id: "emp_new2")?.domains == ["newco.example"])
         #expect(try await store.action(id: "act_s2")?.moderatedAt == Self.now)
-        let outcome = try await store.moderate(id: "snap_2", decision: .approve, at: Self.now)
+        let outcome = try await store.moderate(id: "snap_2", decision: .approve, at: Self.now, by: "test", reason: nil)
         #expect(outcome == .snapshot(id: "snap_2", actionId: "act_s2", status: .approved, siteId: "site_2"))
         #expect(try await store.publishedRecords(now: Self.now.addingTimeInterval(1)).locations.contains { $0.id == "site_2" })
 
         // Rejections publish nothing; deciding twice is an error; unknown ids too.
         let beforeReject = try await store.revision()
         #expect(
-            try await store.moderate(id: "act_s1", decision: .reject, at: Self.now)
+            try await store.moderate(
+                id: "act_s1", decision: .reject, at: Self.now.addingTimeInterval(1), by: "console:ana", reason: "Duplicate of act_a")
                 == .strike(id: "act_s1", employerId: "emp_a", status: .rejected))
         #expect(
-            try await store.moderate(id: "snap_1", decision: .reject, at: Self.now)
+            try await store.moderate(id: "snap_1", decision: .reject, at: Self.now, by: "test", reason: nil)
                 == .snapshot(id: "snap_1", actionId: "act_a", status: .rejected, siteId: nil))
         #expect(try await store.revision().content == beforeReject.content)
         await #expect(throws: PicketStoreError.alreadyModerated(id: "act_s1", status: .rejected)) {
-            _ = try await store.moderate(id: "act_s1", decision: .approve, at: Self.now)
+            _ = try await store.moderate(id: "act_s1", decision: .approve, at: Self.now, by: "test", reason: nil)
         }
         await #expect(throws: PicketStoreError.noSuchSubmission("nothing")) {
-            _ = try await store.moderate(id: "nothing", decision: .approve, at: Self.now)
+            _ = try await store.moderate(id: "nothing", decision: .approve, at: Self.now, by: "test", reason: nil)
         }
         #expect(try await store.pendingSubmissions().isEmpty)
         #expect(try await store.snapshots(actionId: "act_a").map(\.status) == [.rejected])
+
+        // The audit trail: every decision that took effect, newest first, with who, when and why;
+        // refused decisions (already moderated, unknown, snapshot before its action) left no row.
+        let log = try await store.moderationLog(limit: 10)
+        #expect(log.map(\.submissionId) == ["act_s1", "snap_1", "snap_2", "act_s2"])
+        #expect(log.map(\.decision) == ["reject", "reject", "approve", "approve"])
+        #expect(log[0].moderator == "console:ana" && log[0].reason == "Duplicate of act_a")
+        #expect(log[0].decidedAt == Self.now.addingTimeInterval(1))
+        #expect(log[1].moderator == "test" && log[1].reason == nil)
+        #expect(log[3].summary == "Newco" && log[3].kind == "strike")
+        #expect(log[2].summary == "Newco (act_s2)" && log[2].kind == "snapshot")
+        #expect(try await store.moderationLog(limit: 1).map(\.submissionId) == ["act_s1"])
     }
 
     @Test("imports replace records by id and check references", arguments: StoreKind.allCases)
@@ -254,7 +267,7 @@ struct StoreTests {
         for try await (table, column) in rows.decode((String, String).self) { postgresColumns[table, default: []].insert(column) }
         try await connection.close()
         #expect(postgresColumns == sqliteColumns)
-        #expect(sqliteColumns.count == 8)
+        #expect(sqliteColumns.count == 9)
     }
 
     static func snakeCase(_ name: String) -> String {

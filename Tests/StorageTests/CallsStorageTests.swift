@@ -195,6 +195,26 @@ struct CallsStorageTests {
         #expect(afterBoth.map(\.number) == [5_000, 8], "\(afterBoth)")
     }
 
+    @Test func groupsListRangesWithoutTheirNumbers() throws {
+        let home = temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let store = CallListStore(database: try PepperDatabase(home: home))
+        let parser = try PhoneNumberParser(defaultRegion: "US")
+        let range = try NumberInput("+1 206 555 01##", parser: parser)
+        try store.add(.blocking, range.entries, pattern: range.pattern)
+        let labelled = try NumberInput("+1 206 555 02##", label: "Office", parser: parser)
+        try store.add(.identification, labelled.entries, pattern: labelled.pattern)
+        let (groups, total) = try store.groups(limit: 10)
+        #expect(total == 4, "the defaults (one number per list) and the two ranges")
+        #expect(groups.map(\.kind) == [.blocking, .blocking, .identification, .identification])
+        #expect(groups[0].pattern == "+120655501##" && groups[0].count == 100 && groups[0].first == 12_065_550_100)
+        #expect(groups[1].pattern == nil && groups[1].count == 1 && groups[1].first == 12_539_501_212)
+        #expect(groups[2].label == "Office" && groups[2].count == 100)
+        #expect(try store.groups(limit: 1).groups.count == 1 && (try store.groups(limit: 1).total) == 4)
+        #expect(try store.listing(12_065_550_142) == .init(blocked: true, blockedPattern: "+120655501##", label: nil))
+        #expect(try store.listing(14_259_501_212) == .init(blocked: false, label: "Suspicious"))
+    }
+
     @Test func messageRulesAndDecisions() throws {
         let home = temporaryHome()
         defer { try? FileManager.default.removeItem(at: home.url) }
@@ -208,12 +228,17 @@ struct CallsStorageTests {
         #expect(try rules.removeWord("free") == false)
         #expect(try rules.blockSender("+12539501212"))
         #expect(try rules.blockSender("+12539501212") == false)
-        try rules.replaceContacts(["+14255550100"])
+        try ContactStore(database: database).replace(["+14255550100", "+14255550101"])
+        try ContactStore(database: database).replace(["+14255550100"])
+        #expect(try ContactStore(database: database).count() == 1, "an import replaces the contacts")
         try rules.setContactsOnly(true)
+        #expect(try rules.rules().enabled, "the SMS guard is on in a fresh state")
+        try rules.setEnabled(false)
         let loaded = try rules.rules()
         #expect(loaded.blockedSenders == ["+12539501212"])
-        #expect(loaded.contacts == ["+14255550100"])
+        #expect(loaded.contacts == ["+14255550100"], "the message filter reads the shared contacts")
         #expect(loaded.contactsOnly)
+        #expect(!loaded.enabled)
         #expect(loaded.wordRules.map(\.word) == ["c1ick here", "verify", "won"])
 
         let decisions = DecisionStore(database: database)

@@ -10,6 +10,37 @@ struct StorageTests {
         PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-home-\(UUID())"))
     }
 
+    /// Processes opening a new database at once (a server and the console started together)
+    /// each used to apply the same migration, and the second failed ("duplicate column name").
+    /// Separate connections on threads of their own race the same way; flock, taken per open
+    /// file, serialises them as it does processes.
+    @Test func databasesOpenedAtOnceMigrateOnce() async throws {
+        for _ in 0..<5 {
+            let home = temporaryHome()
+            defer { try? FileManager.default.removeItem(at: home.url) }
+            let errors = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        await withCheckedContinuation { continuation in
+                            Thread.detachNewThread {
+                                do {
+                                    _ = try PepperDatabase(home: home)
+                                    continuation.resume(returning: nil)
+                                } catch {
+                                    continuation.resume(returning: "\(error)")
+                                }
+                            }
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { if let error = $1 { $0.append(error) } }
+            }
+            #expect(errors.isEmpty, "\(errors)")
+            let database = try PepperDatabase(home: home)
+            #expect(try await database.writer.read(PepperDatabase.migrator.hasCompletedMigrations))
+        }
+    }
+
     @Test func homeResolutionOrder() {
         #expect(PepperHome.resolve(explicit: "/x", environment: ["PEPPER_HOME": "/y"]).url.path == "/x")
         #expect(PepperHome.resolve(environment: ["PEPPER_HOME": "/y", "HOME": "/h"]).url.path == "/y")

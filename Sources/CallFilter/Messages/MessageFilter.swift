@@ -92,16 +92,22 @@ public struct MessageFilterRules: Sendable, Hashable, Codable {
     public var contacts: Set<String>
     /// Whether messages from senders not in ``contacts`` are junk ("unknown senders").
     public var contactsOnly: Bool
+    /// Whether the filter runs at all (the SMS guard switch); off, every message is allowed.
+    public var enabled: Bool
 
     /// The words Pepper starts with (`docs/calls-and-messages.md`).
     public static let defaultWords = ["free", "won"]
 
     /// Rules.
-    public init(blockedSenders: Set<String> = [], wordRules: [WordRule] = [], contacts: Set<String> = [], contactsOnly: Bool = false) {
+    public init(
+        blockedSenders: Set<String> = [], wordRules: [WordRule] = [], contacts: Set<String> = [], contactsOnly: Bool = false,
+        enabled: Bool = true
+    ) {
         self.blockedSenders = blockedSenders
         self.wordRules = wordRules
         self.contacts = contacts
         self.contactsOnly = contactsOnly
+        self.enabled = enabled
     }
 }
 
@@ -119,6 +125,8 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
     case unknownSender(sender: String)
     /// No rule matched.
     case noMatch
+    /// The SMS guard is switched off.
+    case filterOff
 
     /// A short name of the kind of rule (`word`, `sender`, `sender+word`, `contact`, `unknown-sender`, `none`).
     public var kind: String {
@@ -129,6 +137,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
         case .word: "word"
         case .unknownSender: "unknown-sender"
         case .noMatch: "none"
+        case .filterOff: "off"
         }
     }
 
@@ -138,7 +147,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
         case .contact(let sender), .blockedSender(let sender), .unknownSender(let sender): sender
         case .senderWord(let sender, let word, _): "\(sender) \(word)"
         case .word(let word, _): word
-        case .noMatch: nil
+        case .noMatch, .filterOff: nil
         }
     }
 
@@ -151,6 +160,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
         case .word(let word, let matched): "word rule \"\(word)\" matched \"\(matched)\""
         case .unknownSender(let sender): "unknown sender \(sender) (contacts only)"
         case .noMatch: "no rule matched"
+        case .filterOff: "the SMS guard is off"
         }
     }
 }
@@ -233,6 +243,7 @@ public struct MessageFilter: Sendable {
     /// Classifies one message.
     public func classify(sender: String?, body: String) -> MessageVerdict {
         let storage = self.storage
+        guard storage.rules.enabled else { return MessageVerdict(action: .allow, subAction: .none, rule: .filterOff) }
         // Phone numbers are compared as integers; the key string is only built when a rule needs it.
         let number = sender.flatMap { storage.parser.callDirectoryValue(of: $0) }
         var cachedKey: String?

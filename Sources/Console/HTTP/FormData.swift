@@ -27,6 +27,11 @@ struct FormData: Sendable {
         var description: String
     }
 
+    /// The fields of a query string (a GET form): `+` is a space, as browsers write it.
+    init(query: String?) {
+        fields = Self.urlEncoded(query ?? "")
+    }
+
     /// Reads a body of the given content type.
     init(body: Data, contentType: String?) throws(Error) {
         let type = contentType?.lowercased() ?? ""

@@ -62,6 +62,17 @@ enum Assets {
         pre { background: #f0f0f4; padding: .6rem; overflow-x: auto; border-radius: 5px; }
         svg.chart { width: 100%; height: auto; max-height: 14rem; }
         svg.chart .total { fill: #9db8d9; } svg.chart .blocked { fill: var(--bad); } svg.chart text { fill: var(--muted); font-size: 10px; }
+        .wrap { overflow-wrap: anywhere; } .wide { width: 100%; } .scroll { overflow-x: auto; }
+        ol.steps { display: flex; flex-wrap: wrap; gap: .3rem 1.5rem; list-style-position: inside; padding: 0; margin: 0 0 1rem; color: var(--muted); }
+        ol.steps li.current { color: var(--ink); font-weight: 700; } ol.steps li.done { color: var(--ok); }
+        ul.entries { list-style: none; padding: 0; margin: 0; }
+        ul.entries li { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem .8rem; padding: .4rem 0; border-bottom: 1px solid var(--line); }
+        ul.entries form { display: inline-flex; flex-wrap: wrap; align-items: center; gap: .3rem; }
+        ul.links { display: flex; flex-wrap: wrap; gap: .5rem; list-style: none; margin: 0; padding: 0; }
+        article.submission { border-top: 1px solid var(--line); padding-top: .6rem; margin-top: .6rem; }
+        .verdict.block, .verdict.junk { border-color: var(--bad); } .verdict.allow { border-color: var(--ok); }
+        .verdict.identify, .verdict.promotion, .verdict.transaction { border-color: var(--warn); }
+        code#new-key { display: block; font-size: 1.05rem; padding: .5rem; background: #f0f0f4; border-radius: 5px; }
         footer { max-width: 62rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .85rem; }
         @media (max-width: 40rem) { table.log th:nth-child(2), table.log td:nth-child(2), table.log th:nth-child(4), table.log td:nth-child(4) { display: none; } }
         """

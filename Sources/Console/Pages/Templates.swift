@@ -7,11 +7,12 @@
 enum Templates {
     static let all: [String: String] = [
         "layout": layout, "problem": problem, "login": login, "start": start, "setup": setup, "lists": lists, "update": update,
-        "rules": rules, "allowlist": allowlist, "dns": dns,
+        "rules": rules, "allowlist": allowlist, "dns": dns, "calls": calls, "messages": messages, "picket": picket, "report": report,
+        "snapshot": snapshot, "moderation": moderation, "keys": keys, "field": field,
     ]
 
     /// A hidden CSRF field, for every form that changes something.
-    private static let csrf = #"<input type="hidden" name="csrf" value="{{csrf}}">"#
+    static let csrf = #"<input type="hidden" name="csrf" value="{{csrf}}">"#
 
     static let layout = """
         <!doctype html>
@@ -52,6 +53,8 @@ enum Templates {
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required{{#error}} aria-invalid="true" aria-describedby="password-error"{{/error}}>
         {{#error}}<p class="field-error" id="password-error">{{error}}</p>{{/error}}
+        <label for="name">Your name (optional; moderation decisions are recorded with it)</label>
+        <input id="name" name="name" autocomplete="username" maxlength="40">
         <button type="submit">Sign in</button>
         </form>{{/page}}
         """

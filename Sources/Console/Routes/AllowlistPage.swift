@@ -65,10 +65,10 @@ extension Pages {
         } catch {
             return failure(error, title: "Allowlist", request: request, context: context)
         }
-        let query = request.uri.queryParameters
-        let url = query["url"].map(String.init) ?? ""
-        let page = query["page"].map(String.init) ?? ""
-        let type = query["type"].map(String.init) ?? "auto"
+        let query = FormData(query: request.uri.query)
+        let url = query["url"] ?? ""
+        let page = query["page"] ?? ""
+        let type = query["type"] ?? "auto"
         var result: AllowlistView.Result?
         var checkError: Notice?
         if !url.isEmpty {

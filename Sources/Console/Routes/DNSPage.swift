@@ -66,9 +66,9 @@ extension Pages {
     func registerDNS(on router: Router<ConsoleContext>) {
         let screen = DNSScreen(state: state)
         router.get("/dns") { request, context in
-            let query = request.uri.queryParameters
+            let query = FormData(query: request.uri.query)
             let logQuery = DNSScreen.LogQuery(
-                before: query["before"].flatMap { Int64($0) }, search: query["search"].map(String.init) ?? "",
+                before: query["before"].flatMap { Int64($0) }, search: query["search"] ?? "",
                 blockedOnly: query["blocked"] == "1")
             let loaded: DNSScreen.State
             do {
@@ -81,8 +81,8 @@ extension Pages {
                 chrome: chrome(request, context))
         }
         router.get("/dns/log/events") { request, _ in
-            let query = request.uri.queryParameters
-            let search = (query["search"].map(String.init) ?? "").lowercased()
+            let query = FormData(query: request.uri.query)
+            let search = (query["search"] ?? "").lowercased()
             let blockedOnly = query["blocked"] == "1"
             let start = query["after"].flatMap { Int64($0) } ?? screen.latestID()
             return Self.eventStream { events in

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PepperActions
+import Picket
 import Screens
 
 /// The console's pages: each one screen model rendered by one template. Actions follow
@@ -14,6 +15,8 @@ struct Pages: Sendable {
     let sessions: Sessions
     let gnomeWeb: (any ContentFilterSettings)?
     let updates: UpdateRunner
+    let picketStore: (any PicketStore)?
+    let picketStoreDescription: String
 
     func register(on router: Router<ConsoleContext>) {
         router.get("/assets/console.css") { _, _ in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
@@ -28,6 +31,10 @@ struct Pages: Sendable {
         registerRules(on: router)
         registerAllowlist(on: router)
         registerDNS(on: router)
+        registerCalls(on: router)
+        registerMessages(on: router)
+        registerLaborActions(on: router)
+        registerModeration(on: router)
     }
 
     // MARK: Helpers shared by the pages
@@ -101,7 +108,7 @@ struct Pages: Sendable {
     }
 
     func signIn(_ request: Request, context: ConsoleContext) -> Response {
-        switch sessions.signIn(password: form(context)["password"] ?? "") {
+        switch sessions.signIn(password: form(context)["password"] ?? "", name: form(context)["name"]) {
         case .signedIn(let session):
             var response = Response.redirect(to: "/")
             response.setCookie(ConsoleGuard.cookie(session.id))

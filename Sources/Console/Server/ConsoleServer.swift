@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import PepperActions
+import Picket
 import Screens
 
 /// `pepper console`: Pepper's screens as a local web app, over the same screen models the
@@ -55,6 +56,11 @@ public struct ConsoleServer: Sendable {
     public let state: PepperState
     /// GNOME Web's settings, when they can be changed here.
     public let gnomeWeb: (any ContentFilterSettings)?
+    /// The Picket store the Moderation and API keys screens work on (the home's `pepper.sqlite`,
+    /// or `--picket-database`); `nil` hides them.
+    public let picketStore: (any PicketStore)?
+    /// Where that store is, for people (`sqlite:/var/lib/pepper/picket.sqlite`; passwords left out).
+    public let picketStoreDescription: String
     /// The settings.
     public let configuration: Configuration
     let sessions: Sessions
@@ -63,13 +69,16 @@ public struct ConsoleServer: Sendable {
 
     /// A console over `state`.
     public init(
-        state: PepperState, gnomeWeb: (any ContentFilterSettings)?, configuration: Configuration, version: String = "0.1.0"
+        state: PepperState, gnomeWeb: (any ContentFilterSettings)?, picketStore: (any PicketStore)? = nil,
+        picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0"
     ) throws(StartError) {
         if !configuration.listen.host.isLoopback && configuration.password == nil {
             throw .passwordRequired(configuration.listen)
         }
         self.state = state
         self.gnomeWeb = gnomeWeb
+        self.picketStore = picketStore
+        self.picketStoreDescription = picketStoreDescription
         self.configuration = configuration
         sessions = Sessions(password: configuration.password)
         do {
@@ -89,7 +98,11 @@ public struct ConsoleServer: Sendable {
         let router = Router(context: ConsoleContext.self)
         let hosts = AllowedHosts(listenHost: configuration.listen.host.description, port: port, extra: configuration.allowedHosts)
         router.add(middleware: ConsoleGuard(sessions: sessions, hosts: hosts, renderer: renderer))
-        Pages(state: state, renderer: renderer, sessions: sessions, gnomeWeb: gnomeWeb, updates: updates).register(on: router)
+        Pages(
+            state: state, renderer: renderer, sessions: sessions, gnomeWeb: gnomeWeb, updates: updates, picketStore: picketStore,
+            picketStoreDescription: picketStoreDescription
+        )
+        .register(on: router)
         return router
     }
 

@@ -87,3 +87,120 @@ extension PepperState {
         }
     }
 }
+
+/// A call decision, for `pepper calls check` and the console's "Try a number".
+public struct CallCheck: Sendable, Hashable {
+    /// The caller in E.164.
+    public var e164: String
+    /// What happens, and why.
+    public var verdict: CallScreening.Verdict
+}
+
+/// What importing contacts did.
+public struct ContactImport: Sendable, Hashable {
+    /// Contacts (vCard entries) read.
+    public var contacts: Int
+    /// Distinct numbers kept.
+    public var numbers: Int
+}
+
+extension PepperState {
+    /// The region used when a number has no country code: the person's choice, else `US`.
+    public func phoneRegion() throws(ActionError) -> String {
+        do {
+            return try PreferenceStore(database: database).value(.phoneRegion) ?? "US"
+        } catch {
+            throw .storage("cannot read the phone region: \(error)")
+        }
+    }
+
+    /// Sets the region numbers are read in (ISO 3166: US, GB, DE, …); returns it upper-cased.
+    @discardableResult
+    public func setPhoneRegion(_ region: String) throws(ActionError) -> String {
+        let code = region.trimmingCharacters(in: .whitespaces).uppercased()
+        _ = try Self.numberParser(region: code)
+        do {
+            try PreferenceStore(database: database).set(.phoneRegion, code)
+        } catch {
+            throw .storage("cannot save the phone region: \(error)")
+        }
+        return code
+    }
+
+    /// The screening settings: "block all except contacts" and the contacts.
+    public func callScreening() throws(ActionError) -> CallScreening {
+        do {
+            return CallScreening(
+                blockAllExceptContacts: try PreferenceStore(database: database).value(.blockAllExceptContacts) == "on",
+                contacts: Set(try ContactStore(database: database).numbers()))
+        } catch {
+            throw .storage("cannot read the call settings: \(error)")
+        }
+    }
+
+    /// Turns "block all except contacts" on or off.
+    public func setBlockAllExceptContacts(_ on: Bool) throws(ActionError) {
+        do {
+            try PreferenceStore(database: database).set(.blockAllExceptContacts, on ? "on" : nil)
+        } catch {
+            throw .storage("cannot change the call settings: \(error)")
+        }
+    }
+
+    /// Replaces the contacts with the numbers of a vCard file's text (read in `region`), for calls
+    /// and messages alike.
+    ///
+    /// - Throws: ``ActionError/invalidRequest(_:)`` when the text holds no contact with a number.
+    public func importContacts(vCard text: String, region: String) throws(ActionError) -> ContactImport {
+        let parser = try Self.numberParser(region: region)
+        let contacts = VCardContacts.parse(text)
+        var keys = Set<String>()
+        for contact in contacts {
+            for number in contact.numbers {
+                let key = MessageSender.key(number, parser: parser)
+                if !key.isEmpty { keys.insert(key) }
+            }
+        }
+        guard !keys.isEmpty else {
+            throw .invalidRequest(
+                contacts.isEmpty
+                    ? "no contact found: is it a vCard (.vcf) file?"
+                    : contacts.count == 1
+                        ? "the contact in it has no phone number" : "none of the \(contacts.count) contacts has a phone number")
+        }
+        do {
+            try ContactStore(database: database).replace(keys)
+        } catch {
+            throw .storage("cannot save the contacts: \(error)")
+        }
+        return ContactImport(contacts: contacts.count, numbers: keys.count)
+    }
+
+    /// What happens to a call from `text` (a number as typed), recorded for the counts unless
+    /// `record` is false.
+    public func checkCall(_ text: String, region: String, record: Bool = true) throws(ActionError) -> CallCheck {
+        let parser = try Self.numberParser(region: region)
+        let number: PhoneNumber
+        do {
+            number = try parser.parse(text)
+        } catch {
+            throw .invalidNumber(input: text, reason: "\(error)")
+        }
+        do {
+            let listing = try CallListStore(database: database).listing(number.callDirectoryValue ?? 0)
+            let verdict = try callScreening().decide(number, listing: listing)
+            if record {
+                try DecisionStore(database: database).record([
+                    .init(
+                        domain: .call, subject: number.e164, action: verdict.action.rawValue, ruleKind: verdict.reason.kind,
+                        rule: verdict.reason.value)
+                ])
+            }
+            return CallCheck(e164: number.e164, verdict: verdict)
+        } catch let error as ActionError {
+            throw error
+        } catch {
+            throw .storage("cannot check the call: \(error)")
+        }
+    }
+}

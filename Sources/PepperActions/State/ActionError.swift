@@ -39,6 +39,8 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRequest(String)
     /// A client-groups file that cannot be used.
     case invalidGroups(path: String, reason: String)
+    /// A setting given with a value that cannot be used; `field` names it (`server`, `key`).
+    case invalidField(field: String, reason: String)
 
     public var description: String {
         switch self {
@@ -60,6 +62,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .numberNotListed(let number): return "\(number) is not on the list"
         case .invalidRequest(let reason): return reason
         case .invalidGroups(let path, let reason): return "groups file \(path): \(reason)"
+        case .invalidField(_, let reason): return reason
         }
     }
 

@@ -17,7 +17,7 @@ struct CallsCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Normalize.self, Block.self, Unblock.self, Identify.self, Unidentify.self, List.self, Export.self, Import.self, Check.self,
-            Stats.self,
+            Stats.self, Region.self, Contacts.self, BlockAllExceptContacts.self,
         ]
     )
 
@@ -35,7 +35,7 @@ struct CallsCommand: AsyncParsableCommand {
         var numbers: [String] = []
 
         func run() async throws {
-            let parser = try regionOptions.parser()
+            let parser = try regionOptions.parser(in: try homeOptions.openState())
             var output = OutputBuffer()
             func normalize(_ text: String) {
                 do {
@@ -63,9 +63,9 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("A number, or a range ending in # wildcards.", valueName: "number")) var number: String
 
         func run() async throws {
-            let change = try CallsCommand.change {
-                try homeOptions.openState().blockNumber(number, region: regionOptions.region, cap: maxRange)
-            }
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let change = try CallsCommand.change { () throws(ActionError) in try state.blockNumber(number, region: region, cap: maxRange) }
             print(change.count == 0 ? "\(change.display) is already blocked" : "Blocked \(change.display) (list version \(change.version))")
         }
     }
@@ -78,8 +78,10 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("A blocked number or range.", valueName: "number")) var number: String
 
         func run() async throws {
-            let change = try CallsCommand.change(notListed: "is not blocked") {
-                try homeOptions.openState().unblockNumber(number, region: regionOptions.region, cap: maxRange)
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let change = try CallsCommand.change(notListed: "is not blocked") { () throws(ActionError) in
+                try state.unblockNumber(number, region: region, cap: maxRange)
             }
             print("Unblocked \(change.display) (list version \(change.version))")
         }
@@ -95,8 +97,10 @@ struct CallsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
-            let change = try CallsCommand.change {
-                try homeOptions.openState().identifyNumber(number, label: label, region: regionOptions.region, cap: maxRange)
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let change = try CallsCommand.change { () throws(ActionError) in
+                try state.identifyNumber(number, label: label, region: region, cap: maxRange)
             }
             print(
                 change.count == 0
@@ -113,8 +117,10 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("A labelled number or range.", valueName: "number")) var number: String
 
         func run() async throws {
-            let change = try CallsCommand.change(notListed: "has no label") {
-                try homeOptions.openState().unidentifyNumber(number, region: regionOptions.region, cap: maxRange)
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let change = try CallsCommand.change(notListed: "has no label") { () throws(ActionError) in
+                try state.unidentifyNumber(number, region: region, cap: maxRange)
             }
             print("Removed the label of \(change.display) (list version \(change.version))")
         }
@@ -122,14 +128,15 @@ struct CallsCommand: AsyncParsableCommand {
 
     /// Runs a call-list action: a number that cannot be read is a usage error (exit 64), one
     /// that is not on the list says `notListed`.
-    static func change(notListed: String = "is not on the list", _ action: () throws -> CallListChange) throws -> CallListChange {
+    @discardableResult
+    static func change<T>(notListed: String = "is not on the list", _ action: () throws(ActionError) -> T) throws -> T {
         do {
             return try action()
-        } catch ActionError.invalidNumber(let input, let reason) {
+        } catch .invalidNumber(let input, let reason) {
             throw ValidationError(input == reason ? reason : "\(input): \(reason)")
-        } catch ActionError.numberNotListed(let shown) {
+        } catch .numberNotListed(let shown) {
             throw CLIError("\(shown) \(notListed)")
-        } catch let error as ActionError {
+        } catch {
             throw CLIError("\(error)")
         }
     }
@@ -242,7 +249,7 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The file, or - for stdin.", valueName: "file")) var file: String
 
         func run() async throws {
-            let parser = try regionOptions.parser()
+            let parser = try regionOptions.parser(in: try homeOptions.openState())
             let data: Data
             if file == "-" {
                 data = FileHandle.standardInput.readDataToEndOfFile()
@@ -286,41 +293,105 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print what happens to a call from a number: block, identify (with the label) or allow.",
-            discussion: "The decision is recorded for `pepper calls stats` unless --no-record is given.")
+            abstract: "Print what happens to a call from a number: block, identify (with the label) or allow, and why.",
+            discussion: """
+                The block list comes first, then contacts (they ring), then "block all except contacts", \
+                then labels. The decision is recorded for `pepper calls stats` unless --no-record is given.
+                """)
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var regionOptions: RegionOptions
         @Flag(inversion: .prefixedNo, help: "Record the decision for stats.") var record = true
-        @Flag(help: "Print {action, e164, label?} as JSON.") var json = false
+        @Flag(help: "Print {action, e164, label?, rule: {kind, value?}, reason} as JSON.") var json = false
         @Argument(help: ArgumentHelp("The caller's number.", valueName: "number")) var number: String
 
         func run() async throws {
-            let parsed: PhoneNumber
-            do {
-                parsed = try regionOptions.parser().parse(number)
-            } catch let error as PhoneNumberError {
-                throw ValidationError("\(number): \(error)")
-            }
-            let database = try homeOptions.openDatabase()
-            let (blocked, label) = try CallListStore(database: database).lookup(parsed.callDirectoryValue ?? 0)
-            let action = blocked ? "block" : label != nil ? "identify" : "allow"
-            if record {
-                try DecisionStore(database: database).record([
-                    .init(
-                        domain: .call, subject: parsed.e164, action: action, ruleKind: blocked || label != nil ? "list" : "none",
-                        rule: label)
-                ])
-            }
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let check = try CallsCommand.change { () throws(ActionError) in try state.checkCall(number, region: region, record: record) }
+            let verdict = check.verdict
             if json {
+                struct Rule: Encodable {
+                    var kind: String
+                    var value: String?
+                }
                 struct Result: Encodable {
                     var action: String
                     var e164: String
                     var label: String?
+                    var rule: Rule
+                    var reason: String
                 }
-                try Terminal.printJSON(Result(action: action, e164: parsed.e164, label: label))
+                try Terminal.printJSON(
+                    Result(
+                        action: verdict.action.rawValue, e164: check.e164, label: verdict.label,
+                        rule: Rule(kind: verdict.reason.kind, value: verdict.reason.value), reason: verdict.reason.description))
             } else {
-                print(label.map { "\(action)\t\(parsed.e164)\t\($0)" } ?? "\(action)\t\(parsed.e164)")
+                print(
+                    verdict.label.map { "\(verdict.action.rawValue)\t\(check.e164)\t\($0)" } ?? "\(verdict.action.rawValue)\t\(check.e164)")
             }
+        }
+    }
+
+    struct Region: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print or set the region numbers without a country code are read in (US until set).",
+            discussion: "Every calls and sms command, and the console, use it unless --region says otherwise.")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: ArgumentHelp("An ISO 3166 code: US, GB, DE… (none: print the current one).", valueName: "region"))
+        var region: String?
+
+        func run() async throws {
+            let state = try homeOptions.openState()
+            guard let region else { return print(try CallsCommand.change { () throws(ActionError) in try state.phoneRegion() }) }
+            let set = try CallsCommand.change { () throws(ActionError) in try state.setPhoneRegion(region) }
+            print("Numbers without a country code are now read as \(set) numbers")
+        }
+    }
+
+    struct Contacts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import the contacts' numbers from a vCard file (replacing earlier imports).",
+            discussion: """
+                One contact list serves calls and messages: contacts' calls ring even with \
+                "block all except contacts" on, and their messages are always allowed. Only numbers are kept.
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @OptionGroup var regionOptions: RegionOptions
+        @Argument(help: ArgumentHelp("A .vcf file.", valueName: "file")) var file: String
+
+        func run() async throws {
+            try CallsCommand.importContacts(file, homeOptions, regionOptions)
+        }
+    }
+
+    /// Imports a vCard file's numbers as the contacts (`calls contacts`, `sms senders contacts`).
+    static func importContacts(_ file: String, _ homeOptions: HomeOptions, _ regionOptions: RegionOptions) throws {
+        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
+        let state = try homeOptions.openState()
+        let region = try regionOptions.region(in: state)
+        let imported = try change { () throws(ActionError) in
+            try state.importContacts(vCard: String(decoding: data, as: UTF8.self), region: region)
+        }
+        func plural(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
+        print("Imported \(plural(imported.numbers, "number")) of \(plural(imported.contacts, "contact")) for calls and messages")
+    }
+
+    struct BlockAllExceptContacts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "block-all-except-contacts",
+            abstract: "Block every caller who is not a contact (on), or not (off).",
+            discussion: """
+                `pepper calls check` and the counts follow it. A call-directory extension can only block \
+                the numbers it is given, so `pepper calls export` is unchanged by it: on iPhone the same \
+                effect is Settings › Phone › Silence Unknown Callers (docs/calls-and-messages.md).
+                """)
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "on or off.") var state: SmsCommand.Senders.ContactsOnly.OnOff
+
+        func run() async throws {
+            let pepper = try homeOptions.openState()
+            try change { () throws(ActionError) in try pepper.setBlockAllExceptContacts(state == .on) }
+            print("Block all except contacts: \(state.rawValue)")
         }
     }
 

@@ -3,12 +3,14 @@ import Console
 import DNSFilter
 import DesktopIntegration
 import Foundation
+import Picket
+import PicketServer
 
 /// `pepper console`: Pepper's screens as a local web app.
 struct ConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console",
-        abstract: "Open Pepper's screens in a web browser: setup, lists, allowlist, DNS.",
+        abstract: "Open Pepper's screens in a web browser: setup, lists, allowlist, DNS, calls, messages, labor actions, moderation.",
         discussion: """
             Serves a web app on --listen (loopback by default) and prints its address
             with a one-time token: open it in your browser (or pass --open). The token
@@ -22,7 +24,11 @@ struct ConsoleCommand: AsyncParsableCommand {
             for a home network safely.
 
             The console changes the same state as the other commands: a change made in
-            one shows in the other on the next page load.
+            one shows in the other on the next page load. Its Moderation and API keys
+            pages work on the Picket store of the home's pepper.sqlite, or on
+            --picket-database (sqlite:PATH or postgres://…, as `pepper picket serve
+            --database`); decisions are recorded as console:NAME (the account that
+            started the console, or the name given at sign-in).
             """
     )
 
@@ -40,21 +46,45 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Flag(help: "Open the console in the desktop's web browser (xdg-open).")
     var open = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The Picket store to moderate: sqlite:PATH or postgres://USER@HOST:PORT/DB (default: $PEPPER_PICKET_DATABASE, else the home's pepper.sqlite).",
+            valueName: "location"))
+    var picketDatabase: String?
+
+    /// `--picket-database`, else `$PEPPER_PICKET_DATABASE` (a password stays off the command line).
+    var picketLocation: String? {
+        picketDatabase ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func validate() throws {
         if !listen.host.isLoopback && passwordFile == nil {
             throw ValidationError("--listen \(listen) is reachable from other machines: give --password-file FILE too")
+        }
+        do {
+            _ = try PicketDatabase.Location(picketLocation)
+        } catch {
+            throw ValidationError("--picket-database: \(error.description)")
         }
     }
 
     func run() async throws {
         let password = try passwordFile.map(Self.readPassword)
         let state = try homeOptions.openState()
+        let picketStore: any PicketStore
+        let location = try PicketDatabase.Location(picketLocation)
+        do {
+            picketStore = try await PicketDatabase.open(location, home: homeOptions.pepperHome)
+        } catch {
+            throw CLIError("cannot open the Picket database: \(error)")
+        }
         let server: ConsoleServer
         do {
             server = try ConsoleServer(
-                state: state, gnomeWeb: GNOMEWebSettings(),
+                state: state, gnomeWeb: GNOMEWebSettings(), picketStore: picketStore, picketStoreDescription: location.description,
                 configuration: .init(listen: listen, password: password, allowedHosts: allowHost), version: PepperVersion.current)
         } catch {
+            await picketStore.close()
             throw CLIError("\(error)")
         }
         let open = self.open
@@ -66,8 +96,10 @@ struct ConsoleCommand: AsyncParsableCommand {
                 if open { Self.openInBrowser(link) }
             }
         } catch {
+            await picketStore.close()
             throw CLIError("cannot serve on \(listen): \(error)")
         }
+        await picketStore.close()
     }
 
     static func readPassword(_ path: String) throws -> String {

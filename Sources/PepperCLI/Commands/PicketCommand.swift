@@ -66,6 +66,11 @@ struct PicketCommand: AsyncParsableCommand {
             }
         }
 
+        /// Runs `body` with moderation of the store by `cli`, and closes the store on every path.
+        func withModeration<T>(home: HomeOptions, _ body: (PicketModeration) async throws -> T) async throws -> T {
+            try await withStore(home: home) { store in try await body(PicketModeration(store: store, moderator: "cli")) }
+        }
+
         /// Runs `body` with the store open, and closes it on every path.
         func withStore<T>(home: HomeOptions, _ body: (any PicketStore) async throws -> T) async throws -> T {
             let store = try await open(home: home)
@@ -214,9 +219,10 @@ struct PicketCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create, list and revoke API keys.",
             discussion: """
-                Scopes: read:mobile (data, active-strikes, geocode, reverse-geocode),
-                write:gps-snapshot, write:submit-strike. Only a hash of each key is
-                stored: `create` shows the key once.
+                Scopes: read:mobile (data, active-strikes, geocode, reverse-geocode,
+                blocklist.json), read:blocklist (blocklist.json only), write:gps-snapshot,
+                write:submit-strike. Only a hash of each key is stored: `create` shows
+                the key once. The console's API keys screen does the same.
                 """,
             subcommands: [Create.self, List.self, Revoke.self],
             defaultSubcommand: List.self)
@@ -236,9 +242,9 @@ struct PicketCommand: AsyncParsableCommand {
             }
 
             func run() async throws {
-                let created = try await databaseOptions.withStore(home: homeOptions) { store in
+                let created = try await databaseOptions.withModeration(home: homeOptions) { moderation in
                     do {
-                        return try await APIKeys.create(scopes: scopes, label: label, in: store)
+                        return try await moderation.createKey(scopes: scopes, label: label)
                     } catch {
                         throw CLIError("cannot create the key: \(error)")
                     }
@@ -267,9 +273,9 @@ struct PicketCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array.") var json = false
 
             func run() async throws {
-                let keys = try await databaseOptions.withStore(home: homeOptions) { store in
+                let keys = try await databaseOptions.withModeration(home: homeOptions) { moderation in
                     do {
-                        return try await store.apiKeys()
+                        return try await moderation.keys()
                     } catch {
                         throw CLIError("cannot read the keys: \(error)")
                     }
@@ -307,9 +313,9 @@ struct PicketCommand: AsyncParsableCommand {
             @Argument(help: "The key's id (key_…), as `keys list` shows it.") var id: String
 
             func run() async throws {
-                let revoked = try await databaseOptions.withStore(home: homeOptions) { store in
+                let revoked = try await databaseOptions.withModeration(home: homeOptions) { moderation in
                     do {
-                        return try await store.revokeAPIKey(id: id, at: Date())
+                        return try await moderation.revokeKey(id: id)
                     } catch {
                         throw CLIError("cannot revoke \(id): \(error)")
                     }
@@ -330,7 +336,7 @@ struct PicketCommand: AsyncParsableCommand {
                 publishes its employer (the website's host joins the blocklist) and
                 its action; approving a snapshot adds a picket site to its action.
                 """,
-            subcommands: [List.self, Approve.self, Reject.self],
+            subcommands: [List.self, Approve.self, Reject.self, Log.self],
             defaultSubcommand: List.self)
 
         struct List: AsyncParsableCommand {
@@ -340,19 +346,20 @@ struct PicketCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array of {\"id\", \"kind\", \"submittedAt\", …}.") var json = false
 
             func run() async throws {
-                let items = try await databaseOptions.withStore(home: homeOptions) { store in
+                let submissions = try await databaseOptions.withModeration(home: homeOptions) { moderation in
                     do {
-                        return try await store.pendingSubmissions()
+                        return try await moderation.pending()
                     } catch {
                         throw CLIError("cannot read the submissions: \(error)")
                     }
                 }
                 if json {
-                    try Terminal.printJSON(items)
+                    try Terminal.printJSON(submissions.map(\.item))
                     return
                 }
-                if items.isEmpty { Terminal.status("Nothing to moderate.") }
-                for item in items {
+                if submissions.isEmpty { Terminal.status("Nothing to moderate.") }
+                for submission in submissions {
+                    let item = submission.item
                     if item.kind == "strike" {
                         print(
                             "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType ?? "?") by \(item.organization ?? "?")"
@@ -362,10 +369,11 @@ struct PicketCommand: AsyncParsableCommand {
                         if let description = item.description { print("    \(description.prefix(200))") }
                     } else {
                         let place = [item.latitude, item.longitude].compactMap { $0 }.map { String($0) }.joined(separator: ",")
-                        print("\(item.id)  snapshot  \(item.submittedAt)  for \(item.actionId ?? "?") at \(place)")
+                        print("\(item.id)  snapshot  \(item.submittedAt)  for \(submission.action ?? item.actionId ?? "?") at \(place)")
                         if let address = item.address { print("    address: \(address)") }
                         if let notes = item.notes { print("    notes: \(notes.prefix(200))") }
                     }
+                    if let place = submission.place { print("    near: \(place)") }
                 }
             }
         }
@@ -374,10 +382,11 @@ struct PicketCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Publish a submission.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
+            @Option(help: "Why, kept in the audit trail (moderate log).") var reason: String?
             @Argument(help: "The submission's id (act_… or snap_…).") var id: String
 
             func run() async throws {
-                try await Moderate.decide(id, .approve, homeOptions, databaseOptions)
+                try await Moderate.decide(id, .approve, reason: reason, homeOptions, databaseOptions)
             }
         }
 
@@ -385,17 +394,47 @@ struct PicketCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Reject a submission (it is kept, never served).")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
+            @Option(help: "Why, kept in the audit trail (moderate log).") var reason: String?
             @Argument(help: "The submission's id (act_… or snap_…).") var id: String
 
             func run() async throws {
-                try await Moderate.decide(id, .reject, homeOptions, databaseOptions)
+                try await Moderate.decide(id, .reject, reason: reason, homeOptions, databaseOptions)
             }
         }
 
-        static func decide(_ id: String, _ decision: ModerationDecision, _ home: HomeOptions, _ database: DatabaseOptions) async throws {
-            let outcome = try await database.withStore(home: home) { store in
+        struct Log: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Print the audit trail: who approved or rejected what, when and why, newest first.",
+                discussion: "Decisions made here are recorded as `cli`; the console's as `console:NAME`.")
+            @OptionGroup var homeOptions: HomeOptions
+            @OptionGroup var databaseOptions: DatabaseOptions
+            @Option(help: "How many decisions.") var limit = 50
+            @Flag(help: "Print a JSON array of {submissionId, kind, decision, moderator, reason?, decidedAt, summary}.") var json = false
+
+            func run() async throws {
+                let entries = try await databaseOptions.withModeration(home: homeOptions) { moderation in
+                    do {
+                        return try await moderation.log(limit: limit)
+                    } catch {
+                        throw CLIError("cannot read the moderation log: \(error)")
+                    }
+                }
+                if json { return try Terminal.printJSON(entries) }
+                if entries.isEmpty { Terminal.status("No decision yet.") }
+                for entry in entries {
+                    print(
+                        "\(Terminal.date(entry.decidedAt))  \(Terminal.pad(entry.decision, 7))  \(Terminal.pad(entry.kind, 8))  \(entry.submissionId)  \(entry.summary)  by \(entry.moderator)"
+                            + (entry.reason.map { "  — \($0)" } ?? ""))
+                }
+            }
+        }
+
+        static func decide(
+            _ id: String, _ decision: ModerationDecision, reason: String?, _ home: HomeOptions, _ database: DatabaseOptions
+        ) async throws {
+            let outcome = try await database.withModeration(home: home) { moderation in
                 do {
-                    return try await store.moderate(id: id, decision: decision, at: Date())
+                    return try await moderation.decide(id, decision, reason: reason)
                 } catch PicketStoreError.noSuchSubmission(let id) {
                     throw CLIError("there is no pending submission with id \(id) (`pepper picket moderate list` shows them)")
                 } catch {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallFilter
 import Foundation
+import PepperActions
 import Storage
 
 /// `pepper sms`: message filtering by words and senders.
@@ -14,9 +15,10 @@ struct SmsCommand: AsyncParsableCommand {
             letters), so "You have WON a fr3e cruise" matches "won" and "free". A fresh state has the \
             words "free" and "won" (junk). Order of rules: contacts are allowed, blocked senders are junk, \
             then word rules (a rule for the very sender first, else junk over promotion over transaction), \
-            then, with contacts-only on, unknown senders are junk.
+            then, with contacts-only on, unknown senders are junk. `pepper sms guard off` lets every \
+            message through and keeps the rules.
             """,
-        subcommands: [Words.self, Senders.self, Check.self, Classify.self, Stats.self]
+        subcommands: [Guard.self, Words.self, Senders.self, Check.self, Classify.self, Stats.self]
     )
 
     enum ActionOption: String, ExpressibleByArgument, CaseIterable {
@@ -44,7 +46,6 @@ struct SmsCommand: AsyncParsableCommand {
             @Argument(help: "The word or phrase.") var word: String
 
             func validate() throws {
-                guard !TextFolding.foldedWords(word).isEmpty else { throw ValidationError("\"\(word)\" has no letters or digits") }
                 guard let sub = MessageSubAction(rawValue: subAction) else {
                     throw ValidationError("--sub-action: one of \(MessageSubAction.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
@@ -54,12 +55,18 @@ struct SmsCommand: AsyncParsableCommand {
             }
 
             func run() async throws {
-                let senderKey = try sender.map { MessageSender.key($0, parser: try regionOptions.parser()) }
-                let rule = WordRule(
-                    word: word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: senderKey)
-                let added = try MessageRuleStore(database: homeOptions.openDatabase()).addWord(rule)
-                let scope = senderKey.map { " from \($0)" } ?? ""
-                print(added ? "Added \"\(word)\"\(scope): \(action.rawValue)" : "Updated \"\(word)\"\(scope): \(action.rawValue)")
+                let state = try homeOptions.openState()
+                let region = try regionOptions.region(in: state)
+                let change = try CallsCommand.change { () throws(ActionError) in
+                    try state.addMessageWord(
+                        word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: sender,
+                        region: region)
+                }
+                let scope = sender.map { " from \($0)" } ?? ""
+                print(
+                    change.changed
+                        ? "Added \"\(change.subject)\"\(scope): \(action.rawValue)"
+                        : "Updated \"\(change.subject)\"\(scope): \(action.rawValue)")
             }
         }
 
@@ -72,10 +79,9 @@ struct SmsCommand: AsyncParsableCommand {
             @Argument(help: "The word or phrase.") var word: String
 
             func run() async throws {
-                let senderKey = try sender.map { MessageSender.key($0, parser: try regionOptions.parser()) }
-                guard try MessageRuleStore(database: homeOptions.openDatabase()).removeWord(word, sender: senderKey) else {
-                    throw CLIError("\"\(word)\" is not a word rule\(senderKey.map { " for \($0)" } ?? "")")
-                }
+                let state = try homeOptions.openState()
+                let region = try regionOptions.region(in: state)
+                try CallsCommand.change { () throws(ActionError) in try state.removeMessageWord(word, sender: sender, region: region) }
                 print("Removed \"\(word)\"")
             }
         }
@@ -110,16 +116,11 @@ struct SmsCommand: AsyncParsableCommand {
             @Argument(help: ArgumentHelp("A phone number, short code (72975) or sender ID (PROMO).", valueName: "number")) var number:
                 String
 
-            func validate() throws {
-                guard !MessageSender.key(number, parser: try regionOptions.parser()).isEmpty else {
-                    throw ValidationError("\"\(number)\" is not a sender: no letters or digits")
-                }
-            }
-
             func run() async throws {
-                let key = MessageSender.key(number, parser: try regionOptions.parser())
-                let added = try MessageRuleStore(database: homeOptions.openDatabase()).blockSender(key)
-                print(added ? "Blocked sender \(key)" : "\(key) is already blocked")
+                let state = try homeOptions.openState()
+                let region = try regionOptions.region(in: state)
+                let change = try CallsCommand.change { () throws(ActionError) in try state.blockSender(number, region: region) }
+                print(change.changed ? "Blocked sender \(change.subject)" : "\(change.subject) is already blocked")
             }
         }
 
@@ -130,11 +131,10 @@ struct SmsCommand: AsyncParsableCommand {
             @Argument(help: ArgumentHelp("A blocked sender.", valueName: "number")) var number: String
 
             func run() async throws {
-                let key = MessageSender.key(number, parser: try regionOptions.parser())
-                guard try MessageRuleStore(database: homeOptions.openDatabase()).unblockSender(key) else {
-                    throw CLIError("\(key) is not a blocked sender")
-                }
-                print("Unblocked sender \(key)")
+                let state = try homeOptions.openState()
+                let region = try regionOptions.region(in: state)
+                let change = try CallsCommand.change { () throws(ActionError) in try state.unblockSender(number, region: region) }
+                print("Unblocked sender \(change.subject)")
             }
         }
 
@@ -153,17 +153,16 @@ struct SmsCommand: AsyncParsableCommand {
         struct Contacts: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Import the contacts' numbers from a vCard file (replacing earlier imports).",
-                discussion: "Messages from contacts are always allowed; with contacts-only on, everyone else's are junk.")
+                discussion: """
+                    Messages from contacts are always allowed; with contacts-only on, everyone else's are junk. \
+                    The same contacts serve calls (`pepper calls contacts` is the same import).
+                    """)
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Argument(help: ArgumentHelp("A .vcf file.", valueName: "file")) var file: String
 
             func run() async throws {
-                guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
-                let keys = VCardContacts.senderKeys(String(decoding: data, as: UTF8.self), parser: try regionOptions.parser())
-                guard !keys.isEmpty else { throw CLIError("\(file): no contacts with phone numbers (is it a vCard file?)") }
-                try MessageRuleStore(database: homeOptions.openDatabase()).replaceContacts(keys)
-                print("Imported \(keys.count) contact numbers")
+                try CallsCommand.importContacts(file, homeOptions, regionOptions)
             }
         }
 
@@ -176,9 +175,27 @@ struct SmsCommand: AsyncParsableCommand {
             enum OnOff: String, ExpressibleByArgument, CaseIterable { case on, off }
 
             func run() async throws {
-                try MessageRuleStore(database: homeOptions.openDatabase()).setContactsOnly(state == .on)
+                let pepper = try homeOptions.openState()
+                try CallsCommand.change { () throws(ActionError) in try pepper.setContactsOnly(state == .on) }
                 print("Contacts only: \(state.rawValue)")
             }
+        }
+    }
+
+    struct Guard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "guard", abstract: "Switch the SMS guard on or off (off: every message is allowed; the rules are kept).")
+        @OptionGroup var homeOptions: HomeOptions
+        @Argument(help: "on or off (none: print the current state).") var state: Senders.ContactsOnly.OnOff?
+
+        func run() async throws {
+            let pepper = try homeOptions.openState()
+            guard let state else {
+                let rules = try CallsCommand.change { () throws(ActionError) in try pepper.messageRules() }
+                return print(rules.enabled ? "on" : "off")
+            }
+            try CallsCommand.change { () throws(ActionError) in try pepper.setMessageFilter(enabled: state == .on) }
+            print("SMS guard: \(state.rawValue)")
         }
     }
 
@@ -196,15 +213,24 @@ struct SmsCommand: AsyncParsableCommand {
         @Argument(help: "The message text.") var text: String
 
         func run() async throws {
-            let parser = try regionOptions.parser()
-            let database = try homeOptions.openDatabase()
-            var rules = try MessageRuleStore(database: database).rules()
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let verdict: MessageVerdict
             if let contacts {
+                // Contacts for this check only: classified here, the stored rules untouched.
                 guard let data = FileManager.default.contents(atPath: contacts) else { throw CLIError("\(contacts): cannot read") }
+                let parser = try RegionOptions.parser(region)
+                var rules = try CallsCommand.change { () throws(ActionError) in try state.messageRules() }
                 rules.contacts = VCardContacts.senderKeys(String(decoding: data, as: UTF8.self), parser: parser)
+                verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
+                if record {
+                    try DecisionStore(database: state.database).record([SmsCommand.decision(verdict, sender: sender, parser: parser)])
+                }
+            } else {
+                verdict = try CallsCommand.change { () throws(ActionError) in
+                    try state.checkMessage(from: sender, text: text, region: region, record: record)
+                }.verdict
             }
-            let verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
-            if record { try DecisionStore(database: database).record([SmsCommand.decision(verdict, sender: sender, parser: parser)]) }
             if json {
                 try Terminal.printJSON(VerdictJSON(verdict, id: nil))
             } else {
@@ -238,8 +264,9 @@ struct SmsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let parser = try regionOptions.parser()
-            let database = try homeOptions.openDatabase()
+            let state = try homeOptions.openState()
+            let parser = try regionOptions.parser(in: state)
+            let database = state.database
             let rules = try MessageRuleStore(database: database).rules()
             let handler = try MessageFilterHandler(rules: rules, defaultRegion: parser.defaultRegion)
             let decoder = JSONDecoder()

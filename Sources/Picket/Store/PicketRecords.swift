@@ -302,6 +302,37 @@ public enum ModerationOutcome: Sendable, Hashable {
     case snapshot(id: String, actionId: String, status: ModerationStatus, siteId: String?)
 }
 
+/// One moderation decision, as the audit trail keeps it.
+public struct ModerationLogEntry: Codable, Sendable, Hashable {
+    /// The submission decided on (`act_…` or `snap_…`).
+    public var submissionId: String
+    /// `strike` or `snapshot`.
+    public var kind: String
+    /// What was decided.
+    public var decision: String
+    /// Who decided: `cli`, or `console:NAME` for a console session.
+    public var moderator: String
+    /// The reason given, if any.
+    public var reason: String?
+    /// When.
+    public var decidedAt: Date
+    /// What it was about, for people: the employer's name, or the snapshot's action.
+    public var summary: String
+
+    /// An entry.
+    public init(
+        submissionId: String, kind: String, decision: String, moderator: String, reason: String?, decidedAt: Date, summary: String
+    ) {
+        self.submissionId = submissionId
+        self.kind = kind
+        self.decision = decision
+        self.moderator = moderator
+        self.reason = reason
+        self.decidedAt = decidedAt
+        self.summary = summary
+    }
+}
+
 /// What an import wrote.
 public struct ImportCounts: Sendable, Hashable, Codable {
     /// Employers added or updated.

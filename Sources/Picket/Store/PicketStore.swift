@@ -42,8 +42,14 @@ public protocol PicketStore: Sendable {
     /// The submissions waiting for a moderator, oldest first.
     func pendingSubmissions() async throws -> [ModerationItem]
 
-    /// Approves or rejects a pending strike (action) or snapshot.
-    func moderate(id: String, decision: ModerationDecision, at date: Date) async throws -> ModerationOutcome
+    /// Approves or rejects a pending strike (action) or snapshot, and records in the same
+    /// transaction who decided (`cli`, `console:NAME`), when and why (``moderationLog(limit:)``).
+    func moderate(
+        id: String, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?
+    ) async throws -> ModerationOutcome
+
+    /// The moderation decisions, newest first: the audit trail.
+    func moderationLog(limit: Int) async throws -> [ModerationLogEntry]
 
     /// Adds or replaces employers, actions and locations.
     func importRecords(_ records: ImportRecords) async throws -> ImportCounts

@@ -248,54 +248,95 @@ public final class PostgresPicketStore: PicketStore {
         }
     }
 
-    public func moderate(id: String, decision: ModerationDecision, at date: Date) async throws -> ModerationOutcome {
+    public func moderate(
+        id: String, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?
+    ) async throws -> ModerationOutcome {
         try await transaction { connection in
-            if let row = try await self.rows("SELECT * FROM picket_action WHERE id = \(id) FOR UPDATE", connection).first {
-                let action = try Self.action(row)
-                guard action.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: action.status) }
-                let status: ModerationStatus = decision == .approve ? .approved : .rejected
-                try await connection.query(
-                    "UPDATE picket_action SET status = \(status.rawValue), moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
-                if decision == .approve {
-                    try await connection.query(
-                        "UPDATE picket_employer SET status = 'approved' WHERE id = \(action.employerId)", logger: self.logger)
-                    let website = try await self.rows("SELECT website FROM picket_employer WHERE id = \(action.employerId)", connection)
-                        .first.flatMap { try $0.optionalString("website") }
-                    if let website, let host = BlocklistMatcher.normalizedHost(website) {
-                        try await connection.query(
-                            """
-                            INSERT INTO picket_employer_domain (employer_id, domain) VALUES (\(action.employerId), \(host))
-                            ON CONFLICT DO NOTHING
-                            """, logger: self.logger)
-                    }
-                    try await self.bumpContent(connection)
-                }
-                return .strike(id: id, employerId: action.employerId, status: status)
+            let outcome = try await self.decide(id: id, decision: decision, at: date, connection)
+            let kind: String
+            let summaryQuery: PostgresQuery
+            switch outcome {
+            case .strike(_, let employerId, _):
+                kind = "strike"
+                summaryQuery = "SELECT name FROM picket_employer WHERE id = \(employerId)"
+            case .snapshot(_, let actionId, _, _):
+                kind = "snapshot"
+                summaryQuery = """
+                    SELECT e.name || ' (' || a.id || ')' AS name FROM picket_action a JOIN picket_employer e ON e.id = a.employer_id
+                    WHERE a.id = \(actionId)
+                    """
             }
-            if let row = try await self.rows("SELECT * FROM picket_snapshot WHERE id = \(id) FOR UPDATE", connection).first {
-                let snapshot = try Self.snapshot(row)
-                guard snapshot.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: snapshot.status) }
-                guard decision == .approve else {
-                    try await connection.query(
-                        "UPDATE picket_snapshot SET status = 'rejected', moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
-                    return .snapshot(id: id, actionId: snapshot.actionId, status: .rejected, siteId: nil)
-                }
-                guard let actionRow = try await self.rows("SELECT * FROM picket_action WHERE id = \(snapshot.actionId)", connection).first,
-                    try Self.action(actionRow).status == .approved
-                else { throw PicketStoreError.actionNotApproved(snapshot.actionId) }
-                let action = try Self.action(actionRow)
-                try await connection.query(
-                    "UPDATE picket_snapshot SET status = 'approved', moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
-                let site = LocationRecord(
-                    id: id.hasPrefix("snap_") ? "site_" + id.dropFirst(5) : "site_" + id, employerId: action.employerId,
-                    actionId: action.id, kind: .picketSite, name: snapshot.address ?? snapshot.notes.map { String($0.prefix(120)) },
-                    address: snapshot.address, coordinate: snapshot.coordinate, createdAt: date)
-                try await self.upsert(site, connection)
-                try await self.bumpContent(connection)
-                return .snapshot(id: id, actionId: snapshot.actionId, status: .approved, siteId: site.id)
-            }
-            throw PicketStoreError.noSuchSubmission(id)
+            let summary = try await self.rows(summaryQuery, connection).first.map { try $0.string("name") } ?? "?"
+            try await connection.query(
+                """
+                INSERT INTO picket_moderation (submission_id, kind, decision, moderator, reason, decided_at, summary)
+                VALUES (\(id), \(kind), \(decision.rawValue), \(moderator), \(reason), \(date), \(summary))
+                """, logger: self.logger)
+            return outcome
         }
+    }
+
+    public func moderationLog(limit: Int) async throws -> [ModerationLogEntry] {
+        try await run { connection in
+            try await self.rows(
+                "SELECT * FROM picket_moderation ORDER BY decided_at DESC, id DESC LIMIT \(max(0, limit))", connection
+            ).map { row in
+                ModerationLogEntry(
+                    submissionId: try row.string("submission_id"), kind: try row.string("kind"), decision: try row.string("decision"),
+                    moderator: try row.string("moderator"), reason: try row.optionalString("reason"),
+                    decidedAt: try row.date("decided_at"), summary: try row.string("summary"))
+            }
+        }
+    }
+
+    private func decide(
+        id: String, decision: ModerationDecision, at date: Date, _ connection: PostgresConnection
+    ) async throws -> ModerationOutcome {
+        if let row = try await self.rows("SELECT * FROM picket_action WHERE id = \(id) FOR UPDATE", connection).first {
+            let action = try Self.action(row)
+            guard action.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: action.status) }
+            let status: ModerationStatus = decision == .approve ? .approved : .rejected
+            try await connection.query(
+                "UPDATE picket_action SET status = \(status.rawValue), moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
+            if decision == .approve {
+                try await connection.query(
+                    "UPDATE picket_employer SET status = 'approved' WHERE id = \(action.employerId)", logger: self.logger)
+                let website = try await self.rows("SELECT website FROM picket_employer WHERE id = \(action.employerId)", connection)
+                    .first.flatMap { try $0.optionalString("website") }
+                if let website, let host = BlocklistMatcher.normalizedHost(website) {
+                    try await connection.query(
+                        """
+                        INSERT INTO picket_employer_domain (employer_id, domain) VALUES (\(action.employerId), \(host))
+                        ON CONFLICT DO NOTHING
+                        """, logger: self.logger)
+                }
+                try await self.bumpContent(connection)
+            }
+            return .strike(id: id, employerId: action.employerId, status: status)
+        }
+        if let row = try await self.rows("SELECT * FROM picket_snapshot WHERE id = \(id) FOR UPDATE", connection).first {
+            let snapshot = try Self.snapshot(row)
+            guard snapshot.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: snapshot.status) }
+            guard decision == .approve else {
+                try await connection.query(
+                    "UPDATE picket_snapshot SET status = 'rejected', moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
+                return .snapshot(id: id, actionId: snapshot.actionId, status: .rejected, siteId: nil)
+            }
+            guard let actionRow = try await self.rows("SELECT * FROM picket_action WHERE id = \(snapshot.actionId)", connection).first,
+                try Self.action(actionRow).status == .approved
+            else { throw PicketStoreError.actionNotApproved(snapshot.actionId) }
+            let action = try Self.action(actionRow)
+            try await connection.query(
+                "UPDATE picket_snapshot SET status = 'approved', moderated_at = \(date) WHERE id = \(id)", logger: self.logger)
+            let site = LocationRecord(
+                id: id.hasPrefix("snap_") ? "site_" + id.dropFirst(5) : "site_" + id, employerId: action.employerId,
+                actionId: action.id, kind: .picketSite, name: snapshot.address ?? snapshot.notes.map { String($0.prefix(120)) },
+                address: snapshot.address, coordinate: snapshot.coordinate, createdAt: date)
+            try await self.upsert(site, connection)
+            try await self.bumpContent(connection)
+            return .snapshot(id: id, actionId: snapshot.actionId, status: .approved, siteId: site.id)
+        }
+        throw PicketStoreError.noSuchSubmission(id)
     }
 
     public func importRecords(_ records: ImportRecords) async throws -> ImportCounts {

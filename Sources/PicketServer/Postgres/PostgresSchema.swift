@@ -61,7 +61,18 @@ enum PostgresSchema {
                 "INSERT INTO picket_state (id, content_revision, keys_revision) VALUES (1, 1, 1)",
                 "CREATE TABLE picket_setting (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             ]
-        )
+        ),
+        (
+            "v-picket-2-moderation-log",
+            [
+                """
+                CREATE TABLE picket_moderation (
+                    id BIGSERIAL PRIMARY KEY, submission_id TEXT NOT NULL, kind TEXT NOT NULL, decision TEXT NOT NULL,
+                    moderator TEXT NOT NULL, reason TEXT, decided_at TIMESTAMPTZ NOT NULL, summary TEXT NOT NULL)
+                """,
+                "CREATE INDEX picket_moderation_by_time ON picket_moderation (decided_at)",
+            ]
+        ),
     ]
 
     /// Brings the database up to date; returns the versions applied.

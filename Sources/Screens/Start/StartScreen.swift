@@ -24,16 +24,7 @@ public struct StartScreen: Sendable {
     }
 
     /// One line of the counts table.
-    public struct Count: Sendable, Hashable {
-        /// What is counted.
-        public var label: String
-        /// Today (UTC).
-        public var today: Int
-        /// The last 7 days, today included.
-        public var week: Int
-        /// A detail, such as the blocked share.
-        public var detail: String?
-    }
+    public typealias Count = ActivityCount
 
     /// Something that needs the person, and what fixes it.
     public struct Attention: Sendable, Hashable {
@@ -132,15 +123,7 @@ public struct StartScreen: Sendable {
     private func counts(now: Date) throws(ScreenError) -> [Count] {
         let today = DNSQueryLogStore.day(of: now)
         let weekStart = DNSQueryLogStore.day(of: now.addingTimeInterval(-6 * 86_400))
-        let decisions = DecisionStore(database: state.database)
-        func sum(_ rows: [DecisionStore.DailyCount], _ actions: Set<String>) -> (Int, Int) {
-            let matching = rows.filter { actions.contains($0.action) }
-            return (matching.filter { $0.day == today }.reduce(0) { $0 + $1.count }, matching.reduce(0) { $0 + $1.count })
-        }
         do {
-            let web = try decisions.dailyCounts(.web, since: weekStart)
-            let calls = try decisions.dailyCounts(.call, since: weekStart)
-            let messages = try decisions.dailyCounts(.message, since: weekStart)
             let dns = try DNSQueryLogStore(database: state.database).counts().filter { $0.day >= weekStart }
             let dnsToday = dns.filter { $0.day == today }
             let blockedOutcomes: (DNSQueryLogStore.Count) -> Bool = { $0.outcome.hasPrefix("blocked") }
@@ -149,17 +132,14 @@ public struct StartScreen: Sendable {
                 dnsToday.filter(blockedOutcomes).reduce(0) { $0 + $1.count }, dns.filter(blockedOutcomes).reduce(0) { $0 + $1.count }
             )
             let share = queries.1 == 0 ? nil : String(format: "%.1f %% blocked this week", Double(blocked.1) * 100 / Double(queries.1))
-            let webBlocked = sum(web, ["block"])
-            let callsBlocked = sum(calls, ["block"])
-            let callsIdentified = sum(calls, ["identify"])
-            let filtered = sum(messages, ["junk", "promotion", "transaction"])
+            let database = state.database
             return [
-                Count(label: "Requests blocked in the browser", today: webBlocked.0, week: webBlocked.1),
+                try .decisions("Requests blocked in the browser", .web, ["block"], database: database, now: now),
                 Count(label: "DNS queries", today: queries.0, week: queries.1, detail: share),
                 Count(label: "DNS queries blocked", today: blocked.0, week: blocked.1),
-                Count(label: "Calls blocked", today: callsBlocked.0, week: callsBlocked.1),
-                Count(label: "Calls identified", today: callsIdentified.0, week: callsIdentified.1),
-                Count(label: "Messages filtered", today: filtered.0, week: filtered.1),
+                try .decisions("Calls blocked", .call, ["block"], database: database, now: now),
+                try .decisions("Calls identified", .call, ["identify"], database: database, now: now),
+                try .decisions("Messages filtered", .message, MessagesScreen.filteredActions, database: database, now: now),
             ]
         } catch {
             throw ScreenError("Cannot read the counts: \(error).")

@@ -161,7 +161,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
         try db.execute(sql: "UPDATE callListState SET version = ? WHERE id = 1", arguments: [version])
         // The change history would otherwise grow with every change for ever; now and then it
         // is cut to what incremental loads of the recent versions need.
-        if version % compactionInterval == 0 { try compact(db, through: version - retainedVersions) }
+        if version % compactionInterval == 0 { _ = try compact(db, through: version - retainedVersions) }
         return Change(added: added, removed: removed, version: version)
     }
 
@@ -223,6 +223,43 @@ public struct CallListStore: Sendable, CallDirectorySource {
         }
     }
 
+    /// Entries as people added them: a range (`+1206555 01##`) is one group, any other number
+    /// one group of its own.
+    public struct Group: Sendable, Hashable {
+        /// Which list.
+        public var kind: CallDirectoryEntryKind
+        /// The range pattern, or `nil` for a single number.
+        public var pattern: String?
+        /// The first number (the only one for a single number).
+        public var first: Int64
+        /// How many numbers it holds.
+        public var count: Int
+        /// The identification label.
+        public var label: String?
+    }
+
+    /// The groups of both lists (block first, then by number), at most `limit` of them, and how
+    /// many there are in all: a screen lists ranges without loading their numbers.
+    public func groups(limit: Int) throws -> (groups: [Group], total: Int) {
+        try database.writer.read { db in
+            let grouping = "GROUP BY kind, CASE WHEN pattern IS NULL THEN CAST(number AS TEXT) ELSE pattern END, label"
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT kind, pattern, label, MIN(number) AS first, COUNT(*) AS count FROM callEntry \(grouping)
+                    ORDER BY kind = 'identify', first LIMIT ?
+                    """, arguments: [max(0, limit)])
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM callEntry \(grouping))") ?? 0
+            return (
+                rows.map { row in
+                    Group(
+                        kind: CallDirectoryEntryKind(rawValue: row["kind"]) ?? .blocking, pattern: row["pattern"], first: row["first"],
+                        count: row["count"], label: row["label"])
+                }, total
+            )
+        }
+    }
+
     /// The number of entries per list.
     public func counts() throws -> [CallDirectoryEntryKind: Int] {
         try database.writer.read { db in
@@ -236,12 +273,18 @@ public struct CallListStore: Sendable, CallDirectorySource {
 
     /// The entries that apply to `number`: whether it is blocked and its label.
     public func lookup(_ number: Int64) throws -> (blocked: Bool, label: String?) {
+        let listing = try listing(number)
+        return (listing.blocked, listing.label)
+    }
+
+    /// What the lists say about `number`: blocked (and by which range), and its label.
+    public func listing(_ number: Int64) throws -> CallScreening.Listing {
         try database.writer.read { db in
-            let blocked =
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM callEntry WHERE kind = 'block' AND number = ?", arguments: [number]) ?? false
+            let blocked = try Row.fetchOne(
+                db, sql: "SELECT pattern FROM callEntry WHERE kind = 'block' AND number = ?", arguments: [number])
             let label = try String.fetchOne(
                 db, sql: "SELECT label FROM callEntry WHERE kind = 'identify' AND number = ?", arguments: [number])
-            return (blocked, label)
+            return CallScreening.Listing(blocked: blocked != nil, blockedPattern: blocked?["pattern"], label: label)
         }
     }
 

@@ -11,6 +11,8 @@ import GRDB
 /// - `callListState`: the lists' version, bumped by every committed change.
 /// - `smsWord`, `smsSender`, `smsContact`, `smsSetting`: message rules.
 /// - `decisionCount`, `decisionLog`: what was decided, for `pepper calls stats` / `pepper sms stats`.
+/// - `contact` (was `smsContact` until `v-console-2-shared-contacts`): the person's contacts'
+///   numbers, for messages ("unknown senders") and calls ("block all except contacts") alike.
 enum CallsSchema {
     static func migrate(_ db: Database) throws {
         try db.create(table: "callEntry", options: [.withoutRowID]) { table in
@@ -100,5 +102,11 @@ enum CallsSchema {
         try db.alter(table: "callListState") { table in
             table.add(column: "compactedThrough", .integer).notNull().defaults(to: 0)
         }
+    }
+
+    /// One contact list for calls and messages: the table that held the message filter's
+    /// contacts becomes `contact` (migration `v-console-2-shared-contacts`).
+    static func shareContacts(_ db: Database) throws {
+        try db.rename(table: "smsContact", to: "contact")
     }
 }

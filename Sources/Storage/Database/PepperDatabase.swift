@@ -17,7 +17,15 @@ public final class PepperDatabase: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         writer = try DatabasePool(path: url.path, configuration: configuration)
-        try Self.migrator.migrate(writer)
+        let migrator = Self.migrator
+        guard try !writer.read(migrator.hasCompletedMigrations) else { return }
+        // Processes opening a new or old database at once (a server and the console started
+        // together, the app and an extension) would each apply the same migration: the second
+        // fails ("duplicate column"). They take turns on a lock beside the database; whoever
+        // comes second finds nothing left to do.
+        let lock = try FileLock(path: url.path + ".migration-lock", wait: true)
+        defer { withExtendedLifetime(lock) {} }
+        try migrator.migrate(writer)
     }
 
     /// Opens the database of `home`.
@@ -74,6 +82,8 @@ public final class PepperDatabase: Sendable {
             try DecisionStore.migrateDaily(db)
             try DNSQueryLogStore.migrateHourly(db)
         }
+        migrator.registerMigration("v-picket-2-moderation-log", migrate: PicketSchema.addModerationLog)
+        migrator.registerMigration("v-console-2-shared-contacts", migrate: CallsSchema.shareContacts)
         return migrator
     }
 }

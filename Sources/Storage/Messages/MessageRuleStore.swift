@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 /// The message-filter rules in the state database: words (for every sender or one), blocked
-/// senders, the contacts imported for "unknown senders", and whether that rule is on.
+/// senders, whether "unknown senders" (contacts only) is on and whether the filter runs at all;
+/// the contacts themselves are the person's (``ContactStore``), shared with calls.
 public struct MessageRuleStore: Sendable {
     private let database: PepperDatabase
 
@@ -18,8 +19,9 @@ public struct MessageRuleStore: Sendable {
             MessageFilterRules(
                 blockedSenders: Set(try String.fetchAll(db, sql: "SELECT sender FROM smsSender")),
                 wordRules: try Self.words(db),
-                contacts: Set(try String.fetchAll(db, sql: "SELECT sender FROM smsContact")),
-                contactsOnly: try String.fetchOne(db, sql: "SELECT value FROM smsSetting WHERE key = 'contactsOnly'") == "on")
+                contacts: Set(try String.fetchAll(db, sql: "SELECT sender FROM contact")),
+                contactsOnly: try String.fetchOne(db, sql: "SELECT value FROM smsSetting WHERE key = 'contactsOnly'") == "on",
+                enabled: try String.fetchOne(db, sql: "SELECT value FROM smsSetting WHERE key = 'enabled'") != "off")
         }
     }
 
@@ -91,21 +93,21 @@ public struct MessageRuleStore: Sendable {
         }
     }
 
-    /// Replaces the imported contacts with `keys`.
-    public func replaceContacts(_ keys: Set<String>) throws {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM smsContact")
-            for key in keys.sorted() { try db.execute(sql: "INSERT INTO smsContact (sender) VALUES (?)", arguments: [key]) }
-        }
-    }
-
     /// Turns "contacts only" (unknown senders are junk) on or off.
     public func setContactsOnly(_ on: Bool) throws {
+        try setSetting("contactsOnly", on)
+    }
+
+    /// Switches the SMS guard on or off (off: every message is allowed, the rules are kept).
+    public func setEnabled(_ on: Bool) throws {
+        try setSetting("enabled", on)
+    }
+
+    private func setSetting(_ key: String, _ on: Bool) throws {
         try database.writer.write { db in
             try db.execute(
-                sql:
-                    "INSERT INTO smsSetting (key, value) VALUES ('contactsOnly', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                arguments: [on ? "on" : "off"])
+                sql: "INSERT INTO smsSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [key, on ? "on" : "off"])
         }
     }
 }

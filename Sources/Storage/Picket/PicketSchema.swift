@@ -13,6 +13,8 @@ import GRDB
 /// - `picketApiKey`: API keys, by the SHA-256 of the key only.
 /// - `picketState`: the content and keys revisions servers poll.
 /// - `picketSetting`: client-side settings (the `policy`).
+/// - `picketModeration`: the audit trail of moderation decisions (migration
+///   `v-picket-2-moderation-log`).
 enum PicketSchema {
     static func migrate(_ db: Database) throws {
         try db.create(table: "picketEmployer") { table in
@@ -97,5 +99,20 @@ enum PicketSchema {
             table.primaryKey("key", .text)
             table.column("value", .text).notNull()
         }
+    }
+
+    /// Who approved or rejected what, when and why: one row per decision, never changed.
+    static func addModerationLog(_ db: Database) throws {
+        try db.create(table: "picketModeration") { table in
+            table.autoIncrementedPrimaryKey("id")
+            table.column("submissionId", .text).notNull()
+            table.column("kind", .text).notNull()
+            table.column("decision", .text).notNull()
+            table.column("moderator", .text).notNull()
+            table.column("reason", .text)
+            table.column("decidedAt", .datetime).notNull()
+            table.column("summary", .text).notNull()
+        }
+        try db.create(index: "picketModerationByTime", on: "picketModeration", columns: ["decidedAt"])
     }
 }

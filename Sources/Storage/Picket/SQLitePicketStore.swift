@@ -158,52 +158,96 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
-    public func moderate(id: String, decision: ModerationDecision, at date: Date) async throws -> ModerationOutcome {
+    public func moderate(
+        id: String, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?
+    ) async throws -> ModerationOutcome {
         try await database.writer.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [id]) {
-                let action = Self.action(row)
-                guard action.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: action.status) }
-                let status: ModerationStatus = decision == .approve ? .approved : .rejected
-                try db.execute(
-                    sql: "UPDATE picketAction SET status = ?, moderatedAt = ? WHERE id = ?", arguments: [status.rawValue, date, id])
-                if decision == .approve {
-                    // Approving a strike publishes its employer, and the website's host joins the blocklist.
-                    try db.execute(sql: "UPDATE picketEmployer SET status = 'approved' WHERE id = ?", arguments: [action.employerId])
-                    if let website = try String.fetchOne(
-                        db, sql: "SELECT website FROM picketEmployer WHERE id = ?", arguments: [action.employerId]),
-                        let host = BlocklistMatcher.normalizedHost(website)
-                    {
-                        try db.execute(
-                            sql: "INSERT OR IGNORE INTO picketEmployerDomain (employerId, domain) VALUES (?, ?)",
-                            arguments: [action.employerId, host])
-                    }
-                    try Self.bumpContent(db)
-                }
-                return .strike(id: id, employerId: action.employerId, status: status)
-            }
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM picketSnapshot WHERE id = ?", arguments: [id]) {
-                let snapshot = Self.snapshot(row)
-                guard snapshot.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: snapshot.status) }
-                guard decision == .approve else {
-                    try db.execute(
-                        sql: "UPDATE picketSnapshot SET status = 'rejected', moderatedAt = ? WHERE id = ?", arguments: [date, id])
-                    return .snapshot(id: id, actionId: snapshot.actionId, status: .rejected, siteId: nil)
-                }
-                guard let actionRow = try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [snapshot.actionId]),
-                    Self.action(actionRow).status == .approved
-                else { throw PicketStoreError.actionNotApproved(snapshot.actionId) }
-                let action = Self.action(actionRow)
-                try db.execute(sql: "UPDATE picketSnapshot SET status = 'approved', moderatedAt = ? WHERE id = ?", arguments: [date, id])
-                let site = LocationRecord(
-                    id: Self.siteID(forSnapshot: id), employerId: action.employerId, actionId: action.id, kind: .picketSite,
-                    name: snapshot.address ?? snapshot.notes.map { String($0.prefix(120)) }, address: snapshot.address,
-                    coordinate: snapshot.coordinate, createdAt: date)
-                try Self.upsert(site, db)
-                try Self.bumpContent(db)
-                return .snapshot(id: id, actionId: snapshot.actionId, status: .approved, siteId: site.id)
-            }
-            throw PicketStoreError.noSuchSubmission(id)
+            let outcome = try Self.decide(id: id, decision: decision, at: date, db)
+            try Self.logDecision(outcome, decision: decision, at: date, by: moderator, reason: reason, db)
+            return outcome
         }
+    }
+
+    public func moderationLog(limit: Int) async throws -> [ModerationLogEntry] {
+        try await database.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM picketModeration ORDER BY decidedAt DESC, id DESC LIMIT ?", arguments: [max(0, limit)]
+            ).map { row in
+                ModerationLogEntry(
+                    submissionId: row["submissionId"], kind: row["kind"], decision: row["decision"], moderator: row["moderator"],
+                    reason: row["reason"], decidedAt: row["decidedAt"], summary: row["summary"])
+            }
+        }
+    }
+
+    /// Appends a decision to the audit trail, naming what it was about.
+    private static func logDecision(
+        _ outcome: ModerationOutcome, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?,
+        _ db: Database
+    ) throws {
+        let (id, kind, employerSQL, key): (String, String, String, String)
+        switch outcome {
+        case .strike(let strike, let employerId, _):
+            (id, kind, employerSQL, key) = (strike, "strike", "SELECT name FROM picketEmployer WHERE id = ?", employerId)
+        case .snapshot(let snapshot, let actionId, _, _):
+            (id, kind, key) = (snapshot, "snapshot", actionId)
+            employerSQL =
+                "SELECT picketEmployer.name FROM picketAction JOIN picketEmployer ON picketEmployer.id = picketAction.employerId WHERE picketAction.id = ?"
+        }
+        let employer = try String.fetchOne(db, sql: employerSQL, arguments: [key]) ?? "?"
+        let summary = kind == "strike" ? employer : "\(employer) (\(key))"
+        try db.execute(
+            sql: """
+                INSERT INTO picketModeration (submissionId, kind, decision, moderator, reason, decidedAt, summary)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [id, kind, decision.rawValue, moderator, reason, date, summary])
+    }
+
+    private static func decide(id: String, decision: ModerationDecision, at date: Date, _ db: Database) throws -> ModerationOutcome {
+        if let row = try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [id]) {
+            let action = Self.action(row)
+            guard action.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: action.status) }
+            let status: ModerationStatus = decision == .approve ? .approved : .rejected
+            try db.execute(
+                sql: "UPDATE picketAction SET status = ?, moderatedAt = ? WHERE id = ?", arguments: [status.rawValue, date, id])
+            if decision == .approve {
+                // Approving a strike publishes its employer, and the website's host joins the blocklist.
+                try db.execute(sql: "UPDATE picketEmployer SET status = 'approved' WHERE id = ?", arguments: [action.employerId])
+                if let website = try String.fetchOne(
+                    db, sql: "SELECT website FROM picketEmployer WHERE id = ?", arguments: [action.employerId]),
+                    let host = BlocklistMatcher.normalizedHost(website)
+                {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO picketEmployerDomain (employerId, domain) VALUES (?, ?)",
+                        arguments: [action.employerId, host])
+                }
+                try Self.bumpContent(db)
+            }
+            return .strike(id: id, employerId: action.employerId, status: status)
+        }
+        if let row = try Row.fetchOne(db, sql: "SELECT * FROM picketSnapshot WHERE id = ?", arguments: [id]) {
+            let snapshot = Self.snapshot(row)
+            guard snapshot.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: snapshot.status) }
+            guard decision == .approve else {
+                try db.execute(
+                    sql: "UPDATE picketSnapshot SET status = 'rejected', moderatedAt = ? WHERE id = ?", arguments: [date, id])
+                return .snapshot(id: id, actionId: snapshot.actionId, status: .rejected, siteId: nil)
+            }
+            guard let actionRow = try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [snapshot.actionId]),
+                Self.action(actionRow).status == .approved
+            else { throw PicketStoreError.actionNotApproved(snapshot.actionId) }
+            let action = Self.action(actionRow)
+            try db.execute(sql: "UPDATE picketSnapshot SET status = 'approved', moderatedAt = ? WHERE id = ?", arguments: [date, id])
+            let site = LocationRecord(
+                id: Self.siteID(forSnapshot: id), employerId: action.employerId, actionId: action.id, kind: .picketSite,
+                name: snapshot.address ?? snapshot.notes.map { String($0.prefix(120)) }, address: snapshot.address,
+                coordinate: snapshot.coordinate, createdAt: date)
+            try Self.upsert(site, db)
+            try Self.bumpContent(db)
+            return .snapshot(id: id, actionId: snapshot.actionId, status: .approved, siteId: site.id)
+        }
+        throw PicketStoreError.noSuchSubmission(id)
     }
 
     /// The picket site an approved snapshot becomes: `snap_…` → `site_…`.

@@ -12,6 +12,14 @@ public struct PreferenceStore: Sendable {
         case gnomeWebFilters = "gnome-web.filters"
         /// `answered` once the DuckDuckGo suggestion was accepted or dismissed.
         case searchSuggestion = "search-suggestion"
+        /// The country whose numbering plan reads numbers typed without a country code (`US`).
+        case phoneRegion = "phone.region"
+        /// `on` while every caller who is not a contact is blocked.
+        case blockAllExceptContacts = "calls.block-all-except-contacts"
+        /// The Picket server the person reports to (`https://…`).
+        case picketServer = "picket.server"
+        /// The API key for ``picketServer`` (never shown back in full).
+        case picketKey = "picket.key"
     }
 
     private let database: PepperDatabase

@@ -12,6 +12,7 @@ import Testing
 struct ConsoleBrowserTests {
     static let python = "/usr/bin/python3"
     static let walk = Bundle.module.url(forResource: "console_walk", withExtension: "py")!
+    static let peopleWalk = Bundle.module.url(forResource: "console_people_walk", withExtension: "py")!
 
     /// Whether Chromium, its driver and Selenium are here; with `PEPPER_REQUIRE_BROWSER=1` their
     /// absence is a failure, not a skip.
@@ -103,6 +104,61 @@ struct ConsoleBrowserTests {
         #expect(keyfile.contains("enable-adblock=true"))
         for page in ["setup", "start", "update", "lists", "rules-error", "dns-live", "dns", "check", "allowlist", "lists-phone"] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-\(page).png").path), "\(page)")
+        }
+    }
+
+    @Test func theCallsMessagesAndPicketScreensWorkInChromium() async throws {
+        guard Self.browserReady() else { return }
+        try await BrowserTurn.shared.run { try await peopleWalk() }
+    }
+
+    /// Calls, messages, labor actions and moderation, against a real `pepper picket serve` on
+    /// the same home (its SQLite store), as console_people_walk.py describes.
+    private func peopleWalk() async throws {
+        let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let home = TestPaths.temporaryDirectory("console-people")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let picket = try Server(home: home, arguments: ["picket", "serve", "--listen", "127.0.0.1:0", "--refresh-check", "0.5"])
+        defer { picket.process.stop(SIGKILL) }
+        let listening = try #require(try await onOwnThread { picket.line(containing: "Listening on http://") }, "\(picket.log)")
+        let picketURL = String(listening.split(separator: " ")[2])
+        let console = try Server(home: home, arguments: ["console", "--listen", "127.0.0.1:0"])
+        defer { console.process.stop(SIGKILL) }
+        let ready = try #require(try await onOwnThread { console.line(containing: "Pepper console: open ") }, "\(console.log)")
+        let vcard = home.appendingPathComponent("contacts.vcf")
+        try """
+        BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Pizza\r\nTEL;TYPE=WORK:+1 425 555 0100\r\nEND:VCARD\r\n\
+        BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Aunt\r\nTEL;VALUE=uri:tel:+44-20-7946-0000\r\nEND:VCARD\r\n
+        """.write(to: vcard, atomically: true, encoding: .utf8)
+
+        let artifacts = TestPaths.artifacts.appendingPathComponent("console")
+        let configuration: [String: String] = [
+            "link": String(ready.split(separator: " ").last!), "picketURL": picketURL, "pepper": PepperProcess.executable.path,
+            "home": home.path, "vcard": vcard.path, "artifacts": artifacts.path, "axe": axe ?? "",
+            "profile": home.appendingPathComponent("chromium").path,
+        ]
+        let file = home.appendingPathComponent("people-walk.json")
+        try JSONSerialization.data(withJSONObject: configuration).write(to: file)
+        let outcome = try await onOwnThread { try Subprocess.run(URL(fileURLWithPath: Self.python), [Self.peopleWalk.path, file.path]) }
+        #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)\npicket: \(picket.log)")
+        #expect(
+            outcome.stdout.hasPrefix("OK block-range label contacts messages key server report approve snapshot revoke phone"),
+            "\(outcome.stdout)")
+
+        // What the person did is in the state and the store every other face reads.
+        let words = try PepperProcess.run(["sms", "words", "list"], home: home).stdout
+        #expect(words.contains("prize\tjunk"), "\(words)")
+        let log = try PepperProcess.run(["picket", "moderate", "log", "--json"], home: home).stdout
+        let decisions = try #require(try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]])
+        #expect(decisions.map { $0["decision"] as? String } == ["approve", "approve"], "\(log)")
+        #expect(decisions.allSatisfy { ($0["moderator"] as? String)?.hasPrefix("console:") == true }, "\(log)")
+        #expect(decisions.last?["reason"] as? String == "Checked with the union")
+        let keys = try PepperProcess.run(["picket", "keys", "list"], home: home).stdout
+        #expect(keys.contains("revoked") && keys.contains("browser walk"), "\(keys)")
+        for page in [
+            "calls", "messages", "keys-created", "picket", "report-error", "report-review", "report-submitted", "moderation", "snapshot",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("people-\(page).png").path), "\(page)")
         }
     }
 }

@@ -1,115 +1,25 @@
 #!/usr/bin/env python3
-"""Walks `pepper console` in a real browser (Chromium driven by Selenium), as a person would.
+"""Walks `pepper console` in a real browser (Chromium driven by Selenium), as a person would:
+setup, lists, My rules, DNS, allowlist.
 
 Run by ConsoleBrowserTests with one argument, a JSON file:
   {"link", "listURL", "dnsAddress", "dnsPort", "dig", "artifacts", "axe", "profile"}
 Every step asserts what the person would see; screenshots and the accessibility report
-(axe-core: no serious or critical violation allowed) go to `artifacts`. Exits 0 when every
-step passed, 1 with the failed step on stderr otherwise.
+(axe-core: no serious or critical violation allowed) go to `artifacts` (browser_support.py).
 """
 import json
-import os
 import subprocess
 import sys
 import time
 
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
+from browser_support import Walk
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 config = json.load(open(sys.argv[1]))
-artifacts = config["artifacts"]
-os.makedirs(artifacts, exist_ok=True)
-axe_source = open(config["axe"]).read() if config.get("axe") else None
-accessibility = {}
-
-
-def fail(message):
-    print("FAILED: " + message, file=sys.stderr)
-    try:
-        driver.save_screenshot(os.path.join(artifacts, "console-failure.png"))
-        with open(os.path.join(artifacts, "console-failure.html"), "w") as page:
-            page.write(driver.page_source)
-    except Exception:
-        pass
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
-                 "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]]:
-    options.add_argument(argument)
-# The driver is given explicitly, so Selenium never tries to download one.
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-wait = WebDriverWait(driver, 20)
-
-
-def text(selector):
-    return driver.find_element(By.CSS_SELECTOR, selector).text
-
-
-def notices():
-    return " | ".join(element.text for element in driver.find_elements(By.CSS_SELECTOR, "#notices .notice"))
-
-
-def heading():
-    return text("h1")
-
-
-def click_button(label, within=None):
-    scope = driver.find_element(By.CSS_SELECTOR, within) if within else driver
-    for button in scope.find_elements(By.CSS_SELECTOR, "button"):
-        if button.text.strip() == label:
-            button.click()
-            return
-    fail("no button '%s' on %s" % (label, driver.current_url))
-
-
-def fill(selector, value):
-    element = driver.find_element(By.CSS_SELECTOR, selector)
-    element.clear()
-    element.send_keys(value)
-
-
-def shot(name):
-    """A screenshot of the whole page."""
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    width = driver.get_window_size()["width"]
-    driver.set_window_size(width, max(600, min(height + 140, 6000)))
-    driver.save_screenshot(os.path.join(artifacts, "console-%s.png" % name))
-    driver.set_window_size(width, 1000)
-
-
-def axe(name):
-    """axe-core on the page as shown: no serious or critical violation."""
-    if axe_source is None:
-        return
-    driver.execute_script(axe_source)
-    violations = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v => "
-        "({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))))"
-        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
-    accessibility[name] = violations
-    bad = [v for v in violations if v["impact"] in ("serious", "critical")]
-    check(not bad, "accessibility of %s: %s" % (name, json.dumps(bad)))
-
-
-def wait_for(description, condition, timeout=20):
-    try:
-        # A page being replaced (after a click) has elements that go stale or are not there yet.
-        WebDriverWait(driver, timeout, poll_frequency=0.2,
-                      ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(lambda _: condition())
-    except TimeoutException:
-        fail("timed out waiting for " + description + " on " + driver.current_url)
+walk = Walk(config, "console")
+driver = walk.driver
+check, fill, click_button, notices, heading, text, shot, axe, wait_for = (
+    walk.check, walk.fill, walk.click_button, walk.notices, walk.heading, walk.text, walk.shot, walk.axe, walk.wait_for)
 
 
 def dig(name):
@@ -121,9 +31,9 @@ def dig(name):
     return status, answers
 
 
-steps = []
+steps = walk.steps
 try:
-    base = config["link"].split("/?")[0]
+    base = walk.base
 
     # 1. The printed link opens the onboarding.
     driver.get(config["link"])
@@ -253,15 +163,9 @@ try:
     steps.append("allowlist")
 
     # 9. A phone-sized screen: nothing wider than the screen.
-    driver.set_window_size(390, 844)
-    driver.get(base + "/lists")
-    overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    check(overflow <= 1, "the lists page fits a phone's width (%d px too wide)" % overflow)
-    driver.save_screenshot(os.path.join(artifacts, "console-lists-phone.png"))
+    walk.fits_phone("/lists")
     steps.append("phone")
 finally:
-    with open(os.path.join(artifacts, "console-accessibility.json"), "w") as report:
-        json.dump(accessibility, report, indent=2)
-    driver.quit()
+    walk.finish()
 
 print("OK " + " ".join(steps))

@@ -8,18 +8,20 @@ import Darwin
 
 /// An exclusive `flock` on a file, released when the value is released or the process ends,
 /// however it ends. Taking it may block: call it off Swift's cooperative threads.
-final class FileLock {
+public final class FileLock {
     private let descriptor: Int32
 
     /// Why the lock was not taken.
-    struct Error: Swift.Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "cannot lock \(path): \(reason)" }
+    public struct Error: Swift.Error, CustomStringConvertible {
+        /// The file.
+        public var path: String
+        /// Why, as the system says it.
+        public var reason: String
+        public var description: String { "cannot lock \(path): \(reason)" }
     }
 
     /// Takes the lock on `path`, waiting for the holder when `wait` (else failing at once).
-    init(path: String, wait: Bool) throws(Error) {
+    public init(path: String, wait: Bool) throws(Error) {
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Error(path: path, reason: String(cString: strerror(errno))) }
         var result: Int32

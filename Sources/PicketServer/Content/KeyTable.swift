@@ -1,40 +1,5 @@
-import Crypto
 import Foundation
 import Picket
-
-/// API keys: `opl_` + 64 hex digits (256 random bits). The store keeps only SHA-256 of a key.
-public enum APIKeys {
-    /// A new random key.
-    public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var hex = APIKeyFormat.prefix
-        for _ in 0..<4 {
-            let word = String(generator.next(), radix: 16)
-            hex += String(repeating: "0", count: 16 - word.count) + word
-        }
-        return hex
-    }
-
-    /// SHA-256 of a key (lower-cased first: hex digits are case-insensitive), as hex.
-    public static func hash(_ key: String) -> String {
-        PublishedContent.hex(digest(key))
-    }
-
-    static func digest(_ key: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(key.lowercased().utf8)))
-    }
-
-    /// Creates a key with `scopes` in `store`; returns the key (shown once) and its record.
-    public static func create(
-        scopes: [APIScope], label: String? = nil, in store: any PicketStore, now: Date = Date()
-    ) async throws -> (key: String, record: APIKeyRecord) {
-        let key = generate()
-        let record = APIKeyRecord(
-            id: PicketID.make("key"), hash: hash(key), scopes: Array(Set(scopes)).sorted(), label: label, createdAt: now)
-        try await store.insertAPIKey(record)
-        return (key, record)
-    }
-}
 
 /// The keys of one keys revision, for authenticating requests without touching the store.
 struct KeyTable: Sendable {

@@ -1,0 +1,140 @@
+import CallFilter
+import Foundation
+import Storage
+
+/// A change to the message rules.
+public struct MessageRuleChange: Sendable, Hashable {
+    /// The word or sender as stored (a sender as its key: E.164, or letters and digits).
+    public var subject: String
+    /// Whether something changed (`false`: it was there already, or the action is the same).
+    public var changed: Bool
+}
+
+/// A message decision, for `pepper sms check` and the console's "Try a message".
+public struct MessageCheck: Sendable, Hashable {
+    /// The sender as rules see it.
+    public var sender: String
+    /// What happens, and which rule decided.
+    public var verdict: MessageVerdict
+}
+
+extension PepperState {
+    /// The message-filter rules as stored.
+    public func messageRules() throws(ActionError) -> MessageFilterRules {
+        do {
+            return try MessageRuleStore(database: database).rules()
+        } catch {
+            throw .storage("cannot read the message rules: \(error)")
+        }
+    }
+
+    /// Adds a word or phrase (or changes its action); `sender`, when given, limits it to messages
+    /// from that sender.
+    public func addMessageWord(
+        _ word: String, action: MessageAction, subAction: MessageSubAction = .none, sender: String? = nil, region: String
+    ) throws(ActionError) -> MessageRuleChange {
+        let trimmed = word.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !TextFolding.foldedWords(trimmed).isEmpty else {
+            throw .invalidRequest("\"\(word)\" has no letters or digits to match")
+        }
+        guard trimmed.count <= 100 else { throw .invalidRequest("a word or phrase has at most 100 characters") }
+        guard action != .allow else { throw .invalidRequest("a word sends messages to junk, promotions or transactions, not allow") }
+        guard subAction == .none || subAction.action == action else {
+            throw .invalidRequest("the folder \(subAction.rawValue) does not belong to \(action.rawValue)")
+        }
+        let senderKey = try sender.map { (text: String) throws(ActionError) -> String in try Self.senderKey(text, region: region) }
+        do {
+            let added = try MessageRuleStore(database: database).addWord(
+                WordRule(word: trimmed, action: action, subAction: subAction, sender: senderKey))
+            return MessageRuleChange(subject: trimmed, changed: added)
+        } catch {
+            throw .storage("cannot save the word: \(error)")
+        }
+    }
+
+    /// Removes a word rule (the one for `sender` when given).
+    ///
+    /// - Throws: ``ActionError/invalidRequest(_:)`` when there is no such rule.
+    public func removeMessageWord(_ word: String, sender: String? = nil, region: String) throws(ActionError) -> MessageRuleChange {
+        let senderKey = try sender.map { (text: String) throws(ActionError) -> String in try Self.senderKey(text, region: region) }
+        let removed: Bool
+        do {
+            removed = try MessageRuleStore(database: database).removeWord(word, sender: senderKey)
+        } catch {
+            throw .storage("cannot remove the word: \(error)")
+        }
+        guard removed else { throw .invalidRequest("\"\(word)\" is not a word rule" + (senderKey.map { " for \($0)" } ?? "")) }
+        return MessageRuleChange(subject: word, changed: true)
+    }
+
+    /// Treats a sender's messages as junk.
+    public func blockSender(_ sender: String, region: String) throws(ActionError) -> MessageRuleChange {
+        let key = try Self.senderKey(sender, region: region)
+        do {
+            return MessageRuleChange(subject: key, changed: try MessageRuleStore(database: database).blockSender(key))
+        } catch {
+            throw .storage("cannot block the sender: \(error)")
+        }
+    }
+
+    /// Stops treating a sender's messages as junk.
+    ///
+    /// - Throws: ``ActionError/invalidRequest(_:)`` when the sender is not blocked.
+    public func unblockSender(_ sender: String, region: String) throws(ActionError) -> MessageRuleChange {
+        let key = try Self.senderKey(sender, region: region)
+        let removed: Bool
+        do {
+            removed = try MessageRuleStore(database: database).unblockSender(key)
+        } catch {
+            throw .storage("cannot unblock the sender: \(error)")
+        }
+        guard removed else { throw .invalidRequest("\(key) is not a blocked sender") }
+        return MessageRuleChange(subject: key, changed: true)
+    }
+
+    /// Turns "unknown senders are junk" (contacts only) on or off.
+    public func setContactsOnly(_ on: Bool) throws(ActionError) {
+        do {
+            try MessageRuleStore(database: database).setContactsOnly(on)
+        } catch {
+            throw .storage("cannot change the message settings: \(error)")
+        }
+    }
+
+    /// Switches the SMS guard on or off.
+    public func setMessageFilter(enabled: Bool) throws(ActionError) {
+        do {
+            try MessageRuleStore(database: database).setEnabled(enabled)
+        } catch {
+            throw .storage("cannot change the message settings: \(error)")
+        }
+    }
+
+    /// Classifies a message as the message-filter extension would, recorded for the counts
+    /// unless `record` is false.
+    public func checkMessage(from sender: String, text: String, region: String, record: Bool = true) throws(ActionError) -> MessageCheck {
+        let parser = try Self.numberParser(region: region)
+        let rules = try messageRules()
+        let verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
+        let key = MessageSender.key(sender, parser: parser)
+        if record {
+            do {
+                try DecisionStore(database: database).record([
+                    .init(
+                        domain: .message, subject: key.isEmpty ? sender : key, action: verdict.action.rawValue,
+                        ruleKind: verdict.rule.kind, rule: verdict.rule.value)
+                ])
+            } catch {
+                throw .storage("cannot record the decision: \(error)")
+            }
+        }
+        return MessageCheck(sender: key.isEmpty ? sender : key, verdict: verdict)
+    }
+
+    /// The key rules use for `sender`.
+    static func senderKey(_ sender: String, region: String) throws(ActionError) -> String {
+        let key = MessageSender.key(sender, parser: try numberParser(region: region))
+        guard !key.isEmpty else { throw .invalidNumber(input: sender, reason: "not a sender: no letters or digits") }
+        return key
+    }
+}
