@@ -2,14 +2,18 @@
 """Generates Sources/CallFilter/PhoneNumbers/PhoneMetadataTable.swift from the metadata of the
 PyPI `phonenumbers` package (Google libphonenumber's data, Apache 2.0).
 
-Only what parsing to E.164 needs is kept, one line per region:
-    REGION|CALLING_CODE|MAIN|POSSIBLE_LENGTHS|LOCAL_ONLY_LENGTHS|IDD|NATIONAL_PREFIX_FOR_PARSING|TRANSFORM|NATIONAL_NUMBER
+Only what parsing to E.164 and validating needs is kept, one line per region:
+    REGION|CALLING_CODE|MAIN|POSSIBLE_LENGTHS|LOCAL_ONLY_LENGTHS|IDD|NATIONAL_PREFIX_FOR_PARSING|TRANSFORM|NATIONAL_NUMBER|LEADING_DIGITS|TYPES
 - lengths of the national significant number (general description), comma-separated;
 - the international (IDD) prefix and the national (trunk) prefix for parsing, as the short digit
   patterns the metadata gives, with the transform rule some regions use;
-- the general national-number pattern, used only to decide whether stripping a trunk prefix or a
-  country code leaves a plausible number.
-Number types, formatting rules, carriers, geocoding and example numbers are not kept.
+- the general national-number pattern (also used to decide whether stripping a trunk prefix or a
+  country code leaves a plausible number);
+- the leading digits that pick this region among those sharing a calling code (+1 268: AG);
+- the number types' patterns (fixed line, mobile, toll free, premium rate, …), as
+  `LENGTHS=PATTERN` entries separated by `;` (LENGTHS may be empty: the general lengths apply):
+  a number is valid when one of them matches, as libphonenumber's is_valid_number decides.
+Which type a number is, formatting rules, carriers, geocoding and example numbers are not kept.
 
 Usage: python3 -m venv .venv-oracle && .venv-oracle/bin/pip install phonenumbers==9.0.43
        .venv-oracle/bin/python scripts/generate-phone-metadata.py
@@ -22,6 +26,21 @@ from phonenumbers import PhoneMetadata
 from phonenumbers.phonenumberutil import COUNTRY_CODE_TO_REGION_CODE
 
 OUTPUT = os.path.join(os.path.dirname(__file__), "..", "Sources", "CallFilter", "PhoneNumbers", "PhoneMetadataTable.swift")
+
+
+TYPES = ["premium_rate", "toll_free", "shared_cost", "voip", "personal_number", "pager", "uan", "voicemail", "fixed_line", "mobile"]
+
+
+def types(metadata):
+    entries = []
+    for name in TYPES:
+        desc = getattr(metadata, name)
+        if desc is None or not desc.national_number_pattern:
+            continue
+        lengths = ",".join(str(n) for n in desc.possible_length if n > 0)
+        assert "=" not in desc.national_number_pattern and ";" not in desc.national_number_pattern
+        entries.append(lengths + "=" + desc.national_number_pattern)
+    return ";".join(entries)
 
 
 def line(region, metadata, main):
@@ -38,8 +57,10 @@ def line(region, metadata, main):
         metadata.national_prefix_for_parsing or "",
         (metadata.national_prefix_transform_rule or "").replace("\\", "$"),
         general.national_number_pattern or "",
+        metadata.leading_digits or "",
+        types(metadata),
     ]
-    for value in fields[:-1]:
+    for value in fields:
         assert "\t" not in value and "\n" not in value
     return "\t".join(fields)
 
@@ -64,7 +85,8 @@ def main():
 //
 // One region per line, tab-separated: region, country calling code, whether it is the main region
 // of its code, possible national-number lengths, local-only lengths, international prefix pattern,
-// national prefix pattern, its transform rule ($1 = first group), national-number pattern.
+// national prefix pattern, its transform rule ($1 = first group), national-number pattern, leading
+// digits, number types (LENGTHS=PATTERN;…).
 
 extension PhoneMetadata {{
     /// The compact table, parsed once by ``PhoneMetadata/shared``.

@@ -3,8 +3,10 @@
 PyPI `phonenumbers` package (Google libphonenumber).
 
 Output: one case per line, tab-separated: REGION, INPUT, EXPECTED, where EXPECTED is the E.164
-form when libphonenumber parses the input and finds its length possible for the region
-(`is_possible_number_with_reason(...) == IS_POSSIBLE`), else `INVALID:` and libphonenumber's reason.
+form when libphonenumber parses the input, finds its length possible for the region
+(`is_possible_number_with_reason(...) == IS_POSSIBLE`) and the number valid (`is_valid_number`:
+of one of its region's number types, so `555-CALL-NOW` in the US, area code 555, is not), else
+`INVALID:` and libphonenumber's reason.
 The set is deterministic (seeded); `--count-per-region` scales it.
 
 Usage: .venv-oracle/bin/python scripts/phone-oracle.py [--count-per-region N] > cases.tsv
@@ -36,6 +38,8 @@ def expected(text, region):
     reason = phonenumbers.is_possible_number_with_reason(number)
     if reason != ValidationResult.IS_POSSIBLE:
         return "INVALID:length-" + str(reason)
+    if not phonenumbers.is_valid_number(number):
+        return "INVALID:not-in-use"
     return phonenumbers.format_number(number, PhoneNumberFormat.E164)
 
 
@@ -120,6 +124,10 @@ FIXED = [
     ("FR", "+33 6 12 34 56 78"), ("JP", "090-1234-5678"), ("IN", "098765 43210"), ("AU", "0011 1 253 950 1212"),
     ("RU", "8 (495) 123-45-67"), ("BR", "0xx21 2345 6789"), ("US", "+1 (253) 950-1212;ext=7"), ("US", "２５３９５０１２１２"),
     ("EG", "٠١٠٠١٢٣٤٥٦٧"), ("US", "+011 44 20 7946 0000"), ("US", "+1 253 950 1212 / x3"), ("AR", "011 15 2345-6789"),
+    # Vanity numbers: letters are keypad digits, and the result must be a number in use.
+    ("US", "555-CALL-NOW"), ("US", "1-555-CALL-NOW"), ("US", "+1 555 CALL NOW"), ("US", "1-800-GOT-JUNK"),
+    ("US", "1-800-CONTACTS"), ("US", "1 (888) PEPPER-1"), ("US", "206-PEPPERS"), ("US", "1-900-CALL-NOW"), ("CA", "1-800-MY-APPLE"),
+    ("GB", "0800 CALL NOW"), ("AU", "1300 FLOWERS"), ("US", "253-950-12AB"), ("US", "CALL-NOW"),
 ]
 
 

@@ -28,7 +28,7 @@ struct PhoneNumberOracleTests {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("oracle-\(UUID())")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let handle = try FileHandle(forWritingTo: output)
         let errors = Pipe()

@@ -43,6 +43,23 @@ struct PhoneNumberTests {
         #expect(reason == "too short: 9 digits, US numbers have 10 digits")
     }
 
+    /// Letters are keypad digits, and the result is checked like any number: a number of the
+    /// right length that no region uses (area code 555) is refused, typed with letters or digits.
+    @Test func vanityNumbersMustBeNumbersInUse() throws {
+        #expect(try us.parse("1-800-FLOWERS").e164 == "+18003569377")
+        #expect(try us.parse("1-800-GOT-JUNK").e164 == "+18004685865")
+        #expect(throws: PhoneNumberError.notInUse(region: "US")) { try us.parse("555-CALL-NOW") }
+        #expect(throws: PhoneNumberError.notInUse(region: "US")) { try us.parse("+1 555 225 5669") }
+        #expect(PhoneNumberError.notInUse(region: "US").description == "no US number looks like this (no such area code or number range)")
+        // +1 numbers of other regions are checked against their own region (268: Antigua).
+        #expect(try us.parse("+1 268 464 1234").e164 == "+12684641234")
+        #expect(throws: PhoneNumberError.notInUse(region: "AG")) { try us.parse("+1 268 111 1234") }
+        // Numbers used in Pepper's defaults, tests and docs stay valid.
+        for text in ["+1 253 950 1212", "+1 425 950 1212", "+1 206 555 0100", "+44 20 7946 0000", "+33 6 12 34 56 78"] {
+            #expect(us.number(text) != nil, "\(text)")
+        }
+    }
+
     @Test func callDirectoryValuesRoundTrip() throws {
         let number = try us.parse("+1 253 950 1212")
         #expect(number.callDirectoryValue == 12_539_501_212)

@@ -36,6 +36,12 @@ struct TrackerRadarAndDisconnectTests {
         let pixel = try #require(rules(list, containing: "pixel").first)
         #expect(!pixel.isException && !pixel.isImportant)
         #expect(pixel.domains.excluded.contains("partner.test"))
+        // The rule's exception beats the tracker's default block too: the rule matched first
+        // and lets the request through on partner.test (DuckDuckGo's first-match semantics).
+        let pixelException = try #require(
+            rules(list, containing: "pixel").first { $0.isException && $0.pattern.contains("tracker\\.test") })
+        #expect(pixelException.domains.included == ["partner.test"] && pixelException.party == .third && !pixelException.isImportant)
+        #expect(pixelException.text.hasPrefix("@@/") && pixelException.text.contains("$third-party,domain=partner.test"))
         // order.test: the block rule comes first, so it must beat the later ignore rule.
         let first = try #require(rules(list, containing: "blocked-first").first)
         #expect(first.isImportant && !first.isException)

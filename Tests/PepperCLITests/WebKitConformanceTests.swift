@@ -200,14 +200,19 @@ struct WebKitConformanceTests {
         let resources = [
             "http://tracker.test/t.js", "http://tracker.test/allowed/ok.js", "http://widgets.test/track.js", "http://widgets.test/other.js",
             "http://metrics.site.test/collect.js", "http://order.test/blocked-first/x.js", "http://order.test/other.js",
+            "http://tracker.test/pixel.gif",
         ]
         func page(_ tag: String) -> WebKitJudge.Site {
             WebKitJudge.Site(
                 body: "<html><body>" + resources.map { "<script src=\"\($0)?from=\(tag)\"></script>" }.joined() + "</body></html>")
         }
         let scenario = WebKitJudge.Scenario(
-            rules: files.map(\.path), sites: ["http://site.test/": page("site"), "http://trackerco.test/": page("owner")],
-            visits: [WebKitJudge.Visit(url: "http://site.test/"), WebKitJudge.Visit(url: "http://trackerco.test/")])
+            rules: files.map(\.path),
+            sites: ["http://site.test/": page("site"), "http://trackerco.test/": page("owner"), "http://partner.test/": page("partner")],
+            visits: [
+                WebKitJudge.Visit(url: "http://site.test/"), WebKitJudge.Visit(url: "http://trackerco.test/"),
+                WebKitJudge.Visit(url: "http://partner.test/"),
+            ])
         let result = try WebKitJudge.browse(scenario, artifactName: "tds-fixture")
         let requested = Set(result.requests)
         func fetched(_ url: String, _ tag: String) -> Bool { requested.contains("\(url)?from=\(tag)") }
@@ -220,6 +225,12 @@ struct WebKitConformanceTests {
         #expect(!fetched("http://metrics.site.test/collect.js", "site"), "a CNAME-cloaked tracker, even as first party")
         #expect(!fetched("http://order.test/blocked-first/x.js", "site"), "a block rule listed first wins over a later ignore")
         #expect(fetched("http://order.test/other.js", "site"))
+        // A rule's exception on a default-block tracker: the excepted site loads that resource
+        // (the tracker-wide block must not stop it), every other site does not, and the rest of
+        // the tracker stays blocked on the excepted site.
+        #expect(fetched("http://tracker.test/pixel.gif", "partner"), "the rule's exception wins over the tracker's default block")
+        #expect(!fetched("http://tracker.test/pixel.gif", "site"))
+        #expect(!fetched("http://tracker.test/t.js", "partner"))
         // On the owner's own site: allowed (the parent entity's sites count too).
         #expect(fetched("http://tracker.test/t.js", "owner"))
         #expect(fetched("http://widgets.test/track.js", "owner"))

@@ -26,11 +26,24 @@ public final class PhoneMetadata: Sendable {
         public let nationalPrefixTransform: String?
         /// The general shape of national numbers, used to decide whether a prefix is really a prefix.
         public let nationalNumber: DigitPattern?
+        /// The first digits that make a number of a shared calling code this region's (+1 268: AG).
+        public let leadingDigits: DigitPattern?
+        /// The shapes numbers in use have, one per number type (fixed line, mobile, toll free…).
+        public let numberTypes: [NumberType]
+
+        /// One kind of number (fixed line, mobile, toll free…): the lengths it has and its shape.
+        public struct NumberType: Sendable {
+            /// Its lengths; empty: those of the region.
+            public let lengths: [Int]
+            /// Its shape.
+            public let pattern: DigitPattern
+        }
 
         init(
             code: String, countryCode: Int, isMain: Bool, possibleLengths: [Int], localOnlyLengths: [Int],
             internationalPrefix: DigitPattern?,
-            nationalPrefix: DigitPattern?, nationalPrefixTransform: String?, nationalNumber: DigitPattern?
+            nationalPrefix: DigitPattern?, nationalPrefixTransform: String?, nationalNumber: DigitPattern?,
+            leadingDigits: DigitPattern? = nil, numberTypes: [NumberType] = []
         ) {
             self.code = code
             self.countryCode = countryCode
@@ -41,6 +54,8 @@ public final class PhoneMetadata: Sendable {
             self.nationalPrefix = nationalPrefix
             self.nationalPrefixTransform = nationalPrefixTransform
             self.nationalNumber = nationalNumber
+            self.leadingDigits = leadingDigits
+            self.numberTypes = numberTypes
         }
     }
 
@@ -48,6 +63,8 @@ public final class PhoneMetadata: Sendable {
     public let regions: [Region]
     private let byCode: [String: Int]
     private let mainByCallingCode: [Int]
+    /// The regions of each calling code, the main one first (the order libphonenumber tries them).
+    private let byCallingCode: [Int: [Int]]
 
     /// The metadata compiled into Pepper.
     public static let shared: PhoneMetadata = {
@@ -64,24 +81,45 @@ public final class PhoneMetadata: Sendable {
         var regions: [Region] = []
         var byCode: [String: Int] = [:]
         var mainByCallingCode = [Int](repeating: -1, count: 1_000)
+        var byCallingCode: [Int: [Int]] = [:]
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 9, let countryCode = Int(fields[1]), (1..<1_000).contains(countryCode) else { continue }
+            guard fields.count == 11, let countryCode = Int(fields[1]), (1..<1_000).contains(countryCode) else { continue }
             func lengths(_ text: String) -> [Int] { text.split(separator: ",").compactMap { Int($0) }.sorted() }
             func pattern(_ text: String) throws(DigitPattern.SyntaxError) -> DigitPattern? {
                 text.isEmpty ? nil : try DigitPattern(text)
             }
+            var types: [Region.NumberType] = []
+            for entry in fields[10].split(separator: ";") {
+                guard let equals = entry.firstIndex(of: "=") else { continue }
+                types.append(
+                    Region.NumberType(
+                        lengths: lengths(String(entry[..<equals])), pattern: try DigitPattern(String(entry[entry.index(after: equals)...])))
+                )
+            }
             let region = Region(
                 code: fields[0], countryCode: countryCode, isMain: fields[2] == "1", possibleLengths: lengths(fields[3]),
                 localOnlyLengths: lengths(fields[4]), internationalPrefix: try pattern(fields[5]), nationalPrefix: try pattern(fields[6]),
-                nationalPrefixTransform: fields[7].isEmpty ? nil : fields[7], nationalNumber: try pattern(fields[8]))
+                nationalPrefixTransform: fields[7].isEmpty ? nil : fields[7], nationalNumber: try pattern(fields[8]),
+                leadingDigits: try pattern(fields[9]), numberTypes: types)
             if region.code != "001" { byCode[region.code] = regions.count }
             if region.isMain || mainByCallingCode[countryCode] < 0 { mainByCallingCode[countryCode] = regions.count }
+            if region.isMain {
+                byCallingCode[countryCode, default: []].insert(regions.count, at: 0)
+            } else {
+                byCallingCode[countryCode, default: []].append(regions.count)
+            }
             regions.append(region)
         }
         self.regions = regions
         self.byCode = byCode
         self.mainByCallingCode = mainByCallingCode
+        self.byCallingCode = byCallingCode
+    }
+
+    /// The regions sharing a calling code, the main one first.
+    public func regions(forCallingCode code: Int) -> [Region] {
+        (byCallingCode[code] ?? []).map { regions[$0] }
     }
 
     /// The region with ISO code `code` (case-insensitive), if Pepper knows it.
@@ -121,5 +159,29 @@ extension PhoneMetadata.Region {
     /// Whether `digits` has the general shape of this region's national numbers.
     func looksNational(_ digits: ArraySlice<UInt8>) -> Bool {
         nationalNumber?.fullMatch(digits) ?? false
+    }
+
+    /// Whether `digits` is a number of one of the region's types (libphonenumber's
+    /// `is_valid_number_for_region`): the general shape and lengths, then one type's lengths and
+    /// shape. Digits are 0…9, not ASCII.
+    func isValidNumber(_ digits: [UInt8]) -> Bool {
+        guard possibleLengths.contains(digits.count), nationalNumber?.fullMatch(digits) ?? false else { return false }
+        return numberTypes.contains { type in
+            (type.lengths.isEmpty || type.lengths.contains(digits.count)) && type.pattern.fullMatch(digits)
+        }
+    }
+}
+
+extension PhoneMetadata {
+    /// The region a national number of calling code `code` belongs to, as libphonenumber picks
+    /// it: the only region of the code; else the first whose leading digits start the number, or,
+    /// for regions without leading digits, the first where the number is valid.
+    func region(forNumber digits: [UInt8], callingCode code: Int) -> Region? {
+        let candidates = regions(forCallingCode: code)
+        if candidates.count == 1 { return candidates[0] }
+        return candidates.first { region in
+            if let leading = region.leadingDigits { return leading.prefixMatch(digits) != nil }
+            return region.isValidNumber(digits)
+        }
     }
 }

@@ -93,6 +93,8 @@ public enum PhoneNumberError: Error, Sendable, Hashable, CustomStringConvertible
     case invalidLength(region: String, digits: Int, possible: [Int])
     /// Only dialable locally (missing its area code).
     case localOnly(region: String, digits: Int)
+    /// The length is right, but no number in use has this form (no such area code or range).
+    case notInUse(region: String)
 
     /// A short machine-friendly name (`too-short`).
     public var code: String {
@@ -109,6 +111,7 @@ public enum PhoneNumberError: Error, Sendable, Hashable, CustomStringConvertible
         case .tooLong: "too-long"
         case .invalidLength: "invalid-length"
         case .localOnly: "local-only"
+        case .notInUse: "not-in-use"
         }
     }
 
@@ -134,6 +137,8 @@ public enum PhoneNumberError: Error, Sendable, Hashable, CustomStringConvertible
             "wrong length: \(digits) digits, \(region) numbers have \(lengths(possible))"
         case .localOnly(let region, let digits):
             "a local \(region) number (\(digits) digits): add the area code"
+        case .notInUse(let region):
+            "no \(region) number looks like this (no such area code or number range)"
         }
     }
 }

@@ -134,6 +134,11 @@ public struct PhoneNumberParser: Sendable {
         case .tooLong: throw .tooLong(region: main.code, digits: national.count, possible: main.possibleLengths)
         case .invalidLength: throw .invalidLength(region: main.code, digits: national.count, possible: main.possibleLengths)
         }
+        // Valid, as libphonenumber's is_valid_number: of a number type of its region. A possible
+        // length is not enough: `555-CALL-NOW` is ten digits but area code 555 does not exist,
+        // and blocking or labelling a number that cannot exist helps nobody.
+        let numberRegion = metadata.region(forNumber: national, callingCode: countryCode)
+        guard numberRegion?.isValidNumber(national) == true else { throw .notInUse(region: (numberRegion ?? main).code) }
         return (countryCode, national)
     }
 

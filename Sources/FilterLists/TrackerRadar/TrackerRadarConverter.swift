@@ -13,6 +13,11 @@ import Foundation
 ///   rule follows it in the list, so that it still wins over that later rule;
 /// - an `ignore` rule → an exception, `$important` when a block rule follows it (so that, being
 ///   first, it wins);
+/// - a block rule's `exceptions` (sites and/or request types: a request matching the rule from an
+///   excepted site, of an excepted type, is let through — the rule matched first and says so, so
+///   the tracker's `default: block` must not apply either) → an exception for the rule's pattern
+///   on those sites and types, after the blocks, as DuckDuckGo's TrackerRadarKit does with an
+///   `ignore-previous-rules`; `$important` when the rule itself is;
 /// - CNAME-cloaked hosts get their tracker's rules with the cloaked host in place of the
 ///   tracker's, without `$third-party` (cloaking makes them look first-party) but with the same
 ///   entity exclusions.
@@ -118,15 +123,20 @@ public enum TrackerRadarConverter {
             for site in rule.exceptions?.domains ?? [] {
                 if let site = try? DomainName.normalize(site) { excepted.append(site) }
             }
+            // Excepted sites and types are left out of the block itself when only one of the two
+            // is given; with both, only requests matching both are excepted, which the exception
+            // rule below expresses (the block cannot).
+            let exceptsBoth = !excepted.isEmpty && !(rule.exceptions?.types ?? []).isEmpty
+            let leftOut = exceptsBoth ? [] : excepted
             domains.included = included
-            domains.excluded += excepted
+            domains.excluded += leftOut
             if !(rule.options?.domains ?? []).isEmpty && included.isEmpty { continue }  // all invalid: applies nowhere
-            let types = resourceTypes(rule)
+            let types = resourceTypes(rule, subtractingExceptions: !exceptsBoth)
             if let types, types.isEmpty { continue }
             var options: [String] = []
             if thirdPartyOnly { options.append("third-party") }
             if let types { options.append(typeOptionText(types)) }
-            let ruleSites = DomainConstraint(included: included, excluded: excepted)
+            let ruleSites = DomainConstraint(included: included, excluded: leftOut)
             if !ruleSites.isUnconstrained { options.append(domainOptionText(ruleSites)) }
             if laterOfOtherKind { options.append("important") }
             let text =
@@ -137,12 +147,42 @@ public enum TrackerRadarConverter {
                     text: text, line: line, isException: isIgnore, pattern: pattern, isRegex: true,
                     resourceTypes: types ?? .defaultTypes, hasExplicitTypes: types != nil, party: party, domains: domains,
                     isImportant: laterOfOtherKind))
+            if !isIgnore,
+                let exception = exceptionRule(
+                    rule, pattern: pattern, excepted: excepted, thirdPartyOnly: thirdPartyOnly, entityExclusions: entityExclusions,
+                    important: laterOfOtherKind, tracker: tracker, line: line)
+            {
+                list.networkRules.append(exception)
+            }
         }
         if (tracker.default ?? "ignore") == "block" {
             let text = "||\(host)^" + (thirdPartyOnly ? "$third-party" : "") + ownerNote(tracker)
             list.networkRules.append(
                 NetworkRule(text: text, line: line, pattern: host + "^", anchor: .host, party: party, domains: entityExclusions))
         }
+    }
+
+    /// The exception that lets through what a block rule's `exceptions` name: the rule's pattern,
+    /// on the excepted sites (if any) and for the excepted types (if any; both given: both must
+    /// hold, as in TrackerRadarKit's trigger). `nil` when the rule has no usable exception.
+    private static func exceptionRule(
+        _ rule: TrackerDataSet.Tracker.Rule, pattern: String, excepted: [String], thirdPartyOnly: Bool,
+        entityExclusions: DomainConstraint, important: Bool, tracker: TrackerDataSet.Tracker, line: Int
+    ) -> NetworkRule? {
+        let exceptedTypes = (rule.exceptions?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:))
+        guard !excepted.isEmpty || !exceptedTypes.isEmpty else { return nil }
+        // On the entity's own sites the tracker is first party and nothing blocks it anyway.
+        let sites = DomainConstraint(included: excepted, excluded: excepted.isEmpty ? entityExclusions.excluded : [])
+        let types = exceptedTypes.isEmpty ? nil : ResourceTypes(exceptedTypes)
+        var options: [String] = []
+        if thirdPartyOnly { options.append("third-party") }
+        if let types { options.append(typeOptionText(types)) }
+        if !sites.isUnconstrained { options.append(domainOptionText(sites)) }
+        if important { options.append("important") }
+        return NetworkRule(
+            text: "@@/" + pattern + "/$" + options.joined(separator: ",") + ownerNote(tracker), line: line, isException: true,
+            pattern: pattern, isRegex: true, resourceTypes: types ?? .defaultTypes, hasExplicitTypes: types != nil,
+            party: thirdPartyOnly ? .third : .any, domains: sites, isImportant: important)
     }
 
     /// A TDS rule is a regular expression written from the tracker's host (`tracker\.com\/ads\/`)
@@ -170,9 +210,9 @@ public enum TrackerRadarConverter {
         host.replacingOccurrences(of: ".", with: "\\.")
     }
 
-    private static func resourceTypes(_ rule: TrackerDataSet.Tracker.Rule) -> ResourceTypes? {
+    private static func resourceTypes(_ rule: TrackerDataSet.Tracker.Rule, subtractingExceptions: Bool) -> ResourceTypes? {
         let included = (rule.options?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:))
-        let excluded = (rule.exceptions?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:))
+        let excluded = subtractingExceptions ? (rule.exceptions?.types ?? []).compactMap(ResourceTypes.init(requestTypeName:)) : []
         if included.isEmpty && excluded.isEmpty { return nil }
         var types = included.isEmpty ? ResourceTypes.defaultTypes : ResourceTypes(included)
         types.subtract(ResourceTypes(excluded))
