@@ -102,10 +102,13 @@ struct LayoutAndOutputTests {
         let manifest = try Manifest.decode(manifestBytes)
         #expect(manifest.files.count == output.files.count)
         #expect(manifest.generatedAt == "1970-01-01T00:00:00Z")
-        for (file, entry) in zip(output.files, manifest.files) {
+        let lists = try compile([text]).ruleLists(maximumRules: 20)
+        for (index, (file, entry)) in zip(output.files, manifest.files).enumerated() {
             let decoded = try WebKitRuleJSON.decode(Data(contentsOf: directory.appendingPathComponent(entry.path)))
-            #expect(decoded == file.rules)
-            #expect(decoded.count == entry.rules)
+            #expect(decoded == lists[index])
+            // Assembled from rules encoded once: byte for byte what encoding the list's rules gives.
+            #expect(file.contents == WebKitRuleJSON.encode(lists[index]))
+            #expect(decoded.count == entry.rules && file.ruleCount == entry.rules)
         }
         var again = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 20)
         #expect(try again.write(to: directory) == false)

@@ -52,50 +52,39 @@ public struct CompiledRules: Sendable {
     }
 
     /// The rules laid out into lists of at most `maximumRules` rules each: request lists first,
-    /// then hiding lists.
+    /// then hiding lists (``RuleListLayout``).
     ///
     /// - Throws: ``CompileError/limitTooSmall(required:limit:)`` when the rules that a list must
     ///   repeat do not leave room for anything else.
     public func ruleLists(maximumRules: Int) throws(CompileError) -> [[WebKitRule]] {
-        let tail = documentExceptions + allowlist
-        var lists: [[WebKitRule]] = []
-
-        // Exceptions alone cancel nothing: a request list exists only for blocks.
-        // Pairs first (their narrow exception must not cancel other blocks), then the rest.
-        let blocks = Array(blocking.prefix(pairedBlockingCount)) + domainBlocking + blocking.dropFirst(pairedBlockingCount)
-        if !blocks.isEmpty || !important.isEmpty {
-            let fixed = exceptions.count + important.count + tail.count
-            guard maximumRules > fixed || (blocks.isEmpty && maximumRules >= fixed) else {
-                throw .limitTooSmall(required: fixed + 1, limit: maximumRules)
-            }
-            var start = 0
-            repeat {
-                var take = min(maximumRules - fixed, blocks.count - start)
-                // Keep each mixed-domain pair (block + its exception) in one list.
-                if start + take < pairedBlockingCount && (start + take) % 2 == 1 { take -= 1 }
-                lists.append(Array(blocks[start..<(start + take)]) + exceptions + important + tail)
-                start += take
-            } while start < blocks.count
-        }
-
-        let hiding = genericHiding.count + specificHiding.count
-        if hiding > 0 {
-            let fixed = genericHidingExceptions.count + hidingExceptions.count + tail.count
-            guard maximumRules > fixed else { throw .limitTooSmall(required: fixed + 1, limit: maximumRules) }
-            var generic = genericHiding[...]
-            var specific = specificHiding[...]
-            while !generic.isEmpty || !specific.isEmpty {
-                var capacity = maximumRules - fixed
-                let genericPart = generic.prefix(capacity)
-                generic = generic.dropFirst(genericPart.count)
-                capacity -= genericPart.count
-                let specificPart = specific.prefix(capacity)
-                specific = specific.dropFirst(specificPart.count)
-                lists.append(Array(genericPart) + genericHidingExceptions + Array(specificPart) + hidingExceptions + tail)
+        try RuleListLayout.lists(counts: partCounts, maximumRules: maximumRules).map { list in
+            list.flatMap { segment in
+                let rules = rules(of: segment.part)
+                return rules[(rules.startIndex + segment.range.lowerBound)..<(rules.startIndex + segment.range.upperBound)]
             }
         }
-        if lists.isEmpty && !tail.isEmpty { lists.append(tail) }
-        return lists
+    }
+
+    /// How many rules each part of the layout has.
+    var partCounts: [RuleListLayout.Part: Int] {
+        Dictionary(uniqueKeysWithValues: RuleListLayout.Part.allCases.map { ($0, rules(of: $0).count) })
+    }
+
+    /// The rules of one part of the layout.
+    func rules(of part: RuleListLayout.Part) -> ArraySlice<WebKitRule> {
+        switch part {
+        case .pairedBlocking: return blocking.prefix(pairedBlockingCount)
+        case .domainBlocking: return domainBlocking[...]
+        case .otherBlocking: return blocking.dropFirst(pairedBlockingCount)
+        case .exceptions: return exceptions[...]
+        case .important: return important[...]
+        case .documentExceptions: return documentExceptions[...]
+        case .allowlist: return allowlist[...]
+        case .genericHiding: return genericHiding[...]
+        case .genericHidingExceptions: return genericHidingExceptions[...]
+        case .specificHiding: return specificHiding[...]
+        case .hidingExceptions: return hidingExceptions[...]
+        }
     }
 }
 

@@ -53,7 +53,7 @@ public enum AtomicFile {
 
     /// Writes `data` to a new file at `url` and flushes it to disk (no rename: for files in a
     /// folder that is published as a whole).
-    public static func writeDurably(_ data: Data, to url: URL) throws {
+    public static func writeDurably(_ data: some ContiguousBytes, to url: URL) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }

@@ -40,8 +40,8 @@ public struct ContentBlockerOutput: Sendable {
         public var name: String
         /// Its JSON.
         public var contents: [UInt8]
-        /// Its rules (for callers that inspect them without re-reading JSON).
-        public var rules: [WebKitRule]
+        /// How many rules it holds.
+        public var ruleCount: Int
     }
 
     /// The rule lists, in order.
@@ -56,25 +56,36 @@ public struct ContentBlockerOutput: Sendable {
         compiled: CompiledRules, sources: [SourceIdentity], allowlist: [String], maximumRules: Int,
         generatedAt: Date? = nil
     ) throws(CompileError) {
-        let lists = try compiled.ruleLists(maximumRules: maximumRules)
-        // Each list is encoded on its own core.
-        let encoded = EncodedLists(count: lists.count)
-        DispatchQueue.concurrentPerform(iterations: lists.count) { index in
-            encoded.set(index, WebKitRuleJSON.encode(lists[index]))
-        }
-        files = lists.enumerated().map { index, rules in
-            RuleFile(name: "blocker-\(index + 1).json", contents: encoded.contents[index], rules: rules)
+        try self.init(
+            encoded: EncodedCompiledRules(compiled), sources: sources, allowlist: allowlist, maximumRules: maximumRules,
+            generatedAt: generatedAt)
+    }
+
+    /// Lays out rules already encoded (kept by an earlier build of the same lists) into lists of
+    /// at most `maximumRules` rules and describes them: the bytes are those a build from the
+    /// rules gives.
+    ///
+    /// - Parameters:
+    ///   - inputs: A digest of what the rules were compiled from, recorded in the manifest.
+    ///   - generatedAt: The time to record; `nil` means now (or `SOURCE_DATE_EPOCH`).
+    public init(
+        encoded: EncodedCompiledRules, sources: [SourceIdentity], allowlist: [String], maximumRules: Int, inputs: String? = nil,
+        generatedAt: Date? = nil
+    ) throws(CompileError) {
+        let lists = try encoded.ruleLists(maximumRules: maximumRules)
+        files = lists.enumerated().map { index, list in
+            RuleFile(name: "blocker-\(index + 1).json", contents: list.json, ruleCount: list.rules)
         }
         var hasher = SHA256()
-        for file in files {
+        for (file, list) in zip(files, lists) {
             hasher.update(data: Array(file.name.utf8) + [0])
-            hasher.update(data: file.contents)
+            hasher.update(data: list.contentDigest)
         }
         for source in sources {
             hasher.update(data: Array("\(source.name)\u{0}\(source.etag ?? "")\u{0}\(source.sha256)\n".utf8))
         }
         let identifier = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        let reports = Dictionary(compiled.reports.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let reports = Dictionary(encoded.reports.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         manifest = Manifest(
             identifier: identifier,
             generatedAt: Self.timestamp(generatedAt ?? Self.defaultDate()),
@@ -85,12 +96,12 @@ public struct ContentBlockerOutput: Sendable {
                     rulesIn: report?.rulesIn ?? 0, rulesOut: report?.rulesOut ?? 0,
                     skipped: Dictionary(uniqueKeysWithValues: (report?.skipped ?? [:]).map { ($0.key.rawValue, $0.value) }))
             },
-            files: files.map { Manifest.File(path: $0.name, rules: $0.rules.count) },
-            allowlist: Array(Set(allowlist)).sorted())
+            files: files.map { Manifest.File(path: $0.name, rules: $0.ruleCount) },
+            allowlist: Array(Set(allowlist)).sorted(), inputs: inputs)
     }
 
     /// Total rules over all lists (rules repeated in several lists count each time).
-    public var totalRules: Int { files.reduce(0) { $0 + $1.rules.count } }
+    public var totalRules: Int { files.reduce(0) { $0 + $1.ruleCount } }
 
     /// Publishes the lists and the manifest at `directory`, atomically as a whole.
     ///
@@ -130,7 +141,7 @@ public struct ContentBlockerOutput: Sendable {
         try? fileManager.removeItem(at: staging)
         try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
         for file in files {
-            try AtomicFile.writeDurably(Data(file.contents), to: staging.appendingPathComponent(file.name))
+            try AtomicFile.writeDurably(file.contents, to: staging.appendingPathComponent(file.name))
         }
         try AtomicFile.writeDurably(try manifest.encoded(), to: staging.appendingPathComponent("manifest.json"))
         AtomicFile.syncDirectory(staging)
@@ -153,20 +164,4 @@ public struct ContentBlockerOutput: Sendable {
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
     }
-}
-
-/// JSON of each rule list, filled concurrently.
-private final class EncodedLists: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [[UInt8]]
-
-    init(count: Int) {
-        storage = Array(repeating: [], count: count)
-    }
-
-    func set(_ index: Int, _ bytes: [UInt8]) {
-        lock.withLock { storage[index] = bytes }
-    }
-
-    var contents: [[UInt8]] { lock.withLock { storage } }
 }

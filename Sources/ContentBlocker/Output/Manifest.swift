@@ -45,7 +45,8 @@ public struct Manifest: Codable, Hashable, Sendable {
         }
     }
 
-    /// SHA-256 (hex) over the output files and the sources' ETags: equal inputs give equal identifiers.
+    /// SHA-256 (hex) over the output files' contents (each file as digests of its runs of rules,
+    /// which determine its bytes) and the sources' ETags: equal inputs give equal identifiers.
     public var identifier: String
     /// When the output was generated (ISO 8601), kept unchanged when the identifier is unchanged.
     public var generatedAt: String
@@ -55,14 +56,21 @@ public struct Manifest: Codable, Hashable, Sendable {
     public var files: [File]
     /// The allowlisted domains.
     public var allowlist: [String]
+    /// A digest of what the rules were compiled from (the lists' bytes and formats, the
+    /// compiler's version), when the state compiled them: the key of the incremental compile and
+    /// of the saved filter engine. Absent for `pepper compile SOURCE…` and older outputs.
+    public var inputs: String?
 
     /// A manifest with the given fields.
-    public init(identifier: String, generatedAt: String, sources: [Source], files: [File], allowlist: [String]) {
+    public init(
+        identifier: String, generatedAt: String, sources: [Source], files: [File], allowlist: [String], inputs: String? = nil
+    ) {
         self.identifier = identifier
         self.generatedAt = generatedAt
         self.sources = sources
         self.files = files
         self.allowlist = allowlist
+        self.inputs = inputs
     }
 
     /// The manifest as stable, human-readable JSON.

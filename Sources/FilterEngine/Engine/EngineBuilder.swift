@@ -19,8 +19,13 @@ struct EngineBuilder {
         builder.storage.rules.reserveCapacity(ruleCount)
         builder.storage.arena.reserveCapacity(ruleCount * 24)
         builder.add(lists)
-        builder.storage.allowlistHashes = allowlist.map { HostHash.of($0) }.sorted()
+        builder.storage.allowlistHashes = allowlistHashes(allowlist)
         return builder.finish()
+    }
+
+    /// The allowlist as the engine keeps it: sorted hashes of the sites.
+    static func allowlistHashes(_ allowlist: [String]) -> [UInt64] {
+        Array(Set(allowlist.map { HostHash.of($0) })).sorted()
     }
 
     private mutating func add(_ lists: [ParsedFilterList]) {

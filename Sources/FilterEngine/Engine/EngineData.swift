@@ -21,6 +21,8 @@ final class EngineData: @unchecked Sendable {
     let regexLiterals: UnsafeBufferPointer<UInt32>
     let identifier: String
     private var allocations: [UnsafeMutableRawPointer] = []
+    /// The engine whose arrays this one shares (kept alive while they are read), if any.
+    private let base: EngineData?
 
     /// Freezes `storage`'s arrays, releasing each once copied, so that building or loading an
     /// engine never holds two full copies of it.
@@ -61,6 +63,33 @@ final class EngineData: @unchecked Sendable {
         regexLiterals = freeze(&storage.regexLiterals)
         identifier = storage.identifier
         self.allocations = allocations
+        base = nil
+    }
+
+    /// `base`'s arrays with another allowlist (sorted site hashes): the arrays are shared, not
+    /// copied, so an allowlist change costs the allowlist only.
+    init(base: EngineData, allowlistHashes hashes: [UInt64]) {
+        let buffer = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: max(hashes.count, 1))
+        _ = buffer.initialize(from: hashes)
+        allocations = [UnsafeMutableRawPointer(buffer.baseAddress!)]
+        allowlistHashes = UnsafeBufferPointer(rebasing: UnsafeBufferPointer(buffer)[0..<hashes.count])
+        self.base = base
+        arena = base.arena
+        rules = base.rules
+        nextRule = base.nextRule
+        siteHashes = base.siteHashes
+        listNames = base.listNames
+        listNameSpans = base.listNameSpans
+        importantHosts = base.importantHosts
+        blockHosts = base.blockHosts
+        exceptionHosts = base.exceptionHosts
+        bareBlockHosts = base.bareBlockHosts
+        importantIndex = base.importantIndex
+        blockIndex = base.blockIndex
+        exceptionIndex = base.exceptionIndex
+        documentExceptions = base.documentExceptions
+        regexLiterals = base.regexLiterals
+        identifier = base.identifier
     }
 
     deinit {

@@ -25,9 +25,20 @@ public struct FilterEngine: Sendable {
     }
 
     init(storage: consuming EngineStorage) {
-        data = EngineData(storage)
+        self.init(data: EngineData(storage))
+    }
+
+    init(data: EngineData) {
+        self.data = data
         regexes = RegexCache(data: data)
         publicSuffixes = .shared
+    }
+
+    /// The same engine with another user allowlist (normalised domains): its rules are shared,
+    /// so an allowlist change costs no rebuild (the saved engine is kept whatever the allowlist,
+    /// which is applied when it is loaded).
+    public func replacingAllowlist(_ allowlist: [String]) -> FilterEngine {
+        FilterEngine(data: EngineData(base: data, allowlistHashes: EngineBuilder.allowlistHashes(allowlist)))
     }
 
     /// The identifier given when the engine was built.

@@ -49,6 +49,47 @@ public enum BlockerBuilder {
         public var seconds: Double
     }
 
+    /// How reading one input went, for reports; kept with the incremental compile's entry so a
+    /// build that reads no list can still report them.
+    public struct InputSummary: Sendable, Hashable, Codable {
+        /// The list's name.
+        public var name: String
+        /// Its size in bytes.
+        public var bytes: Int
+        /// The syntax it was read as.
+        public var format: String?
+        /// Rules read.
+        public var rules: Int
+        /// Lines skipped.
+        public var skipped: Int
+        /// Seconds spent reading it (0 when it was not read again).
+        public var seconds: Double
+        /// Why it could not be read at all, when it could not.
+        public var error: String?
+        /// When no line was usable: the most frequent reasons, in a few words.
+        public var uselessBecause: String?
+        /// Whether its rules were not read again but reused from the last build of the same lists.
+        public var reused = false
+
+        /// The summary of a parsed input.
+        public init(_ parsed: ParsedInput) {
+            name = parsed.input.name
+            bytes = parsed.input.data.count
+            seconds = parsed.seconds
+            switch parsed.result {
+            case .success(let list):
+                format = list.format.rawValue
+                rules = list.ruleCount
+                skipped = list.skippedCount
+                uselessBecause = list.ruleCount == 0 ? BlockerBuilder.describeSkips([parsed]) : nil
+            case .failure(let failure):
+                rules = 0
+                skipped = 0
+                error = failure.description
+            }
+        }
+    }
+
     /// Why a blocker cannot be built.
     public enum Error: Swift.Error, CustomStringConvertible {
         /// No input has a usable rule.
@@ -167,20 +208,59 @@ public enum BlockerBuilder {
     /// Rebuilds `home`'s output from its ``stateInputs(home:database:)`` and its allowlist, and
     /// records the per-source counts.
     ///
-    /// - Returns: The published output, whether it changed, and the parse results.
+    /// Incremental (``CompileCache``): when the lists are those of the last build, their rules
+    /// are read back already encoded and only laid out again with the allowlist; the saved
+    /// filter engine is kept (the allowlist is applied when it is loaded). Otherwise everything
+    /// is compiled, and the engine rebuilt.
+    ///
+    /// - Returns: The published output, whether it changed, and how reading each input went.
     public static func rebuild(
         home: PepperHome, database: PepperDatabase, maximumRules: Int = 150_000
     ) throws
-        -> (output: ContentBlockerOutput, changed: Bool, parsed: [ParsedInput])
+        -> (output: ContentBlockerOutput, changed: Bool, inputs: [InputSummary])
     {
-        let parsed = parse(try stateInputs(home: home, database: database))
+        let inputs = try stateInputs(home: home, database: database)
         let allowlist = try AllowlistStore(database: database).domains()
-        var output = try compile(parsed, allowlist: allowlist, maximumRules: maximumRules)
+        let identities = inputs.map { input in
+            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
+        }
+        let key = CompileCache.key(for: inputs, sha256: identities.map(\.sha256))
+        let previousInputs = (try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")))
+            .flatMap { try? Manifest.decode($0) }?.inputs
+        var parsed: [ParsedInput]?
+        let entry: CompileCache.Entry
+        if var cached = CompileCache.load(home: home, key: key) {
+            for index in cached.inputs.indices { cached.inputs[index].reused = true }
+            entry = cached
+        } else {
+            let lists = parse(inputs)
+            parsed = lists
+            let usable = lists.compactMap { item -> ParsedFilterList? in
+                guard case .success(let list) = item.result, list.ruleCount > 0 else { return nil }
+                return list
+            }
+            guard !usable.isEmpty else { throw Error.nothingUsable(describeSkips(lists)) }
+            entry = CompileCache.Entry(
+                rules: EncodedCompiledRules(ContentRuleCompiler().compile(usable)), inputs: lists.map(InputSummary.init))
+            CompileCache.save(home: home, key: key, entry: entry)
+        }
+        // Only the inputs that gave rules are sources of the output, as in a full compile.
+        let usableNames = Set(entry.rules.reports.map(\.name))
+        var output: ContentBlockerOutput
+        do {
+            output = try ContentBlockerOutput(
+                encoded: entry.rules.withAllowlist(allowlist), sources: identities.filter { usableNames.contains($0.name) },
+                allowlist: allowlist, maximumRules: maximumRules, inputs: key)
+        } catch {
+            throw Error.layout(error)
+        }
         let changed = try output.write(to: home.outputURL)
-        // The engine for `pepper check` and the DNS filter follows the output.
-        try EngineCache.rebuild(home: home, database: database, parsed: parsed)
+        // The engine for `pepper check` and the DNS filter follows the lists, not the allowlist.
+        if parsed != nil || previousInputs != key || !FileManager.default.fileExists(atPath: EngineCache.url(home: home).path) {
+            try EngineCache.rebuild(home: home, database: database, parsed: parsed ?? parse(inputs))
+        }
         try recordCounts(output.manifest, database: database)
-        return (output, changed, parsed)
+        return (output, changed, entry.inputs)
     }
 
     /// Records each stored source's rule counts from a compiled manifest.

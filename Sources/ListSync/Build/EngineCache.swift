@@ -1,3 +1,4 @@
+import ContentBlocker
 import FilterEngine
 import FilterLists
 import Foundation
@@ -5,30 +6,35 @@ import Storage
 
 /// The filter engine of a Pepper home, saved beside the compiled output (`engine.bin`) so that
 /// `pepper check`, the DNS server and the browser load it instead of parsing the lists again.
-/// It is tagged with the compiled output's identifier and the allowlist it was built with.
+///
+/// It is built from the lists alone and tagged with the digest of the lists the output was
+/// compiled from (the manifest's `inputs`); the allowlist is applied when it is loaded, so an
+/// allowlist change never rebuilds it.
 public enum EngineCache {
     /// The engine file of `home`.
     public static func url(home: PepperHome) -> URL { home.url.appendingPathComponent("engine.bin") }
 
-    /// The identifier an engine must carry to match the current output and allowlist.
-    static func expectedIdentifier(home: PepperHome, allowlist: [String]) -> String? {
+    /// The identifier an engine must carry to match the current output's lists.
+    static func expectedIdentifier(home: PepperHome) -> String? {
         guard let data = try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let identifier = object["identifier"] as? String
+            let manifest = try? Manifest.decode(data)
         else { return nil }
-        return identifier + "|" + allowlist.sorted().joined(separator: ",")
+        // An output compiled from other inputs (`pepper compile SOURCE…` into the home) has no
+        // digest of its lists: the engine then follows that output exactly.
+        return manifest.inputs.map { "lists:" + $0 } ?? "output:" + manifest.identifier
     }
 
-    /// The saved engine, if it matches the current output and allowlist.
+    /// The saved engine with the current allowlist, if it matches the current output's lists.
     public static func load(home: PepperHome, database: PepperDatabase) throws -> FilterEngine? {
         let allowlist = try AllowlistStore(database: database).domains()
-        guard let expected = expectedIdentifier(home: home, allowlist: allowlist),
+        guard let expected = expectedIdentifier(home: home),
             let engine = try? FilterEngine(contentsOf: url(home: home)), engine.identifier == expected
         else { return nil }
-        return engine
+        return engine.replacingAllowlist(allowlist)
     }
 
-    /// Builds the engine from the home's inputs (``BlockerBuilder/stateInputs(home:database:)``) and saves it.
+    /// Builds the engine from the home's inputs (``BlockerBuilder/stateInputs(home:database:)``),
+    /// saves it, and returns it with the current allowlist.
     @discardableResult
     public static func rebuild(
         home: PepperHome, database: PepperDatabase, parsed: [BlockerBuilder.ParsedInput]? = nil
@@ -40,9 +46,8 @@ public enum EngineCache {
         } else {
             lists = BlockerBuilder.parse(try BlockerBuilder.stateInputs(home: home, database: database)).compactMap { try? $0.result.get() }
         }
-        let engine = FilterEngine(
-            lists: lists, allowlist: allowlist, identifier: expectedIdentifier(home: home, allowlist: allowlist) ?? "")
+        let engine = FilterEngine(lists: lists, identifier: expectedIdentifier(home: home) ?? "")
         try? engine.write(to: url(home: home))
-        return engine
+        return engine.replacingAllowlist(allowlist)
     }
 }

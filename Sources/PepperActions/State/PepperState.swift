@@ -87,7 +87,7 @@ public final class PepperState: Sendable {
             throw .storage("\(error)")
         }
         defer { withExtendedLifetime(lock) {} }
-        let result: (output: ContentBlockerOutput, changed: Bool, parsed: [BlockerBuilder.ParsedInput])
+        let result: (output: ContentBlockerOutput, changed: Bool, inputs: [BlockerBuilder.InputSummary])
         do {
             result = try BlockerBuilder.rebuild(home: home, database: database, maximumRules: configuration.maximumRules)
         } catch {
@@ -95,7 +95,7 @@ public final class PepperState: Sendable {
         }
         let outcome = RebuildOutcome(
             manifest: result.output.manifest, changed: result.changed, outputURL: home.outputURL,
-            lists: result.parsed.map(ParsedListSummary.init))
+            lists: result.inputs.map(ParsedListSummary.init))
         for hook in configuration.afterPublish { hook(self, outcome) }
         return outcome
     }
@@ -167,22 +167,24 @@ public struct ParsedListSummary: Sendable, Hashable {
     public var error: String?
     /// When no line was usable: the most frequent reasons, in a few words.
     public var uselessBecause: String?
+    /// Whether its rules were reused from the last build of the same lists (nothing was read).
+    public var reused: Bool
 
     /// The summary of a parsed input.
     public init(_ parsed: BlockerBuilder.ParsedInput) {
-        name = parsed.input.name
-        bytes = parsed.input.data.count
-        seconds = parsed.seconds
-        switch parsed.result {
-        case .success(let list):
-            format = list.format.rawValue
-            rules = list.ruleCount
-            skipped = list.skippedCount
-            uselessBecause = list.ruleCount == 0 ? BlockerBuilder.describeSkips([parsed]) : nil
-        case .failure(let failure):
-            rules = 0
-            skipped = 0
-            error = failure.description
-        }
+        self.init(BlockerBuilder.InputSummary(parsed))
+    }
+
+    /// The summary as a rebuild reports it.
+    public init(_ summary: BlockerBuilder.InputSummary) {
+        name = summary.name
+        bytes = summary.bytes
+        format = summary.format
+        rules = summary.rules
+        skipped = summary.skipped
+        seconds = summary.seconds
+        error = summary.error
+        uselessBecause = summary.uselessBecause
+        reused = summary.reused
     }
 }

@@ -12,6 +12,10 @@ enum BlockerReport {
                 Terminal.warning(error)
             } else if let reason = list.uselessBecause {
                 Terminal.warning("\(list.name): no usable rules (\(reason)); is the format right?")
+            } else if list.reused {
+                Terminal.status(
+                    "Unchanged \(list.name) (\(Terminal.bytes(list.bytes)), \(list.format ?? "?")): "
+                        + "\(Terminal.count(list.rules)) rules, \(Terminal.count(list.skipped)) skipped; its compiled rules reused")
             } else {
                 Terminal.status(
                     "Parsed \(list.name) (\(Terminal.bytes(list.bytes)), \(list.format ?? "?")): "
