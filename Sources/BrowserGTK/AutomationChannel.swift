@@ -13,11 +13,12 @@ import Foundation
 /// | command | what it does |
 /// |---|---|
 /// | `open TEXT` | types TEXT into the address bar and presses Enter |
-/// | `click back\|forward\|reload\|zoom\|shield\|proceed` | clicks a toolbar button (an error if it is disabled); `shield` answers once the rules are reloaded; `proceed` is a Picket notice's "Proceed anyway" and answers once the site is let through |
+/// | `click back\|forward\|reload\|zoom\|shield\|proceed` | clicks a toolbar button (an error if it is disabled); `shield` answers once the page has reloaded with its new filters; `proceed` is a Picket notice's "Proceed anyway" and answers once the site's page loads |
 /// | `key SPEC` | presses a key: `alt+Left`, `ctrl+plus`, `ctrl+minus`, `ctrl+0`, ... (GDK key names) |
 /// | `swipe back\|forward` | a two-finger touchpad swipe, through the swipe recogniser |
 /// | `suggestion ENGINE` | answers the search-engine suggestion (`duckduckgo`, `startpage`, `brave`, `google`) |
 /// | `wait` | waits until nothing is loading, then a short settling time; answers with the state |
+/// | `wait rules` | waits until WebKit has nothing left to compile (the output after a shield click, the lists without the allowlist); answers with the state |
 /// | `state` | answers with the state (address, buttons, zoom, shield, blocked count, history) |
 /// | `screenshot PATH` | saves a PNG of the window |
 /// | `quit` | closes the window |
@@ -118,6 +119,10 @@ final class AutomationChannel {
             guard let engine = SearchEngine(rawValue: argument) else { return finish("unknown search engine '\(argument)'") }
             window.answerSuggestion(with: engine)
             finish(nil)
+        case "wait" where argument == "rules":
+            waitUntil({ $0.rulesSettled }, since: Date()) { [self] error in
+                done(Answer(ok: error == nil, error: error, state: window.state))
+            }
         case "wait":
             waitUntilIdle(since: Date()) { [self] error in done(Answer(ok: error == nil, error: error, state: window.state)) }
         case "state":
@@ -142,6 +147,19 @@ final class AutomationChannel {
             MainLoop.after(milliseconds: Self.settleMilliseconds) { [self] in
                 window.isLoading ? waitUntilIdle(since: start, done: done) : done(nil)
             }
+        }
+    }
+
+    private func waitUntil(
+        _ condition: @escaping @MainActor (BrowserWindow) -> Bool, since start: Date, done: @escaping @MainActor (String?) -> Void
+    ) {
+        MainLoop.after(milliseconds: 100) { [self] in
+            if condition(window) { return done(nil) }
+            // WebKit compiles 100,000 rules in seconds; the limit is for a compile that never ends.
+            if Date().timeIntervalSince(start) > Self.waitLimit * 4 {
+                return done("rules still compiling after \(Int(Self.waitLimit * 4)) s")
+            }
+            waitUntil(condition, since: start, done: done)
         }
     }
 

@@ -83,6 +83,15 @@ enum Blocking {
 
 /// The `pepper browse` application: one window, until it is closed.
 public enum BrowserApplication {
+    /// Runs the filter compiler when `arguments` (after the program) ask for it
+    /// (`--compile-filters STORE GENERATION PREFIX [--without-allowlist]`, started by the
+    /// window so that WebKit's parser never runs on its thread); `nil` when they do not.
+    @MainActor
+    public static func compileFilters(arguments: [String]) -> Int32? {
+        guard let job = FilterStoreCompiler.Job(arguments: arguments) else { return nil }
+        return FilterStoreCompiler.run(job)
+    }
+
     /// Opens the window and runs GTK's main loop until the window closes.
     ///
     /// Must be called on the main thread. Returns the exit status (0 after a normal close).

@@ -47,8 +47,24 @@ final class BrowserWindow {
     private var noticeAddress: String?
     /// Whether the content blocker is loaded (pages wait for it, so none loads unprotected).
     private(set) var filtersReady = false
-    /// Whether the shield is rebuilding and reloading the rules.
+    /// Whether the shield is changing the allowlist (or, when the page cannot have its new
+    /// filters at once, waiting for WebKit to compile them).
     private(set) var togglingBlocking = false
+    /// Sites whose blocking changed after the installed filters were compiled, and whether each
+    /// is now blocked: until WebKit has compiled the new output, their pages get the lists
+    /// without the allowlist (blocked) or no filters (allowed), which is what the new output
+    /// does on them, and every other page the installed filters.
+    private var changedSites: [String: Bool] = [:]
+    /// Whether WebKit is compiling the new output in the background.
+    private var compilingChangedOutput = false
+    /// Whether the allowlist changed again during that compile (the output is compiled again).
+    private var compileAgain = false
+    /// Loads waiting for that compile (a page that could not have its new filters at once).
+    private var waitingForCompile: [@MainActor () -> Void] = []
+    /// When the shield was last clicked, until its page finishes loading.
+    private var shieldClicked: ContinuousClock.Instant?
+    /// Milliseconds from the last shield click to its page finishing loading.
+    private(set) var lastToggleMilliseconds: Int?
     private var closed = false
     private var shownAddress: String?
     /// What the person asked for while the rules were loading, done once they are.
@@ -159,9 +175,10 @@ final class BrowserWindow {
 
     private func applyFilters(then next: @escaping @MainActor () -> Void) {
         filtersReady = false
-        filters.apply(to: contentManager) { [self] result in
+        filters.prepare { [self] result in
             switch result {
             case .success(let outcome):
+                filters.attach(.installed, to: contentManager)
                 appliedRules = outcome
                 blockerProblem = nil
                 // The engine for the same rules says which failed requests they blocked, and why.
@@ -296,6 +313,9 @@ final class BrowserWindow {
     private func loadChanged(_ event: Int) {
         switch UInt32(event) {
         case WEBKIT_LOAD_STARTED.rawValue, WEBKIT_LOAD_REDIRECTED.rawValue:
+            // Another site while a changed one's filters are in: the installed ones (the page's
+            // subresources are requested after this).
+            if !changedSites.isEmpty { selectFilters(for: borrowString(webkit_web_view_get_uri(webView))) }
             // A struck employer's page is not loaded: the notice takes its place (and its address,
             // so the history and Back work as for any page).
             guard let uri = borrowString(webkit_web_view_get_uri(webView)), uri != noticeAddress,
@@ -315,6 +335,12 @@ final class BrowserWindow {
             session.pageCommitted(url: borrowString(webkit_web_view_get_uri(webView)) ?? "")
             // The zoom of this device, applied again to every page.
             webkit_web_view_set_zoom_level(webView, session.zoom.factor)
+        case WEBKIT_LOAD_FINISHED.rawValue:
+            if let clicked = shieldClicked {
+                shieldClicked = nil
+                let elapsed = ContinuousClock.now - clicked
+                lastToggleMilliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+            }
         default:
             break
         }
@@ -400,36 +426,45 @@ final class BrowserWindow {
     }
 
     /// The shield: turn blocking off or on for the current site. The allowlist changes and
-    /// `$PEPPER_HOME/out` is rebuilt on a worker thread (large lists take a moment); then the
-    /// new rules are loaded and the page reloads.
+    /// `$PEPPER_HOME/out` is rebuilt on a worker thread (tens of milliseconds: the lists' rules
+    /// are reused), then the page reloads at once with the filters the new output gives it,
+    /// while WebKit compiles the new output in the background (seconds for large lists).
     func toggleBlocking() {
-        guard filtersReady, !togglingBlocking, let url = session.currentURL, session.canToggleBlocking else { return }
+        guard filtersReady, !togglingBlocking, let url = session.currentURL, let site = SiteBlocking.site(of: url),
+            session.canToggleBlocking
+        else { return }
         togglingBlocking = true
+        shieldClicked = .now
+        lastToggleMilliseconds = nil
         refresh()
         let siteBlocking = session.siteBlocking
+        let state = configuration.state
         Task.detached {
-            let result: Result<Bool, BrowsingError>
+            let result: Result<(Bool, [String]), BrowsingError>
             do {
-                result = .success(try await siteBlocking.toggle(on: url))
+                // Turning blocking on removes every entry covering the site (a parent domain's too).
+                let covering = try siteBlocking.coveringEntries(of: site)
+                result = .success((try await siteBlocking.toggle(on: url), covering))
             } catch let error as BrowsingError {
                 result = .failure(error)
             } catch {
                 result = .failure(.storage("\(error)"))
             }
+            // The engine for the new allowlist, so the reloaded page's count is right.
+            let judge = try? state.engine()
             MainLoop.perform { [self] in
-                if case .failure(let error) = result {
+                switch result {
+                case .failure(let error):
                     togglingBlocking = false
+                    shieldClicked = nil
                     report("\(error)")
                     // Said where the person looks, not only on stderr.
                     shieldProblem = "Could not change blocking for this site: \(error)"
                     refresh()
-                    return
-                }
-                shieldProblem = nil
-                applyFilters { [self] in
-                    togglingBlocking = false
-                    webkit_web_view_reload(webView)
-                    refresh()
+                case .success(let (blocking, covering)):
+                    shieldProblem = nil
+                    let sites = blocking ? Set(covering + [site]) : [site]
+                    siteBlockingChanged(sites, blocking: blocking, judge: judge) { [self] in webkit_web_view_reload(webView) }
                 }
             }
         }
@@ -438,10 +473,13 @@ final class BrowserWindow {
     /// "Proceed anyway" on a Picket notice: the employer's site is let through for 24 hours (an
     /// expiring allowlist entry, so the content blocker lets it load too), then the page loads.
     func proceedPastPicketLine() {
-        guard let notice = picketNotice, notice.canProceed, !togglingBlocking else { return }
+        guard let notice = picketNotice, notice.canProceed, !togglingBlocking, let site = SiteBlocking.site(of: notice.url) else {
+            return
+        }
         togglingBlocking = true
         refresh()
         let siteBlocking = session.siteBlocking
+        let state = configuration.state
         let expiry = Date().addingTimeInterval(PicketNotice.proceedDuration)
         Task.detached {
             let result: Result<Void, BrowsingError>
@@ -452,6 +490,7 @@ final class BrowserWindow {
             } catch {
                 result = .failure(.storage("\(error)"))
             }
+            let judge = try? state.engine()
             MainLoop.perform { [self] in
                 if case .failure(let error) = result {
                     togglingBlocking = false
@@ -460,14 +499,89 @@ final class BrowserWindow {
                     refresh()
                     return
                 }
-                applyFilters { [self] in
-                    togglingBlocking = false
+                siteBlockingChanged([site], blocking: false, judge: judge) { [self] in
                     picketNotice = nil
                     noticeAddress = nil
                     webkit_web_view_load_uri(webView, notice.url)
-                    refresh()
                 }
             }
+        }
+    }
+
+    /// After the allowlist changed for `sites` (the output on disk is already rebuilt): loads
+    /// the page with the filters the new output gives it, at once when WebKit has them (none
+    /// for an allowed site, the lists without the allowlist for a blocked one), else once the
+    /// new output is compiled; meanwhile WebKit compiles it in the background.
+    private func siteBlockingChanged(
+        _ sites: Set<String>, blocking: Bool, judge: FilterEngine?, then load: @escaping @MainActor () -> Void
+    ) {
+        for site in sites { changedSites[site] = blocking }
+        if let judge { session.requestJudge = judge }
+        let finish: @MainActor () -> Void = { [self] in
+            togglingBlocking = false
+            load()
+            refresh()
+        }
+        // The lists without the allowlist are compiled in the background after each launch's
+        // first output; until then a site turned back on waits for the new output.
+        if blocking && !filters.hasBase {
+            waitingForCompile.append(finish)
+        } else {
+            selectFilters(for: session.currentURL)
+            finish()
+        }
+        compileChangedOutput()
+    }
+
+    /// Compiles the output on disk in WebKit (one compile at a time: a change during it is
+    /// compiled next), then gives every page the installed filters again.
+    private func compileChangedOutput() {
+        guard !compilingChangedOutput else {
+            compileAgain = true
+            return
+        }
+        compilingChangedOutput = true
+        // The output being compiled has every change made so far.
+        let settled = changedSites
+        filters.prepare { [self] result in
+            compilingChangedOutput = false
+            switch result {
+            case .success(let outcome):
+                appliedRules = outcome
+                blockerProblem = nil
+                for (site, blocking) in settled where changedSites[site] == blocking { changedSites[site] = nil }
+            case .failure(let error):
+                // The changed sites keep their filters; other pages keep the previous output.
+                blockerProblem = error.description
+                report("content blocker not compiled: \(error)")
+            }
+            if compileAgain {
+                compileAgain = false
+                compileChangedOutput()
+            } else {
+                selectFilters(for: borrowString(webkit_web_view_get_uri(webView)))
+                let waiting = waitingForCompile
+                waitingForCompile = []
+                waiting.forEach { $0() }
+            }
+            refresh()
+        }
+    }
+
+    /// Puts the filters for the page at `url` into the content manager: those of a changed
+    /// site (or a parent domain's) while the new output compiles, the installed ones otherwise.
+    private func selectFilters(for url: String?) {
+        let site = url.flatMap { SiteBlocking.site(of: $0) }
+        let change = site.flatMap { site in
+            changedSites.filter { site == $0.key || site.hasSuffix("." + $0.key) }.max { $0.key.count < $1.key.count }
+        }
+        switch change?.value {
+        case true?:
+            if !filters.attach(.base, to: contentManager) { filters.attach(.installed, to: contentManager) }
+        case false?:
+            filters.attach(.none, to: contentManager)
+        case nil:
+            filters.attach(.installed, to: contentManager)
         }
     }
 
@@ -613,8 +727,14 @@ final class BrowserWindow {
             shield: borrowString(gtk_button_get_label(cast(shieldButton))) ?? "", loading: isLoading, filtersReady: filtersReady,
             rulesIdentifier: appliedRules?.identifier, rulesCompiled: appliedRules?.compiled,
             suggestionVisible: gtk_widget_get_visible(infoBar) != 0, searchEngine: session.searchEngine.rawValue,
-            historyEntries: session.history.entries.map(\.url), historyIndex: session.history.currentIndex)
+            historyEntries: session.history.entries.map(\.url), historyIndex: session.history.currentIndex,
+            rulesCompilingInBackground: compilingChangedOutput, baseRulesReady: filters.hasBase,
+            lastToggleMilliseconds: lastToggleMilliseconds)
     }
+
+    /// Whether WebKit has nothing left to compile: the output and the lists without the
+    /// allowlist are ready (or cannot be), and no changed output is compiling.
+    var rulesSettled: Bool { filtersReady && !compilingChangedOutput && !filters.isPreparingBase }
 
     /// Whether anything is still in progress: the rules, a page load, the shield.
     var isLoading: Bool { !filtersReady || togglingBlocking || webkit_web_view_is_loading(webView) != 0 }

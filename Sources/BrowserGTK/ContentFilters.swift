@@ -5,16 +5,26 @@ import Foundation
 
 /// Puts the compiled content blocker of `$PEPPER_HOME/out` into a WebView's content manager.
 ///
-/// WebKit compiles a rule list into its own bytecode, which takes seconds for large lists, so
-/// the compiled filters are kept in a `WebKitUserContentFilterStore` folder together with a
-/// file naming the `manifest.json` identifier they were compiled from. A launch whose
-/// manifest has the same identifier only loads the stored filters; a new identifier (after
-/// `pepper update`, an allowlist change, the shield button) compiles them again.
+/// WebKit compiles a rule list into its own bytecode, which takes seconds for large lists and
+/// parses the JSON on the calling thread, so the lists are compiled by a helper process
+/// (``FilterStoreCompiler``) into a `WebKitUserContentFilterStore` folder, and the window only
+/// loads them: its thread never waits on WebKit's parser. A file per set names the output it
+/// was compiled from; a launch whose output is the one compiled last only loads the stored
+/// filters, a new output (after `pepper update`, an allowlist change) is compiled again.
+///
+/// Two sets are kept: the output's lists as they are (the allowlist in them: right on every
+/// page), and the same lists without the allowlist ("base"), compiled once per set of lists.
+/// While a new output compiles after the shield changed a site, the browser gives that site's
+/// page no filters (blocking turned off) or the base filters (turned back on) at once, so the
+/// page reloads as it should without waiting for WebKit.
+///
+/// Stored names carry their generation (`out-1a2b3c4d5e6f-blocker-1`): a compile never writes
+/// over filters this process has mapped, and older generations are removed once replaced.
 @MainActor
 final class ContentFilters {
-    /// What ``apply(to:completion:)`` did.
+    /// What ``prepare(completion:)`` did.
     struct Outcome {
-        /// The manifest identifier now applied.
+        /// The manifest identifier now installed.
         var identifier: String
         /// The number of rule lists.
         var lists: Int
@@ -24,11 +34,43 @@ final class ContentFilters {
         var compiled: Bool
     }
 
+    /// Which filters a page gets.
+    enum Selection: Equatable {
+        /// The output's lists with its allowlist: right on every page.
+        case installed
+        /// The lists without the allowlist: right on a page whose site was just turned back on.
+        case base
+        /// None: right on a page whose site was just allowlisted.
+        case none
+    }
+
+    /// The two kinds of stored sets.
+    private enum Kind: String {
+        case output = "out"
+        case base = "base"
+
+        /// The file naming the key of the last set of this kind compiled completely.
+        var keyFile: String { self == .output ? "pepper-identifier" : "pepper-base-identifier" }
+    }
+
+    /// One set of compiled filters and what it was compiled from.
+    private struct FilterSet {
+        var key: String
+        var filters: [OpaquePointer]
+    }
+
     private let outputDirectory: URL
     private let storeDirectory: URL
     // Kept for the life of the process (one window, one store), so never released.
     private let store: UnsafeMutablePointer<WebKitUserContentFilterStore>
-    private var identifierFile: URL { storeDirectory.appendingPathComponent("pepper-identifier") }
+    /// The output's filters.
+    private var installed: FilterSet?
+    /// The lists without the allowlist, once compiled or loaded.
+    private var base: FilterSet?
+    /// Whether the base filters are being prepared.
+    private(set) var isPreparingBase = false
+    /// The filters now in the content manager.
+    private(set) var attached: Selection?
 
     /// Filters from `outputDirectory` (`$PEPPER_HOME/out`), compiled into `storeDirectory`.
     init(outputDirectory: URL, storeDirectory: URL) {
@@ -38,16 +80,13 @@ final class ContentFilters {
         store = webkit_user_content_filter_store_new(storeDirectory.path)
     }
 
-    /// The manifest identifier of the output on disk, or `nil` when there is no output.
-    func currentIdentifier() -> String? {
-        (try? Manifest.decode(Data(contentsOf: outputDirectory.appendingPathComponent("manifest.json"))))?.identifier
-    }
+    /// Whether the base filters (the lists without the allowlist) are ready.
+    var hasBase: Bool { base != nil }
 
-    /// Replaces the filters of `manager` with the current output, compiling it only when its
-    /// identifier differs from the stored one.
-    func apply(
-        to manager: UnsafeMutablePointer<WebKitUserContentManager>, completion: @escaping @MainActor (Result<Outcome, GLibError>) -> Void
-    ) {
+    /// Loads the current output into the installed filters, compiled first when it is not the
+    /// one compiled last, without putting it into a content manager (``attach(_:to:)`` does);
+    /// then, in the background, makes the base filters ready.
+    func prepare(completion: @escaping @MainActor (Result<Outcome, GLibError>) -> Void) {
         // Read through the `out` link once: a concurrent rebuild switches it atomically, and
         // the manifest and the lists must come from the same generation.
         let generation = outputDirectory.resolvingSymlinksInPath()
@@ -58,73 +97,134 @@ final class ContentFilters {
             completion(.failure(GLibError("no compiled content blocker in \(outputDirectory.path) (\(error))")))
             return
         }
-        let names = manifest.files.map { ($0.path as NSString).deletingPathExtension }
         let rules = manifest.files.reduce(0) { $0 + $1.rules }
-        let stored = try? String(contentsOf: identifierFile, encoding: .utf8)
-        let install: @MainActor ([OpaquePointer], Bool) -> Void = { filters, compiled in
-            webkit_user_content_manager_remove_all_filters(manager)
-            for filter in filters {
-                webkit_user_content_manager_add_filter(manager, filter)
-                webkit_user_content_filter_unref(filter)
+        ready(.output, key: manifest.identifier, manifest: manifest, generation: generation) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let (set, compiled)):
+                installed.map(release)
+                installed = set
+                // The manager holds the previous set: the next attach puts this one in.
+                if attached == .installed { attached = nil }
+                completion(.success(Outcome(identifier: manifest.identifier, lists: set.filters.count, rules: rules, compiled: compiled)))
+                prepareBase(manifest, generation: generation)
             }
-            completion(.success(Outcome(identifier: manifest.identifier, lists: filters.count, rules: rules, compiled: compiled)))
         }
+    }
+
+    /// Puts `selection` into `manager` (nothing to do when it is there already).
+    ///
+    /// - Returns: `false` when `selection` is ``Selection/base`` and the base filters are not
+    ///   ready (the manager is left as it was).
+    @discardableResult
+    func attach(_ selection: Selection, to manager: UnsafeMutablePointer<WebKitUserContentManager>) -> Bool {
+        guard selection != attached else { return true }
+        let filters: [OpaquePointer]
+        switch selection {
+        case .installed: filters = installed?.filters ?? []
+        case .base:
+            guard let base else { return false }
+            filters = base.filters
+        case .none: filters = []
+        }
+        webkit_user_content_manager_remove_all_filters(manager)
+        for filter in filters { webkit_user_content_manager_add_filter(manager, filter) }
+        attached = selection
+        return true
+    }
+
+    private func release(_ set: FilterSet) {
+        // The content manager keeps its own reference to filters it holds.
+        set.filters.forEach { webkit_user_content_filter_unref($0) }
+    }
+
+    /// Makes the base filters of `manifest`'s lists ready: loaded when compiled before for the
+    /// same lists, else compiled (seconds, in the background).
+    private func prepareBase(_ manifest: Manifest, generation: URL) {
+        // An output compiled from other inputs than the state's has no digest of its lists.
+        guard let inputs = manifest.inputs, !isPreparingBase else { return }
+        let key = "\(inputs)|" + manifest.files.map { "\($0.rules)" }.joined(separator: ",")
+        guard base?.key != key else { return }
+        isPreparingBase = true
+        ready(.base, key: key, manifest: manifest, generation: generation) { [self] result in
+            isPreparingBase = false
+            guard case .success(let (set, _)) = result else { return }
+            base.map(release)
+            base = set
+        }
+    }
+
+    /// The stored names' prefix for the set `kind` compiled from `key`.
+    private func prefix(_ kind: Kind, key: String) -> String {
+        // FNV-1a: a name, not a security boundary (the key file holds the whole key).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "\(kind.rawValue)-\(String(hash, radix: 16))-"
+    }
+
+    /// The filter set `kind` of `manifest`: loaded when `key` is what it was compiled from last,
+    /// else compiled by the helper, then loaded.
+    private func ready(
+        _ kind: Kind, key: String, manifest: Manifest, generation: URL,
+        completion: @escaping @MainActor (Result<(FilterSet, Bool), GLibError>) -> Void
+    ) {
+        let keyFile = storeDirectory.appendingPathComponent(kind.keyFile)
+        let prefix = prefix(kind, key: key)
+        let names = manifest.files.map { prefix + ($0.path as NSString).deletingPathExtension }
         let compileAll: @MainActor () -> Void = { [self] in
-            compile(names: names, from: generation, done: []) { result in
-                switch result {
-                case .failure(let error):
-                    completion(.failure(error))
-                case .success(let filters):
-                    try? FileManager.default.removeItem(at: self.identifierFile)
-                    try? Data(manifest.identifier.utf8).write(to: self.identifierFile, options: .atomic)
-                    install(filters, true)
-                    self.removeFilters(except: Set(names))
+            try? FileManager.default.removeItem(at: keyFile)
+            let job = FilterStoreCompiler.Job(
+                store: storeDirectory, generation: generation, prefix: prefix, withoutAllowlist: kind == .base)
+            runHelper(job) { [self] failure in
+                if let failure { return completion(.failure(failure)) }
+                load(names: names, done: []) { [self] filters in
+                    guard let filters else {
+                        return completion(.failure(GLibError("WebKit cannot load the filters it just compiled in \(storeDirectory.path)")))
+                    }
+                    try? Data(key.utf8).write(to: keyFile, options: .atomic)
+                    removeFilters(of: kind, except: prefix)
+                    completion(.success((FilterSet(key: key, filters: filters), true)))
                 }
             }
         }
-        guard stored == manifest.identifier else {
+        guard (try? String(contentsOf: keyFile, encoding: .utf8)) == key else {
             compileAll()
             return
         }
         load(names: names, done: []) { filters in
             // A store folder damaged or emptied behind our back: compile again.
-            if let filters { install(filters, false) } else { compileAll() }
+            if let filters { completion(.success((FilterSet(key: key, filters: filters), false))) } else { compileAll() }
         }
     }
 
-    private func compile(
-        names: [String], from generation: URL, done: [OpaquePointer],
-        completion: @escaping @MainActor (Result<[OpaquePointer], GLibError>) -> Void
-    ) {
-        guard let name = names.first else {
-            completion(.success(done))
-            return
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: generation.appendingPathComponent(name + ".json"))
-        } catch {
-            done.forEach { webkit_user_content_filter_unref($0) }
-            completion(.failure(GLibError("cannot read \(name).json: \(error)")))
-            return
-        }
-        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-        let (callback, userData) = AsyncCall.callback { [self] source, result in
-            var error: UnsafeMutablePointer<GError>?
-            let filter = webkit_user_content_filter_store_save_finish(store, result, &error)
-            if let failure = GLibError.take(error) {
-                done.forEach { webkit_user_content_filter_unref($0) }
-                completion(.failure(GLibError("WebKit rejected \(name).json: \(failure)")))
-                return
+    /// Runs `pepper-browser --compile-filters` for `job`; `nil` when it compiled every list.
+    private func runHelper(_ job: FilterStoreCompiler.Job, completion: @escaping @MainActor (GLibError?) -> Void) {
+        guard let program = Bundle.main.executableURL else { return completion(GLibError("cannot find the pepper-browser program")) }
+        let process = Process()
+        process.executableURL = program
+        process.arguments = job.arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.terminationHandler = { process in
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let status = process.terminationStatus
+            MainLoop.perform {
+                completion(status == 0 ? nil : GLibError(said.isEmpty ? "the filter compiler exited with status \(status)" : said))
             }
-            compile(names: Array(names.dropFirst()), from: generation, done: done + [filter!], completion: completion)
         }
-        webkit_user_content_filter_store_save(store, name, bytes, nil, callback, userData)
-        g_bytes_unref(bytes)
+        do {
+            try process.run()
+        } catch {
+            completion(GLibError("cannot start the filter compiler \(program.path): \(error)"))
+        }
     }
 
-    /// Removes compiled filters the output no longer has (it now has fewer lists).
-    private func removeFilters(except keep: Set<String>) {
+    /// Removes the stored filters of `kind` other than the generation `prefix` (and names of
+    /// stores written before sets carried their generation).
+    private func removeFilters(of kind: Kind, except prefix: String) {
         let (callback, userData) = AsyncCall.callback { [self] _, result in
             guard let identifiers = webkit_user_content_filter_store_fetch_identifiers_finish(store, result) else { return }
             defer { g_strfreev(identifiers) }
@@ -132,7 +232,8 @@ final class ContentFilters {
             while let identifier = identifiers[index] {
                 index += 1
                 let name = String(cString: identifier)
-                guard !keep.contains(name) else { continue }
+                let legacy = !name.hasPrefix(Kind.output.rawValue + "-") && !name.hasPrefix(Kind.base.rawValue + "-")
+                guard legacy || (name.hasPrefix(kind.rawValue + "-") && !name.hasPrefix(prefix)) else { continue }
                 let (removed, removedData) = AsyncCall.callback { [self] _, result in
                     _ = webkit_user_content_filter_store_remove_finish(store, result, nil)
                 }

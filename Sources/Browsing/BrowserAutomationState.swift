@@ -53,6 +53,12 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
     public var historyEntries: [String]
     /// The position in the history.
     public var historyIndex: Int?
+    /// Whether WebKit is compiling a changed output in the background (after the shield).
+    public var rulesCompilingInBackground: Bool
+    /// Whether the lists without the allowlist are ready, so the shield applies at once.
+    public var baseRulesReady: Bool
+    /// Milliseconds from the last shield click to its page finishing loading.
+    public var lastToggleMilliseconds: Int?
 
     /// A state with every field given.
     public init(
@@ -60,7 +66,8 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         forwardEnabled: Bool, engineCanGoBack: Bool, zoom: Int, engineZoom: Int, blocked: Int, blockedURLs: [String],
         blockedRules: [String], picketNotice: String?, picketCanProceed: Bool?, blocking: Bool, shield: String, loading: Bool,
         filtersReady: Bool, rulesIdentifier: String?, rulesCompiled: Bool?, suggestionVisible: Bool, searchEngine: String,
-        historyEntries: [String], historyIndex: Int?
+        historyEntries: [String], historyIndex: Int?, rulesCompilingInBackground: Bool = false, baseRulesReady: Bool = false,
+        lastToggleMilliseconds: Int? = nil
     ) {
         self.url = url
         self.title = title
@@ -88,6 +95,9 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         self.searchEngine = searchEngine
         self.historyEntries = historyEntries
         self.historyIndex = historyIndex
+        self.rulesCompilingInBackground = rulesCompilingInBackground
+        self.baseRulesReady = baseRulesReady
+        self.lastToggleMilliseconds = lastToggleMilliseconds
     }
 }
 

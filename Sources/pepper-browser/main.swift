@@ -5,6 +5,10 @@
 // them. It takes the options `pepper browse` passes on, already validated:
 //
 //     pepper-browser --home DIR [--proxy URL] [--window-size WxH] [--automation] [-- URL]
+//
+// The window starts it again to compile content filters off its own thread:
+//
+//     pepper-browser --compile-filters STORE GENERATION PREFIX [--without-allowlist]
 
 import Foundation
 
@@ -61,6 +65,9 @@ func browserConfiguration(_ arguments: [String]) -> BrowserConfiguration? {
         })
 }
 
+if let status = BrowserApplication.compileFilters(arguments: Array(CommandLine.arguments.dropFirst())) {
+    exit(status)
+}
 guard let configuration = browserConfiguration(Array(CommandLine.arguments.dropFirst())) else {
     FileHandle.standardError.write(Data("Error: pepper-browser is started by `pepper browse` (see `pepper help browse`)\n".utf8))
     exit(64)

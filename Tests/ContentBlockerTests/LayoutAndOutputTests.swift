@@ -128,3 +128,26 @@ struct LayoutAndOutputTests {
         #expect(try WebKitRuleJSON.decode(Data(bytes)) == [rule])
     }
 }
+
+@Suite("Lists without the allowlist")
+struct RemovingAllowlistTests {
+    @Test func theAllowlistRuleIsTakenOffTheEndOfEveryList() throws {
+        let list = try FilterListParser().parse("||ads.example^\n@@||ads.example/ok\n##.ad\n", name: "l", format: .abp)
+        let compiled = ContentRuleCompiler().compile([list])
+        let source = ContentBlockerOutput.SourceIdentity(name: "l", url: "x", contents: Data("x".utf8))
+        let plain = try ContentBlockerOutput(compiled: compiled, sources: [source], allowlist: [], maximumRules: 150_000)
+        let allowlisted = try ContentBlockerOutput(
+            compiled: ContentRuleCompiler().compile([list], allowlist: ["b.example", "a.example"]), sources: [source],
+            allowlist: ["b.example", "a.example"], maximumRules: 150_000)
+        #expect(allowlisted.files.count == 2)
+        for (with, without) in zip(allowlisted.files, plain.files) {
+            let stripped = ContentBlockerOutput.removingAllowlist(from: with.contents, allowlist: ["a.example", "b.example"])
+            #expect(stripped == without.contents, "\(with.name)")
+            #expect(try WebKitRuleJSON.decode(Data(stripped ?? [])).count == with.ruleCount - 1)
+        }
+        // Another allowlist than the list's, or none at all in the list: not touched.
+        #expect(ContentBlockerOutput.removingAllowlist(from: allowlisted.files[0].contents, allowlist: ["c.example"]) == nil)
+        #expect(ContentBlockerOutput.removingAllowlist(from: plain.files[0].contents, allowlist: ["a.example"]) == nil)
+        #expect(ContentBlockerOutput.removingAllowlist(from: plain.files[0].contents, allowlist: []) == plain.files[0].contents)
+    }
+}

@@ -8,8 +8,12 @@ struct PepperProcess {
         var stderr: String
     }
 
-    /// The `pepper` binary next to the test bundle (SwiftPM builds it because the tests depend on it).
+    /// The `pepper` binary next to the test bundle (SwiftPM builds it because the tests depend on
+    /// it), or the one `PEPPER_EXECUTABLE` names (to time a release build through the same tests).
     static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["PEPPER_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path).standardizedFileURL
+        }
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
         for _ in 0..<4 {

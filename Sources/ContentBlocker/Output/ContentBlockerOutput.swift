@@ -165,3 +165,18 @@ public struct ContentBlockerOutput: Sendable {
         return formatter.string(from: date)
     }
 }
+
+extension ContentBlockerOutput {
+    /// A rule list of this output without its user allowlist: what a browser that applies the
+    /// allowlist itself, site by site, loads (it then needs no new compile when the allowlist
+    /// changes). The allowlist rule is the last rule of every list; `nil` when `json` does not
+    /// end with the rule for `allowlist`, or when nothing is left without it.
+    public static func removingAllowlist(from json: [UInt8], allowlist: [String]) -> [UInt8]? {
+        let rule = EncodedRules(ContentRuleCompiler.allowlistRules(for: allowlist))
+        guard rule.count == 1 else { return allowlist.isEmpty ? json : nil }
+        // `,\n{rule}\n]\n` after other rules.
+        let tail = Array(rule.bytes) + [0x0A, UInt8(ascii: "]"), 0x0A]
+        guard json.count > tail.count + 1, json.suffix(tail.count).elementsEqual(tail) else { return nil }
+        return Array(json.dropLast(tail.count)) + [0x0A, UInt8(ascii: "]"), 0x0A]
+    }
+}

@@ -32,9 +32,9 @@ public enum CompileCache {
     }
 
     /// Changes whenever the conversion's output could change for the same lists: bump it with
-    /// every change to `FilterLists`' parsing or `ContentBlocker`'s conversion. The running
-    /// program's size and modification time are part of the key too (``key(for:)``), so a new
-    /// build never reads an entry of another one even when this was not bumped.
+    /// every change to `FilterLists`' parsing or `ContentBlocker`'s conversion. The program's size
+    /// and modification time are part of the key too (``programIdentity``), so a new build never
+    /// reads an entry of another one even when this was not bumped.
     static let compilerVersion = "pepper-compiler-2026-11-25"
 
     /// The entry's file.
@@ -63,11 +63,14 @@ public enum CompileCache {
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The running program's size and modification time.
+    /// The size and modification time of the `pepper` beside the running program (the
+    /// installation's compiler: `pepper-browser` compiles with the same code as the `pepper`
+    /// it is installed with, so the two share entries), or of the running program.
     static let programIdentity: String = {
-        guard let path = Bundle.main.executablePath, let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            return "unknown"
-        }
+        guard let path = Bundle.main.executablePath else { return "unknown" }
+        let sibling = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("pepper").path
+        let program = FileManager.default.isExecutableFile(atPath: sibling) ? sibling : path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: program) else { return "unknown" }
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         return "\(attributes[.size] as? Int ?? 0):\(modified)"
     }()

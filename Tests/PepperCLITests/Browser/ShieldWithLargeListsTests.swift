@@ -1,0 +1,160 @@
+import Foundation
+import PepperTestSupport
+import Testing
+
+/// The shield with EasyList and EasyPrivacy (112,000 rules, seconds for WebKit to compile): the
+/// page reloads with its new filters before WebKit has compiled the new output, the output
+/// compiled behind it gives every page the same answer, and a browser quit in the middle of
+/// that compile is right when it starts again. Prints the click-to-loaded times.
+@Suite("pepper browse: the shield with large lists", .serialized, .enabled(if: WebKitJudge.enabled && TestPaths.hasFilters))
+struct ShieldWithLargeListsTests {
+    static let page = "http://a.test/"
+    static let otherSite = "http://b.test/"
+    static let pixel = "http://tracker.test/pixel.gif"
+    static let otherPixel = "http://tracker.test/b.gif"
+
+    static let routes: [String: ListServer.Route] = [
+        page: .init(
+            body: """
+                <!doctype html><title>Page A</title><h1>Page A</h1>
+                <img src="http://tracker.test/pixel.gif" width="1" height="1">
+                """, contentType: "text/html; charset=utf-8"),
+        otherSite: .init(
+            body: """
+                <!doctype html><title>Page B</title><h1>Page B</h1>
+                <img src="http://tracker.test/b.gif" width="1" height="1">
+                """, contentType: "text/html; charset=utf-8"),
+        pixel: .init(body: "GIF89a", contentType: "image/gif"),
+        otherPixel: .init(body: "GIF89a", contentType: "image/gif"),
+    ]
+
+    @Test func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() throws {
+        guard WebKitJudge.ready() else { return }
+        guard VirtualDisplay.isAvailable else {
+            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
+            return
+        }
+        let display = try VirtualDisplay()
+        let proxy = try ListServer(routes: Self.routes)
+        let home = TestPaths.temporaryDirectory("browse-large")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let artifacts = TestPaths.artifacts.appendingPathComponent("browser")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        var transcript: [String] = []
+        defer { try? Data(transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("shield-large.txt")) }
+
+        // EasyList and EasyPrivacy from their local copies, and one list for the test's tracker.
+        for name in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home).status == 0)
+        }
+        let trackers = home.appendingPathComponent("trackers.txt")
+        try Data("! Title: test trackers\n||tracker.test^\n".utf8).write(to: trackers)
+        let lists = [
+            ("el", TestPaths.filters.appendingPathComponent("easylist.txt")),
+            ("ep", TestPaths.filters.appendingPathComponent("easyprivacy.txt")), ("trackers", trackers),
+        ]
+        for (name, list) in lists {
+            let added = try PepperProcess.run(["lists", "add", list.path, "--name", name], home: home)
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+
+        func launch() throws -> BrowserDriver {
+            try BrowserDriver(
+                home: home, display: display.name, arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+        }
+        func fetched(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
+        var timings: [String] = []
+
+        /// Clicks the shield; returns the page's state once it has reloaded.
+        func clickShield(_ browser: BrowserDriver, _ label: String) throws -> BrowserDriver.State {
+            proxy.clearLog()
+            try browser.send("click shield")
+            let state = try browser.state()
+            let milliseconds = try #require(state.lastToggleMilliseconds, "the shield's page finished loading")
+            timings.append("\(label): \(milliseconds) ms")
+            // The reload did not wait for WebKit: the new output is still compiling behind it.
+            #expect(state.rulesCompilingInBackground, "\(label): the page reloaded while WebKit compiles the new output")
+            return state
+        }
+
+        // First launch: WebKit compiles the output, then the lists without the allowlist.
+        let firstIdentifier: String?
+        do {
+            let browser = try launch()
+            defer { transcript += browser.transcript }
+            _ = try browser.waitForPage()
+            let settled = try #require(try browser.send("wait rules").state)
+            #expect(settled.rulesCompiled == true && settled.baseRulesReady)
+            firstIdentifier = settled.rulesIdentifier
+            try browser.send("open \(Self.page)")
+            let protected = try browser.waitForPage()
+            #expect(protected.blocked == 1 && !fetched(Self.pixel))
+
+            let off = try clickShield(browser, "shield off")
+            #expect(!off.blocking && off.shield == "Shield off")
+            // The window answers while WebKit compiles (in a helper process, not on its thread).
+            var slowest = Duration.zero
+            for _ in 0..<10 {
+                let asked = ContinuousClock.now
+                _ = try browser.state()
+                slowest = max(slowest, ContinuousClock.now - asked)
+            }
+            timings.append(
+                "slowest of 10 state answers during the compile: \(String(format: "%.1f", Double(slowest.components.seconds) * 1000 + Double(slowest.components.attoseconds) / 1e15)) ms"
+            )
+            #expect(fetched(Self.pixel), "no filters on the allowlisted site at once")
+            // Another site keeps its protection while the new output compiles.
+            try browser.send("open \(Self.otherSite)")
+            let other = try browser.waitForPage()
+            #expect(other.blocked == 1 && !fetched(Self.otherPixel), "the installed filters on other sites")
+
+            let compiled = try #require(try browser.send("wait rules").state)
+            #expect(compiled.rulesIdentifier != firstIdentifier, "the output with the allowlist entry is installed")
+            try browser.send("click back")
+            _ = try browser.waitForPage()
+            proxy.clearLog()
+            try browser.send("click reload")
+            #expect(try browser.waitForPage().blocked == 0 && fetched(Self.pixel), "the compiled output lets the site through")
+
+            let on = try clickShield(browser, "shield on")
+            #expect(on.blocking && on.blocked == 1)
+            #expect(!fetched(Self.pixel), "the lists without the allowlist at once")
+            _ = try browser.send("wait rules")
+
+            // Off again, and quit while WebKit compiles.
+            _ = try clickShield(browser, "shield off again")
+            #expect(try browser.quit() == 0)
+        }
+
+        // The next launch compiles the output the quit left uncompiled: the site is let through.
+        do {
+            let browser = try launch()
+            defer { transcript += browser.transcript }
+            let restored = try browser.waitForPage()
+            #expect(restored.url == Self.page)
+            #expect(restored.rulesCompiled == true, "the output of the last click was not compiled before the quit")
+            #expect(!restored.blocking && restored.blocked == 0 && fetched(Self.pixel))
+            // The lists without the allowlist come from WebKit's store, just after the output.
+            #expect(try browser.send("wait rules").state?.baseRulesReady == true)
+            let on = try clickShield(browser, "shield on after relaunch")
+            #expect(on.blocking && on.blocked == 1)
+            _ = try browser.send("wait rules")
+            #expect(try browser.quit() == 0)
+        }
+
+        // And the one after loads WebKit's stored output: blocking on, as the last click left it.
+        do {
+            let browser = try launch()
+            defer { transcript += browser.transcript }
+            proxy.clearLog()
+            let restored = try browser.waitForPage()
+            #expect(restored.rulesCompiled == false && restored.rulesIdentifier == firstIdentifier)
+            #expect(restored.blocking && restored.blocked == 1 && !fetched(Self.pixel))
+            #expect(try browser.quit() == 0)
+        }
+
+        let report = "Shield toggle, click to page loaded (EasyList + EasyPrivacy + 1 list): " + timings.joined(separator: ", ")
+        print(report)
+        try Data((report + "\n").utf8).write(to: artifacts.appendingPathComponent("shield-timing.txt"))
+    }
+}
