@@ -72,21 +72,30 @@ public enum WebKitRuleJSON {
     /// Appends a JSON string literal, escaping quotes, backslashes and control characters.
     static func appendString(_ value: String, prefix: String = "", to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        output.append(contentsOf: prefix.utf8)
-        if !value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
-            output.append(contentsOf: value.utf8)
-            output.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigit(byte >> 4))
-                output.append(hexDigit(byte & 0xF))
-            default: output.append(byte)
+        if !prefix.isEmpty { output.append(contentsOf: prefix.utf8) }
+        var value = value
+        // Native strings are UTF-8 in one buffer: scan it and copy it whole when nothing needs
+        // escaping (nearly always: domains and URL filters).
+        value.withUTF8 { bytes in
+            var clean = true
+            for byte in bytes where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+                clean = false
+                break
+            }
+            if clean {
+                output.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 0..<0x20:
+                    output.append(contentsOf: "\\u00".utf8)
+                    output.append(hexDigit(byte >> 4))
+                    output.append(hexDigit(byte & 0xF))
+                default: output.append(byte)
+                }
             }
         }
         output.append(UInt8(ascii: "\""))

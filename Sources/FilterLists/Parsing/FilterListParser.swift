@@ -56,7 +56,7 @@ public struct FilterListParser: Sendable {
         }
         switch requested {
         case .tds?:
-            return try TrackerRadarConverter.convert(json: Data(buffer: bytes), name: name)
+            return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name)
         case .disconnect?:
             return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: disconnectCategories)
         default:

@@ -1,10 +1,10 @@
 /// DuckDuckGo's Tracker Radar blocking dataset ("TDS"), as published for the apps
 /// (`trackers`, `entities`, `domains`, `cnames`).
-public struct TrackerDataSet: Decodable, Sendable {
+public struct TrackerDataSet: Decodable, Hashable, Sendable {
     /// A tracking domain and how to treat requests to it.
-    public struct Tracker: Decodable, Sendable {
+    public struct Tracker: Decodable, Hashable, Sendable {
         /// The organisation behind a tracker.
-        public struct Owner: Decodable, Sendable {
+        public struct Owner: Decodable, Hashable, Sendable {
             /// The entity name, a key of ``TrackerDataSet/entities``.
             public var name: String
             /// The parent entity, when the owner belongs to a larger company.
@@ -12,9 +12,9 @@ public struct TrackerDataSet: Decodable, Sendable {
         }
 
         /// A rule refining what is blocked on the tracker's domain.
-        public struct Rule: Decodable, Sendable {
+        public struct Rule: Decodable, Hashable, Sendable {
             /// Sites or types a rule is limited to, or excepted from.
-            public struct Scope: Decodable, Sendable {
+            public struct Scope: Decodable, Hashable, Sendable {
                 /// Site domains (covering subdomains).
                 public var domains: [String]?
                 /// Request types, named as in WebExtensions (`script`, `image`, `xmlhttprequest`, ...).
@@ -44,7 +44,7 @@ public struct TrackerDataSet: Decodable, Sendable {
     }
 
     /// An organisation and the domains it owns.
-    public struct Entity: Decodable, Sendable {
+    public struct Entity: Decodable, Hashable, Sendable {
         /// Its domains.
         public var domains: [String]?
     }

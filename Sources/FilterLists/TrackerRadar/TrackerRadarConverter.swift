@@ -37,14 +37,14 @@ public enum TrackerRadarConverter {
             cloaks[tracker, default: []].append(cloaked)
         }
 
-        var sitesByEntity: [String: [String]] = [:]
+        var sitesByOwner: [OwnerKey: [String]] = [:]
         for trackerKey in dataset.trackers.keys.sorted() {
             let tracker = dataset.trackers[trackerKey]!
             guard let domain = try? DomainName.normalize(tracker.domain) else {
                 list.skip(line: 0, text: tracker.domain, reason: .invalidDomain)
                 continue
             }
-            let firstParty = firstPartySites(of: tracker, in: dataset, cache: &sitesByEntity)
+            let firstParty = firstPartySites(of: tracker, in: dataset, cache: &sitesByOwner)
             let hosts =
                 [(domain, true)]
                 + (cloaks[trackerKey] ?? []).sorted().compactMap { host -> (String, Bool)? in
@@ -62,13 +62,23 @@ public enum TrackerRadarConverter {
         return list
     }
 
-    /// Decodes and converts a TDS JSON document.
+    /// Reads and converts a TDS JSON document.
     public static func convert(json data: Data, name: String) throws(FilterListError) -> ParsedFilterList {
+        let dataset: Result<TrackerDataSet, TrackerDataSetReadError> = data.withUnsafeBytes { bytes in
+            Result { () throws(TrackerDataSetReadError) in try TrackerDataSet(json: bytes) }
+        }
+        switch dataset {
+        case .success(let dataset): return convert(dataset, name: name)
+        case .failure(let error): throw .invalidJSON(name: name, format: .tds, reason: error.description)
+        }
+    }
+
+    /// Reads and converts a TDS JSON document from its bytes.
+    public static func convert(json bytes: UnsafeRawBufferPointer, name: String) throws(FilterListError) -> ParsedFilterList {
         do {
-            let dataset = try JSONDecoder().decode(TrackerDataSet.self, from: data)
-            return convert(dataset, name: name)
+            return convert(try TrackerDataSet(json: bytes), name: name)
         } catch {
-            throw .invalidJSON(name: name, format: .tds, reason: String(describing: error))
+            throw .invalidJSON(name: name, format: .tds, reason: error.description)
         }
     }
 
@@ -82,18 +92,28 @@ public enum TrackerRadarConverter {
         }
     }
 
+    /// An owner and its parent, as a key.
+    struct OwnerKey: Hashable {
+        var name: String
+        var parent: String?
+    }
+
     /// The sites on which a tracker is first party: its entity's domains and its parent entity's.
-    static func firstPartySites(of tracker: TrackerDataSet.Tracker, in dataset: TrackerDataSet, cache: inout [String: [String]]) -> [String]
-    {
+    /// `cache` holds them per owner (an entity has many trackers).
+    static func firstPartySites(
+        of tracker: TrackerDataSet.Tracker, in dataset: TrackerDataSet, cache: inout [OwnerKey: [String]]
+    ) -> [String] {
+        guard let owner = tracker.owner else { return [] }
+        let key = OwnerKey(name: owner.name, parent: owner.ownedBy)
+        if let known = cache[key] { return known }
         func sites(of entity: String) -> [String] {
-            if let known = cache[entity] { return known }
-            let normalized = (dataset.entities[entity]?.domains ?? []).compactMap { try? DomainName.normalize($0) }
-            cache[entity] = normalized
-            return normalized
+            (dataset.entities[entity]?.domains ?? []).compactMap { try? DomainName.normalize($0) }
         }
-        var result = tracker.owner.map { sites(of: $0.name) } ?? []
-        if let parent = tracker.owner?.ownedBy { result += sites(of: parent) }
-        return Array(Set(result)).sorted()
+        var result = sites(of: owner.name)
+        if let parent = owner.ownedBy { result += sites(of: parent) }
+        let sorted = Array(Set(result)).sorted()
+        cache[key] = sorted
+        return sorted
     }
 
     private static func emitRules(
@@ -207,7 +227,13 @@ public enum TrackerRadarConverter {
     }
 
     private static func escapedHost(_ host: String) -> String {
-        host.replacingOccurrences(of: ".", with: "\\.")
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(host.utf8.count + 8)
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") { escaped.append(UInt8(ascii: "\\")) }
+            escaped.append(byte)
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     private static func resourceTypes(_ rule: TrackerDataSet.Tracker.Rule, subtractingExceptions: Bool) -> ResourceTypes? {
