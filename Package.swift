@@ -386,7 +386,7 @@ let package = Package(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
-                "DNSFilter", "Browsing",
+                "DNSFilter", "Browsing", "AppExtensionSupport",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [
