@@ -146,7 +146,7 @@ let package = Package(
         // MARK: The Apple app (Apple/): its portable decisions, and its extension classes on Linux
         // What the iOS extensions decide, portable: the app-group container's layout, which
         // content-blocker slot serves which list, the call directory's checkpointed loads, the
-        // message filter's read-only rules, the packet tunnel's DNS answers (docs/apple.md).
+        // message filter's read-only rules, the packet tunnel's DNS answers (Apple/README.md).
         .target(
             name: "AppExtensionSupport",
             dependencies: ["Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "FilterLists", "PepperActions"]

@@ -1,6 +1,6 @@
 import DNSFilter
 
-/// The addresses of the packet tunnel that answers DNS (docs/apple.md): the device's resolver
+/// The addresses of the packet tunnel that answers DNS (Apple/README.md): the device's resolver
 /// is pointed at an address inside the tunnel, and only that address is routed into it, so the
 /// tunnel sees DNS queries and nothing else — every other packet keeps its usual path.
 ///
