@@ -16,6 +16,7 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
     private let state: PepperState
     private var engineBackLength = 0
     private var lastNavigation: WKNavigationType?
+    private var rulesBlocking: Bool?
     @Published private(set) var canGoBack = false
     @Published private(set) var canGoForward = false
     @Published private(set) var address = ""
@@ -28,7 +29,7 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         configuration.websiteDataStore = .nonPersistent()
         webView = WKWebView(frame: .zero, configuration: configuration)
         super.init()
-        configuration.userContentController.add(self, name: Self.messageHandler)
+        webView.configuration.userContentController.add(self, name: Self.messageHandler)
         webView.allowsBackForwardNavigationGestures = true
         webView.navigationDelegate = self
         let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database)
@@ -67,10 +68,14 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         refresh()
     }
 
-    private func installRules() async {
-        let blocking = (try? session.isBlockingCurrentSite()) ?? true
+    /// Puts the rule lists for a page in place: none for an allowlisted site (at once, without
+    /// waiting for the recompiled output), else the compiled lists.
+    private func installRules(forPage address: String? = nil) async {
+        var blocking = (try? session.isBlockingCurrentSite()) ?? true
+        if let address { blocking = (try? session.siteBlocking.isBlocking(on: address)) ?? true }
         let plan = (try? WebViewRuleLists.plan(blocking: blocking, outputURL: state.home.outputURL)) ?? .none
         try? await RuleListInstaller.install(plan, in: webView.configuration.userContentController)
+        rulesBlocking = blocking
     }
 
     private func perform(_ command: NavigationCommand?) {
@@ -100,6 +105,9 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
             return .cancel
         }
         lastNavigation = action.navigationType
+        if action.targetFrame?.isMainFrame ?? true, ((try? session.siteBlocking.isBlocking(on: address)) ?? true) != rulesBlocking {
+            await installRules(forPage: address)
+        }
         return .allow
     }
 

@@ -62,7 +62,7 @@ struct BlockListView: View {
                     .keyboardType(.phonePad)
                     .onChange(of: number) { showPreview() }
                 if let preview { Text(preview).font(.caption).foregroundStyle(.secondary) }
-                Button("Block") { change { $0.block(number) } }.disabled(number.isEmpty)
+                Button("Block") { change { [number] screen in screen.block(number) } }.disabled(number.isEmpty)
             }
             Section("Blocked") {
                 ForEach(state?.blocked ?? [], id: \.value) { entry in Text(entry.shown) }

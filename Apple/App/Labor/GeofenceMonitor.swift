@@ -18,22 +18,23 @@ final class GeofenceMonitor: NSObject, CLLocationManagerDelegate {
         (try? AppGroupContainer.current())?.extensionsURL.appendingPathComponent("geofence-session.json")
     }
 
-    /// Starts monitoring when the person allowed it (Always), else asks.
+    /// Starts monitoring when the person allowed it (Always), else asks (the Strike alerts button).
     func start() {
         manager.delegate = self
-        switch manager.authorizationStatus {
-        case .authorizedAlways:
-            manager.startMonitoringSignificantLocationChanges()
-            manager.requestLocation()
-        case .notDetermined:
-            manager.requestAlwaysAuthorization()
-        default:
-            break
-        }
+        if manager.authorizationStatus == .notDetermined { manager.requestAlwaysAuthorization() }
+        resume()
+    }
+
+    /// Monitors again after a launch, only if the person allowed it; never asks.
+    func resume() {
+        manager.delegate = self
+        guard manager.authorizationStatus == .authorizedAlways else { return }
+        manager.startMonitoringSignificantLocationChanges()
+        manager.requestLocation()
     }
 
     nonisolated func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
-        Task { @MainActor in self.start() }
+        Task { @MainActor in self.resume() }
     }
 
     nonisolated func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {

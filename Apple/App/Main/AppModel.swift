@@ -37,7 +37,11 @@ final class AppModel {
     /// What the app does once its window is up: background updates and geofencing resume.
     func started() {
         BackgroundUpdates.schedule()
-        GeofenceMonitor.shared.start()
+        GeofenceMonitor.shared.resume()
+        // A first launch has no compiled lists yet: compile the enabled ones (or the starter list).
+        if let pepper, pepper.manifest() == nil {
+            Task { _ = try? await pepper.rebuild() }
+        }
     }
 
     /// Runs a screen action and shows its sentence.

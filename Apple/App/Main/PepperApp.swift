@@ -37,7 +37,7 @@ final class AppDelegate: NSObject, UIApplicationDelegate, UNUserNotificationCent
         UNUserNotificationCenter.current().delegate = self
         Notifications.registerCategories()
         // A relaunch for a region event: the monitor reattaches to Core Location.
-        if options?[.location] != nil { GeofenceMonitor.shared.start() }
+        if options?[.location] != nil { GeofenceMonitor.shared.resume() }
         return true
     }
 

@@ -13,6 +13,7 @@ struct WebProtectionView: View {
     @State private var lists: [ListsScreen.Row] = []
     @State private var suggestionAnswered = true
     @State private var updating = false
+    @State private var unserved = 0
 
     var body: some View {
         List {
@@ -25,6 +26,10 @@ struct WebProtectionView: View {
                         Text("Still off: \(toTurnOn.map { "Pepper \($0.number)" }.joined(separator: ", ")).")
                             .foregroundStyle(.secondary)
                     }
+                }
+                if unserved > 0 {
+                    Text("\(unserved) of the lists do not fit Safari's \(ContentBlockerSlot.count) blockers: turn a list off.")
+                        .foregroundStyle(.orange)
                 }
                 Button("Check with Safari again") { Task { await refresh() } }
             }
@@ -62,6 +67,7 @@ struct WebProtectionView: View {
         safari = onboarding?.gnomeWeb
         suggestionAnswered = onboarding?.search.answered ?? true
         toTurnOn = settings.slotsToTurnOn()
+        unserved = pepper.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0
         lists = (try? ListsScreen(state: pepper).load().lists) ?? []
     }
 

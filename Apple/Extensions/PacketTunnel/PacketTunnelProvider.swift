@@ -104,7 +104,9 @@ public final class PacketTunnelProvider: NEPacketTunnelProvider {
 }
 
 /// Shows the tunnel's questions as local notifications with Proceed and Block buttons.
-struct NotificationAsker: PicketAskNotifier {
+/// (`@unchecked`: Apple documents the notification centre as usable from any thread; SDKs
+/// differ in whether they say so to Swift.)
+struct NotificationAsker: PicketAskNotifier, @unchecked Sendable {
     let center: UNUserNotificationCenter
 
     func ask(_ notification: PicketAskNotification) {
