@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "PepperActions", targets: ["PepperActions"]),
         .library(name: "Screens", targets: ["Screens"]),
         .library(name: "Console", targets: ["Console"]),
+        .library(name: "AppExtensionSupport", targets: ["AppExtensionSupport"]),
+        .library(name: "AppSupport", targets: ["AppSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -64,6 +66,8 @@ let package = Package(
                 "CallFilter",
                 "Picket",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // `sqlite3_file_control`: the persistent WAL a read-only process needs.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
 
@@ -137,6 +141,35 @@ let package = Package(
                 "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "DNSFilter",
                 "CallFilter", "Picket",
             ]
+        ),
+
+        // MARK: The Apple app (Apple/): its portable decisions, and its extension classes on Linux
+        // What the iOS extensions decide, portable: the app-group container's layout, which
+        // content-blocker slot serves which list, the call directory's checkpointed loads, the
+        // message filter's read-only rules, the packet tunnel's DNS answers (Apple/README.md).
+        .target(
+            name: "AppExtensionSupport",
+            dependencies: ["Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "FilterLists", "PepperActions"]
+        ),
+        // What the iOS app decides, portable: geofence regions and refreshes, notification
+        // wording, background refreshes, Keychain names, the web view's rule lists, Safari's
+        // content-blocker settings for the onboarding.
+        .target(
+            name: "AppSupport",
+            dependencies: [
+                "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "Picket", "Storage", "ContentBlocker", "ListSync",
+            ]
+        ),
+        // The extension classes of Apple/Extensions, the very files the Xcode project builds: on
+        // Linux against AppleShims (declarations of the Apple types they use), so tests drive
+        // them with strict fakes.
+        .target(
+            name: "AppleExtensions",
+            dependencies: [
+                "AppExtensionSupport", "CallFilter", "DNSFilter", "Storage",
+                .target(name: "AppleShims", condition: .when(platforms: [.linux])),
+            ],
+            path: "Apple/Extensions"
         ),
 
         // MARK: Servers (Linux and macOS)
@@ -269,12 +302,26 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
+        // The Apple SDK types the extension classes use, declared with Apple's names and
+        // signatures (no behaviour): Linux only, so Apple/Extensions compiles here.
+        .target(name: "AppleShims", path: "Tests/AppleShims"),
+        // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
+        .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),
+        // Strict fakes of the Apple contexts (subclasses of the shims) enforcing Apple's documented rules.
+        .target(
+            name: "AppleTestSupport",
+            dependencies: [
+                "CallFilter", "CallFilterTestSupport", "DNSFilter",
+                .target(name: "AppleShims", condition: .when(platforms: [.linux])),
+            ],
+            path: "Tests/AppleTestSupport"
+        ),
         // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
         .target(name: "DNSTestSupport", dependencies: ["DNSFilter"], path: "Tests/DNSTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists", "PepperTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
-        .testTarget(name: "CallFilterTests", dependencies: ["CallFilter"]),
+        .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
         .testTarget(name: "PicketTests", dependencies: ["Picket", "PepperTestSupport"]),
@@ -305,6 +352,21 @@ let package = Package(
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(
+            name: "AppSupportTests",
+            dependencies: [
+                "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
+                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "AppleExtensionsTests",
+            dependencies: [
+                "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
+                "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport",
+                .target(name: "AppleShims", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .testTarget(
             name: "DNSServerTests",
             dependencies: [
                 "DNSServer", "DNSFilter", "DNSTestSupport", "FilterEngine", "FilterLists", "Picket", "Storage", "PepperTestSupport",
@@ -324,7 +386,7 @@ let package = Package(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
-                "DNSFilter", "Browsing",
+                "DNSFilter", "Browsing", "AppExtensionSupport",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [

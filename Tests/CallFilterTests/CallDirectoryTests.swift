@@ -1,4 +1,5 @@
 import CallFilter
+import CallFilterTestSupport
 import Testing
 
 @Suite("Call directory entries and handler")
@@ -37,6 +38,36 @@ struct CallDirectoryTests {
         #expect(context.identification == [14_259_501_212: "Suspicious"])
         #expect(outcome.incremental == false)
         #expect(outcome.added == [.blocking: 2, .identification: 1])
+    }
+
+    /// Chunks pass every entry once, in order, each chunk inside the scope (an autorelease
+    /// pool in the iOS extension), none larger than the chunk size.
+    @Test func loadsInChunksInsideTheScope() throws {
+        let numbers = (1...25).map { Int64(12_065_550_000 + $0) }
+        let source = MemoryCallDirectorySource(blocking: numbers, identification: [14_259_501_212: "Suspicious"])
+        let context = StrictCallDirectoryContext(isIncremental: false)
+        var handler = CallDirectoryHandler(source: source)
+        handler.chunkSize = 10
+        var depth = 0
+        var chunks: [Int] = []
+        var additionsOutsideAChunk = 0
+        let counting = CountingContext(base: context) {
+            if depth == 0 { additionsOutsideAChunk += 1 } else { chunks[chunks.count - 1] += 1 }
+        }
+        handler.chunkScope = { chunk in
+            depth += 1
+            chunks.append(0)
+            defer { depth -= 1 }
+            try chunk()
+        }
+        let outcome = try handler.beginRequest(with: counting, lastLoadedVersion: nil)
+        #expect(context.violations.isEmpty)
+        #expect(context.sortedBlocking == numbers)
+        #expect(outcome.added == [.blocking: 25, .identification: 1])
+        #expect(additionsOutsideAChunk == 0)
+        #expect(chunks.allSatisfy { $0 <= 10 })
+        // 25 blocking entries: 10, 10, 5; one identification entry: 1.
+        #expect(chunks.filter { $0 > 0 } == [10, 10, 5, 1])
     }
 
     @Test func incrementalLoadSendsOnlyChanges() throws {
@@ -101,4 +132,31 @@ struct CallDirectoryTests {
                 .callAfterCompletion("addIdentificationEntry"),
             ])
     }
+}
+
+/// Passes every call to `base`, reporting each addition.
+private final class CountingContext<Base: CallDirectoryContext>: CallDirectoryContext {
+    let base: Base
+    let added: () -> Void
+
+    init(base: Base, added: @escaping () -> Void) {
+        self.base = base
+        self.added = added
+    }
+
+    var isIncremental: Bool { base.isIncremental }
+    func addBlockingEntry(withNextSequentialPhoneNumber phoneNumber: Int64) {
+        added()
+        base.addBlockingEntry(withNextSequentialPhoneNumber: phoneNumber)
+    }
+    func removeBlockingEntry(withPhoneNumber phoneNumber: Int64) { base.removeBlockingEntry(withPhoneNumber: phoneNumber) }
+    func removeAllBlockingEntries() { base.removeAllBlockingEntries() }
+    func addIdentificationEntry(withNextSequentialPhoneNumber phoneNumber: Int64, label: String) {
+        added()
+        base.addIdentificationEntry(withNextSequentialPhoneNumber: phoneNumber, label: label)
+    }
+    func removeIdentificationEntry(withPhoneNumber phoneNumber: Int64) { base.removeIdentificationEntry(withPhoneNumber: phoneNumber) }
+    func removeAllIdentificationEntries() { base.removeAllIdentificationEntries() }
+    func completeRequest() { base.completeRequest() }
+    func cancelRequest(withError error: any Error) { base.cancelRequest(withError: error) }
 }

@@ -1,4 +1,5 @@
 import CallFilter
+import CallFilterTestSupport
 import Testing
 
 @Suite("Message filter")

@@ -1,3 +1,4 @@
+import AppExtensionSupport
 import ContentBlocker
 import Foundation
 import Testing
@@ -6,6 +7,19 @@ import Testing
 /// as the filter rules say.
 @Suite("Real WebKit judges the output", .serialized, .enabled(if: WebKitJudge.enabled, "WebKitGTK 4.1 is not installed"))
 struct WebKitConformanceTests {
+    /// The Apple app's content-blocker slots without a list of their own return a one-rule list:
+    /// WebKit refuses an empty one ("Empty extension."), and accepts that one.
+    @Test func theAppsUnusedSlotListCompilesWhereAnEmptyListIsRefused() throws {
+        guard WebKitJudge.ready() else { return }
+        let folder = TestPaths.temporaryDirectory("unused-slot")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let unused = try ContentBlockerAttachment.unusedSlotFile(in: AppGroupContainer(url: folder))
+        let empty = folder.appendingPathComponent("empty.json")
+        try Data("[]".utf8).write(to: empty)
+        let results = try WebKitJudge.compile([unused, empty])
+        #expect(results.map(\.ok) == [true, false], "\(results.map { $0.error ?? "ok" })")
+    }
+
     @Test(.enabled(if: TestPaths.hasFilters, "../shared/data/filters is absent"), .timeLimit(.minutes(5)))
     func easyListAndEasyPrivacyCompileInWebKitAndAreDeterministic() throws {
         guard WebKitJudge.ready() else { return }

@@ -141,4 +141,31 @@ public struct CallDirectoryEntries<Base: CallDirectoryEntryCursor>: CallDirector
         while let entry = try next() { try body(entry) }
         return count
     }
+
+    /// Passes every entry to `body`, `size` entries per call of `scope`; returns how many
+    /// there were. An iOS extension passes an autorelease pool as the scope, so that what the
+    /// system allocates per entry is freed after each chunk instead of after millions.
+    public mutating func forEach(
+        chunksOf size: Int, in scope: CallDirectoryChunkScope, _ body: (CallDirectoryEntry) throws -> Void
+    ) throws -> Int {
+        // `scope` only runs the chunk before returning; Swift cannot tell, hence the wrapper.
+        try withoutActuallyEscaping(body) { body in
+            var more = true
+            while more {
+                try scope {
+                    var passed = 0
+                    while passed < max(size, 1), let entry = try next() {
+                        try body(entry)
+                        passed += 1
+                    }
+                    more = passed == max(size, 1)
+                }
+            }
+        }
+        return count
+    }
 }
+
+/// Runs one chunk of a load (see ``CallDirectoryEntries/forEach(chunksOf:in:_:)``): calls
+/// `chunk` once, inside whatever scope the caller needs.
+public typealias CallDirectoryChunkScope = (_ chunk: () throws -> Void) throws -> Void

@@ -77,6 +77,10 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
 
     private let source: Source
     private let maximumEntries: Int?
+    /// Entries passed to the context per chunk.
+    public var chunkSize = 10_000
+    /// The scope each chunk runs in (an autorelease pool in an iOS extension); by default none.
+    public var chunkScope: CallDirectoryChunkScope = { chunk in try chunk() }
 
     /// A handler over `source`; `maximumEntries` caps each list (nil: no cap).
     public init(source: Source, maximumEntries: Int? = nil) {
@@ -116,14 +120,14 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
             for kind in CallDirectoryEntryKind.allCases {
                 try snapshot.withChanges(kind, since: lastLoadedVersion) { removals, additions in
                     var removed = CallDirectoryEntries(erasing: removals, maximumCount: nil)
-                    outcome.removed[kind] = try removed.forEach { entry in
+                    outcome.removed[kind] = try removed.forEach(chunksOf: chunkSize, in: chunkScope) { entry in
                         switch kind {
                         case .blocking: context.removeBlockingEntry(withPhoneNumber: entry.number)
                         case .identification: context.removeIdentificationEntry(withPhoneNumber: entry.number)
                         }
                     }
                     var added = CallDirectoryEntries(erasing: additions, maximumCount: maximumEntries)
-                    outcome.added[kind] = try added.forEach { entry in add(entry, kind, to: context) }
+                    outcome.added[kind] = try added.forEach(chunksOf: chunkSize, in: chunkScope) { entry in add(entry, kind, to: context) }
                     outcome.duplicatesRemoved += removed.duplicatesRemoved + added.duplicatesRemoved
                 }
             }
@@ -138,7 +142,7 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
         for kind in CallDirectoryEntryKind.allCases {
             try snapshot.withEntries(kind) { cursor in
                 var entries = CallDirectoryEntries(erasing: cursor, maximumCount: maximumEntries)
-                outcome.added[kind] = try entries.forEach { entry in add(entry, kind, to: context) }
+                outcome.added[kind] = try entries.forEach(chunksOf: chunkSize, in: chunkScope) { entry in add(entry, kind, to: context) }
                 outcome.duplicatesRemoved += entries.duplicatesRemoved
             }
         }

@@ -26,11 +26,11 @@ extension PepperState {
         }
     }
 
-    /// The allowlisted domains in effect now that cover `site` (itself or a parent domain).
-    public func allowlistEntries(covering site: String) throws(ActionError) -> [String] {
+    /// The allowlisted domains in effect at `date` (now) that cover `site` (itself or a parent domain).
+    public func allowlistEntries(covering site: String, at date: Date = Date()) throws(ActionError) -> [String] {
         let domains: [String]
         do {
-            domains = try AllowlistStore(database: database).domains()
+            domains = try AllowlistStore(database: database).domains(at: date)
         } catch {
             throw .storage("cannot read the allowlist: \(error)")
         }

@@ -19,12 +19,44 @@ public struct PicketConnection: Sendable, Hashable {
     }
 }
 
+/// Where the Picket API key is kept: a seam, because the key is a secret and each platform has
+/// its own place for secrets. On Linux it is the state's preferences
+/// (``PreferencePicketKeyStore``, the default); the iOS app passes a Keychain store through
+/// ``PepperState/Configuration/picketKeys``, so the key never lands in the shared database.
+public protocol PicketKeyStore: Sendable {
+    /// The stored key, or `nil` when there is none.
+    func key() throws -> String?
+    /// Stores `key`; `nil` removes it.
+    func setKey(_ key: String?) throws
+}
+
+/// The Picket key in the state's preferences (`picket.key`).
+public struct PreferencePicketKeyStore: PicketKeyStore {
+    private let preferences: PreferenceStore
+
+    /// The key store of `database`.
+    public init(database: PepperDatabase) {
+        preferences = PreferenceStore(database: database)
+    }
+
+    /// The stored key.
+    public func key() throws -> String? { try preferences.value(.picketKey) }
+
+    /// Stores or removes the key.
+    public func setKey(_ key: String?) throws { try preferences.set(.picketKey, key) }
+}
+
 extension PepperState {
+    /// Where this state keeps the Picket key: the configured store, else the preferences.
+    public var picketKeyStore: any PicketKeyStore {
+        configuration.picketKeys ?? PreferencePicketKeyStore(database: database)
+    }
+
     /// The configured Picket server, or `nil` when none is.
     public func picketConnection() throws(ActionError) -> PicketConnection? {
         do {
             let preferences = PreferenceStore(database: database)
-            guard let server = try preferences.value(.picketServer).flatMap(URL.init(string:)), let key = try preferences.value(.picketKey)
+            guard let server = try preferences.value(.picketServer).flatMap(URL.init(string:)), let key = try picketKeyStore.key()
             else { return nil }
             return PicketConnection(server: server, key: key)
         } catch {
@@ -60,9 +92,8 @@ extension PepperState {
         }
         let trimmed = address.hasSuffix("/") ? String(address.dropLast()) : address
         do {
-            let preferences = PreferenceStore(database: database)
-            try preferences.set(.picketServer, trimmed)
-            try preferences.set(.picketKey, chosen)
+            try picketKeyStore.setKey(chosen)
+            try PreferenceStore(database: database).set(.picketServer, trimmed)
         } catch {
             throw .storage("cannot save the Picket server settings: \(error)")
         }
@@ -72,9 +103,8 @@ extension PepperState {
     /// Forgets the Picket server and its key.
     public func forgetPicketConnection() throws(ActionError) {
         do {
-            let preferences = PreferenceStore(database: database)
-            try preferences.set(.picketServer, nil)
-            try preferences.set(.picketKey, nil)
+            try PreferenceStore(database: database).set(.picketServer, nil)
+            try picketKeyStore.setKey(nil)
         } catch {
             throw .storage("cannot forget the Picket server settings: \(error)")
         }

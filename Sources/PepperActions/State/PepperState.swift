@@ -21,11 +21,18 @@ public final class PepperState: Sendable {
         /// Called after every rebuild, on the rebuild's thread: keeps things outside the home
         /// (such as GNOME Web's settings) pointing at the output.
         public var afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void]
+        /// Where the Picket API key is kept; `nil`: the state's preferences (the iOS app passes
+        /// its Keychain store).
+        public var picketKeys: (any PicketKeyStore)?
 
         /// A configuration with the given settings.
-        public init(maximumRules: Int = 150_000, afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = []) {
+        public init(
+            maximumRules: Int = 150_000, afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = [],
+            picketKeys: (any PicketKeyStore)? = nil
+        ) {
             self.maximumRules = maximumRules
             self.afterPublish = afterPublish
+            self.picketKeys = picketKeys
         }
     }
 

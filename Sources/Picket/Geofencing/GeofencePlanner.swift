@@ -9,7 +9,7 @@ import Foundation
 ///   position moves.
 /// - Refresh: when the position is farther than `refreshThresholdMeters` from the cached
 ///   region's centre, or `suggestedRefreshInterval` has passed since the last fetch.
-public struct GeofencePlanner: Sendable, Hashable {
+public struct GeofencePlanner: Sendable, Hashable, Codable {
     /// The most regions monitored at once (iOS allows 20 per app).
     public var maximumRegions: Int
     /// The radius of a strike zone: inside it a person is at the picket line. A geofence's
@@ -55,7 +55,7 @@ public struct GeofencePlanner: Sendable, Hashable {
 }
 
 /// A geofence chosen for monitoring.
-public struct MonitoredRegion: Sendable, Hashable {
+public struct MonitoredRegion: Sendable, Hashable, Codable {
     /// The geofence.
     public var geofence: Geofence
     /// Metres from the position the regions were chosen at.
@@ -87,7 +87,7 @@ public enum RefreshReason: Sendable, Hashable, CustomStringConvertible {
 
 /// The data a client holds: the last payload, its hash, where its region is centred and when
 /// it was fetched or confirmed unchanged.
-public struct GeofenceCache: Sendable, Hashable {
+public struct GeofenceCache: Sendable, Hashable, Codable {
     /// The last payload.
     public var data: MobileData
     /// Its `X-Content-Hash`, sent with the next request.

@@ -31,8 +31,11 @@ public struct GeofenceEvent: Sendable, Hashable {
 /// after leaving the zone, so "Near Strike" is not repeated) → outside; a boundary is crossed
 /// outwards only ``GeofencePlanner/hysteresis`` metres past it. A geofence the position is in
 /// that stops being monitored (rotated out, or gone from refreshed data) raises "Leaving".
-public struct GeofenceTracker: Sendable {
-    private enum State: Sendable {
+///
+/// `Codable`, so an app the system relaunches for each location event resumes where it was
+/// (a zone it is in is not "entered" again).
+public struct GeofenceTracker: Sendable, Codable {
+    private enum State: String, Sendable, Codable {
         case near, inside, exited
     }
 

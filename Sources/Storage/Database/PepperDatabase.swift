@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The one SQLite database of a Pepper home (`pepper.sqlite`), in WAL mode so that the app,
 /// its extensions and the command-line tools can read while one of them writes.
@@ -16,6 +17,16 @@ public final class PepperDatabase: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            guard !db.configuration.readonly else { return }
+            // Persistent WAL: the `-wal` and `-shm` files stay when the last writer closes, so a
+            // process that may only read (iOS's message filter) can still open the database.
+            var persist: CInt = 1
+            let code = withUnsafeMutablePointer(to: &persist) {
+                sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, $0)
+            }
+            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+        }
         writer = try DatabasePool(path: url.path, configuration: configuration)
         let migrator = Self.migrator
         guard try !writer.read(migrator.hasCompletedMigrations) else { return }
@@ -31,6 +42,26 @@ public final class PepperDatabase: Sendable {
     /// Opens the database of `home`.
     public convenience init(home: PepperHome) throws {
         try self.init(url: home.databaseURL)
+    }
+
+    /// Opens an existing database for reading only, as an extension that must not write to
+    /// the shared container does (iOS's message filter): nothing is created or migrated, and
+    /// any write fails. Reading a WAL database this way needs its `-wal` and `-shm` files,
+    /// which the writer (the app) keeps beside it.
+    ///
+    /// - Throws: ``PepperDatabaseError/notReady(_:)`` when the database is missing or was not
+    ///   brought up to date by a writer yet.
+    public init(readingOnly url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PepperDatabaseError.notReady("\(url.path) does not exist yet: open Pepper once")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        writer = try DatabasePool(path: url.path, configuration: configuration)
+        guard try writer.read(Self.migrator.hasCompletedMigrations) else {
+            throw PepperDatabaseError.notReady("\(url.path) is from another version of Pepper: open Pepper once to update it")
+        }
     }
 
     /// All schema versions, oldest first. Never edit a shipped migration: add a new one.
@@ -85,5 +116,17 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-picket-2-moderation-log", migrate: PicketSchema.addModerationLog)
         migrator.registerMigration("v-console-2-shared-contacts", migrate: CallsSchema.shareContacts)
         return migrator
+    }
+}
+
+/// Why the state database cannot be used.
+public enum PepperDatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A reader found no database, or one a writer has not brought up to date.
+    case notReady(String)
+
+    public var description: String {
+        switch self {
+        case .notReady(let reason): return reason
+        }
     }
 }

@@ -1,0 +1,143 @@
+import AppSupport
+import Browsing
+import Foundation
+import ListSync
+import PepperActions
+import Picket
+import WebKit
+
+/// The web view and the `BrowserSession` it renders: history that survives relaunch, the
+/// page zoom of this device, the shield, struck employers' notices. WebKit's events are passed
+/// to the session; the session's commands are passed to WebKit.
+@MainActor
+final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate, WKScriptMessageHandler {
+    let webView: WKWebView
+    let session: BrowserSession
+    private let state: PepperState
+    private var engineBackLength = 0
+    private var lastNavigation: WKNavigationType?
+    private var rulesBlocking: Bool?
+    @Published private(set) var canGoBack = false
+    @Published private(set) var canGoForward = false
+    @Published private(set) var address = ""
+    @Published private(set) var blocking = true
+
+    init(state: PepperState) throws {
+        self.state = state
+        session = try BrowserSession(state: state)
+        let configuration = WKWebViewConfiguration()
+        configuration.websiteDataStore = .nonPersistent()
+        webView = WKWebView(frame: .zero, configuration: configuration)
+        super.init()
+        webView.configuration.userContentController.add(self, name: Self.messageHandler)
+        webView.allowsBackForwardNavigationGestures = true
+        webView.navigationDelegate = self
+        let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database)
+        session.picketLookup = index.map { index in { index.notice(for: $0) } }
+    }
+
+    static let messageHandler = "pepper"
+
+    /// Reopens the page of the last launch (or the start page), with the rules in force.
+    func launch() async {
+        await installRules()
+        perform(session.launch())
+        refresh()
+    }
+
+    func goBack() { perform(session.goBack()) }
+    func goForward() { perform(session.goForward()) }
+    func open(_ text: String) { perform(session.open(text).map(NavigationCommand.load)) }
+
+    func zoomIn() {
+        _ = try? session.zoomIn()
+        webView.pageZoom = CGFloat(session.zoom.factor)
+    }
+
+    func zoomOut() {
+        _ = try? session.zoomOut()
+        webView.pageZoom = CGFloat(session.zoom.factor)
+    }
+
+    /// The shield: blocking off (the site joins the allowlist) or on again; the web view gets
+    /// its rule lists — none at once for an allowlisted site — and reloads.
+    func toggleBlocking() async {
+        guard (try? await session.toggleBlocking()) != nil else { return }
+        await installRules()
+        webView.reload()
+        refresh()
+    }
+
+    /// Puts the rule lists for a page in place: none for an allowlisted site (at once, without
+    /// waiting for the recompiled output), else the compiled lists.
+    private func installRules(forPage address: String? = nil) async {
+        var blocking = (try? session.isBlockingCurrentSite()) ?? true
+        if let address { blocking = (try? session.siteBlocking.isBlocking(on: address)) ?? true }
+        let plan = (try? WebViewRuleLists.plan(blocking: blocking, outputURL: state.home.outputURL)) ?? .none
+        try? await RuleListInstaller.install(plan, in: webView.configuration.userContentController)
+        rulesBlocking = blocking
+    }
+
+    private func perform(_ command: NavigationCommand?) {
+        switch command {
+        case .engineBack: webView.goBack()
+        case .engineForward: webView.goForward()
+        case .load(let address):
+            if let url = URL(string: address) { webView.load(URLRequest(url: url)) }
+        case nil: break
+        }
+    }
+
+    private func refresh() {
+        canGoBack = session.canGoBack
+        canGoForward = session.canGoForward
+        address = session.currentURL ?? ""
+        blocking = (try? session.isBlockingCurrentSite()) ?? true
+    }
+
+    // MARK: WebKit's events, passed to the session
+
+    func webView(_ webView: WKWebView, decidePolicyFor action: WKNavigationAction) async -> WKNavigationActionPolicy {
+        let address = action.request.url?.absoluteString ?? ""
+        if action.targetFrame?.isMainFrame ?? true, let notice = session.picketNotice(for: address) {
+            let page = PicketNoticePage.html(for: notice, controls: .scriptMessages(handler: Self.messageHandler))
+            webView.loadHTMLString(page, baseURL: action.request.url)
+            return .cancel
+        }
+        lastNavigation = action.navigationType
+        if action.targetFrame?.isMainFrame ?? true, ((try? session.siteBlocking.isBlocking(on: address)) ?? true) != rulesBlocking {
+            await installRules(forPage: address)
+        }
+        return .allow
+    }
+
+    func webView(_ webView: WKWebView, didCommit navigation: WKNavigation!) {
+        guard let url = webView.url?.absoluteString else { return }
+        let back = webView.backForwardList.backList.count
+        switch lastNavigation {
+        case .backForward: try? session.engineMoved(by: back - engineBackLength, url: url)
+        case .reload: break
+        default: try? session.engineAddedItem(url: url, originalURL: webView.backForwardList.currentItem?.initialURL.absoluteString)
+        }
+        engineBackLength = back
+        session.pageCommitted(url: url)
+        webView.pageZoom = CGFloat(session.zoom.factor)
+        refresh()
+    }
+
+    func webView(_ webView: WKWebView, didFinish navigation: WKNavigation!) {
+        if let title = webView.title, !title.isEmpty { try? session.titleChanged(title) }
+    }
+
+    /// "Proceed anyway" (24 hours, through the allowlist) and "Go back" on a struck employer's notice.
+    func userContentController(_ controller: WKUserContentController, didReceive message: WKScriptMessage) {
+        guard let body = message.body as? String else { return }
+        if body == PicketNoticePage.backMessage { goBack() }
+        guard body == PicketNoticePage.proceedMessage, let url = webView.url?.absoluteString else { return }
+        Task {
+            _ = try? await state.setBlocking(false, onPage: url, until: Date().addingTimeInterval(PicketNotice.proceedDuration))
+            await installRules()
+            open(url)
+        }
+    }
+}

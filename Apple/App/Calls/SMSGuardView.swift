@@ -1,0 +1,67 @@
+#if os(iOS)
+import CallFilter
+import Screens
+import SwiftUI
+
+/// The SMS guard: the switch, the words (with the look-alikes they catch) and blocked senders.
+/// The message-filter extension reads them from the shared database.
+struct SMSGuardView: View {
+    let onChange: () -> Void
+    @Environment(AppModel.self) private var model
+    @State private var state: MessagesScreen.State?
+    @State private var word = ""
+    @State private var action = "junk"
+
+    var body: some View {
+        List {
+            Section {
+                Toggle("SMS Guard", isOn: Binding(get: { state?.enabled ?? true }, set: { on in change { $0.setEnabled(on) } }))
+                Toggle(
+                    "Unknown senders are junk",
+                    isOn: Binding(get: { state?.unknownSendersAreJunk ?? false }, set: { on in change { $0.setUnknownSendersAreJunk(on) } })
+                )
+                Text("Turn on Pepper in Settings › Apps › Messages › Unknown & Spam.").font(.footnote).foregroundStyle(.secondary)
+            }
+            Section("Words") {
+                HStack {
+                    TextField("Word or phrase", text: $word).autocorrectionDisabled()
+                    Picker("Action", selection: $action) {
+                        ForEach(MessagesScreen.wordActions, id: \.self) { Text($0.rawValue).tag($0.rawValue) }
+                    }
+                    Button("Add") { change { [word, action] screen in screen.addWord(word, action: action) } }.disabled(word.isEmpty)
+                }
+                ForEach(state?.words ?? [], id: \.word) { rule in
+                    VStack(alignment: .leading) {
+                        LabeledContent(rule.word, value: rule.action)
+                        if !rule.lookAlikes.isEmpty {
+                            Text("Also catches: \(rule.lookAlikes.map(\.text).joined(separator: ", "))").font(.caption)
+                        }
+                    }
+                }
+                .onDelete { offsets in
+                    for removed in offsets.compactMap({ state?.words[$0].word }) { change { $0.removeWord(removed) } }
+                }
+            }
+            Section("Blocked senders") {
+                ForEach(state?.blockedSenders ?? [], id: \.self) { Text($0) }
+                    .onDelete { offsets in
+                        for sender in offsets.compactMap({ state?.blockedSenders[$0] }) { change { $0.unblockSender(sender) } }
+                    }
+            }
+        }
+        .navigationTitle("SMS Guard")
+        .task { reload() }
+    }
+
+    private func change(_ action: @escaping @Sendable (MessagesScreen) -> Notice) {
+        Task {
+            await model.run { action(MessagesScreen(state: $0)) }
+            word = ""
+            reload()
+            onChange()
+        }
+    }
+
+    private func reload() { state = try? model.pepper.map { try MessagesScreen(state: $0).load() } }
+}
+#endif

@@ -1,0 +1,87 @@
+import Picket
+import Screens
+import SwiftUI
+
+/// Labor actions: the Picket server and key (kept in the Keychain), what happens to struck
+/// employers' sites, strike alerts, DNS protection, and the two reports.
+struct LaborActionsView: View {
+    @Environment(AppModel.self) private var model
+    @State private var state: LaborActionsScreen.State?
+    @State private var server = ""
+    @State private var key = ""
+    @State private var tunnelOn = false
+
+    var body: some View {
+        Form {
+            Section("Your Picket server") {
+                TextField(state?.server?.address ?? "https://picket.example.org", text: $server)
+                    .autocorrectionDisabled()
+                SecureField(state?.server?.maskedKey ?? "API key (opl_…)", text: $key)
+                Button("Save") { act { [server, key] screen in await screen.setServer(address: server, key: key) } }
+                if state?.server != nil {
+                    Button("Use the server's blocklist") { act { await $0.useServerBlocklist() } }
+                    Button("Forget the server", role: .destructive) { act { $0.forgetServer() } }
+                }
+            }
+            Section("Struck employers' sites") {
+                Picker("Policy", selection: policy) {
+                    ForEach(LaborActionsScreen.policyExplanations, id: \.policy) { Text($0.policy.rawValue.capitalized).tag($0.policy) }
+                }
+                .pickerStyle(.segmented)
+                if let explanation = LaborActionsScreen.policyExplanations.first(where: { $0.policy == state?.policy }) {
+                    Text(explanation.text).font(.footnote)
+                }
+                Toggle("DNS protection (a VPN on this device)", isOn: tunnel)
+            }
+            Section {
+                Button("Strike alerts near me") {
+                    Task {
+                        await Notifications.requestPermission()
+                        GeofenceMonitor.shared.start()
+                    }
+                }
+                NavigationLink("Report a strike") { StrikeReportView() }
+                NavigationLink("Send a GPS snapshot") { SnapshotView() }
+            }
+        }
+        .navigationTitle("Labor actions")
+        .task { await reload() }
+    }
+
+    private var policy: Binding<PicketPolicy> {
+        Binding(
+            get: { state?.policy ?? .ask },
+            set: { chosen in
+                act { await $0.setPolicy(chosen.rawValue) }
+                Task { await TunnelControl.reload() }
+            })
+    }
+
+    private var tunnel: Binding<Bool> {
+        Binding(
+            get: { tunnelOn },
+            set: { on in
+                Task {
+                    do {
+                        try await TunnelControl.set(on: on)
+                    } catch {
+                        model.notice = .error("DNS protection could not be turned \(on ? "on" : "off"): \(error).")
+                    }
+                    tunnelOn = await TunnelControl.isOn()
+                }
+            })
+    }
+
+    private func act(_ action: @escaping @Sendable (LaborActionsScreen) async -> Notice) {
+        Task {
+            await model.run { await action(LaborActionsScreen(state: $0)) }
+            key = ""
+            await reload()
+        }
+    }
+
+    private func reload() async {
+        state = try? model.pepper.map { try LaborActionsScreen(state: $0).load() }
+        tunnelOn = await TunnelControl.isOn()
+    }
+}

@@ -1,0 +1,49 @@
+import Picket
+
+/// The notification the packet tunnel shows when a struck employer's site is looked up under
+/// the `ask` policy: what the action is, and two buttons. "Proceed" lets the site through for
+/// 24 hours (the app allowlists it, so the content blocker lets it through too); "Block" keeps
+/// it blocked. The app registers the category and handles the buttons.
+public struct PicketAskNotification: Sendable, Hashable {
+    /// The notification category (its buttons).
+    public static let category = "pepper.picket.ask"
+    /// The "Proceed" button's identifier.
+    public static let proceedAction = "pepper.picket.proceed"
+    /// The "Block" button's identifier.
+    public static let blockAction = "pepper.picket.block"
+    /// The "Proceed" button's title.
+    public static let proceedTitle = "Proceed"
+    /// The "Block" button's title.
+    public static let blockTitle = "Block"
+    /// The `userInfo` key of the host that was looked up.
+    public static let hostKey = "host"
+    /// The `userInfo` key of the employer's identifier.
+    public static let employerKey = "employerId"
+
+    /// One notification per employer: a later one replaces it.
+    public var identifier: String
+    /// The title.
+    public var title: String
+    /// The text.
+    public var body: String
+    /// What the buttons' handler needs: ``hostKey`` and ``employerKey``.
+    public var userInfo: [String: String]
+
+    /// The notification for a lookup of `host`, owned by the struck employer of `notice`.
+    public init(host: String, notice: PicketNotice) {
+        identifier = "pepper.picket.ask." + notice.employerId
+        let action = notice.actionType.isEmpty ? "labor action" : notice.actionType
+        title = "\(notice.employer): \(action) in progress"
+        var text = "\(host) belongs to \(notice.employer)"
+        if let organization = notice.organization, !organization.isEmpty { text += ", where \(organization) is on \(action)" }
+        if let location = notice.location, !location.isEmpty { text += " (\(location))" }
+        body = text + ". It stays blocked unless you choose Proceed, which lets it through for 24 hours."
+        userInfo = [Self.hostKey: host, Self.employerKey: notice.employerId]
+    }
+}
+
+/// Shows ``PicketAskNotification``s (the tunnel's user-notification centre; a recorder in tests).
+public protocol PicketAskNotifier: Sendable {
+    /// Shows `notification`.
+    func ask(_ notification: PicketAskNotification)
+}
