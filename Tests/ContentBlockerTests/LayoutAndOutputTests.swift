@@ -151,3 +151,39 @@ struct RemovingAllowlistTests {
         #expect(ContentBlockerOutput.removingAllowlist(from: plain.files[0].contents, allowlist: []) == plain.files[0].contents)
     }
 }
+
+/// The work spread over the cores gives what the serial code gives.
+@Suite("Parallel conversion")
+struct ParallelConversionTests {
+    /// Hosts that share long prefixes, are prefixes of each other, and are short.
+    static let hosts: [String] = {
+        var hosts = ["a.b", "a", "b", "aa", "ab.example", "ab.example.org", "ab-example.org"]
+        for index in 0..<3_000 {
+            hosts.append("averyveryverylongprefix\(index % 7).example\(index).com")
+            hosts.append("x\(index * 7919 % 3_000).net")
+            hosts.append(String(repeating: "s", count: index % 20 + 1))
+        }
+        return Array(Set(hosts))
+    }()
+
+    @Test func hostsSortAsStringsDo() {
+        #expect(NetworkRuleConverter.sortedHosts(Self.hosts) == Self.hosts.sorted())
+        #expect(NetworkRuleConverter.sortedHosts([]) == [])
+    }
+
+    @Test func parallelMapKeepsOrderAndCount() {
+        for count in [0, 1, 2_047, 2_048, 10_001] {
+            #expect([Int].parallelMap(count: count) { $0 * 3 } == (0..<count).map { $0 * 3 })
+        }
+    }
+
+    @Test func rulesEncodedInChunksAreTheSameBytes() {
+        let rules = (0..<10_000).map { index in
+            WebKitRule(trigger: .init(urlFilter: "^https?://ads\(index)\\.example/", isCaseSensitive: index % 2 == 0), action: .block)
+        }
+        let serial = EncodedRules(rules)
+        let chunked = EncodedRules(encodingInParallel: rules[...])
+        #expect(chunked == serial)
+        #expect(EncodedRules(encodingInParallel: rules[100..<200]) == EncodedRules(rules[100..<200]))
+    }
+}

@@ -28,25 +28,26 @@ public struct ContentRuleCompiler: Sendable {
 
     /// Compiles `lists` (in order) with the user's `allowlist` (normalised domains).
     public func compile(_ lists: [ParsedFilterList], allowlist: [String] = []) -> CompiledRules {
-        // Request rules and hiding rules are independent: convert them on two cores.
-        let network = Box<(CompiledRules, CompilationState)>()
+        // Request rules and hiding rules are independent: the hiding rules are converted on
+        // another thread while this one converts the request rules (spreading its own work over
+        // the cores). Not two iterations of one `concurrentPerform`: work nested in one gets no
+        // more threads than its iteration.
         let cosmetic = Box<(CompiledRules, CompilationState)>()
         let selectorsPerRule = options.selectorsPerRule
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            var state = CompilationState(lists: lists, countingParserSkips: part == 0)
+        let hiding = DispatchGroup()
+        DispatchQueue.global().async(group: hiding) {
+            var state = CompilationState(lists: lists, countingParserSkips: false)
             var compiled = CompiledRules()
-            if part == 0 {
-                NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
-                network.value = (compiled, state)
-            } else {
-                CosmeticRuleConverter(selectorsPerRule: selectorsPerRule).convert(lists, into: &compiled, state: &state)
-                cosmetic.value = (compiled, state)
-            }
+            CosmeticRuleConverter(selectorsPerRule: selectorsPerRule).convert(lists, into: &compiled, state: &state)
+            cosmetic.value = (compiled, state)
         }
-        var (compiled, state) = network.value!
-        let (hiding, hidingState) = cosmetic.value!
-        compiled.genericHiding = hiding.genericHiding
-        compiled.specificHiding = hiding.specificHiding
+        var state = CompilationState(lists: lists, countingParserSkips: true)
+        var compiled = CompiledRules()
+        NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
+        hiding.wait()
+        let (hidingRules, hidingState) = cosmetic.value!
+        compiled.genericHiding = hidingRules.genericHiding
+        compiled.specificHiding = hidingRules.specificHiding
         state.merge(hidingState)
         compiled.allowlist = Self.allowlistRules(for: allowlist)
         compiled.reports = state.reports

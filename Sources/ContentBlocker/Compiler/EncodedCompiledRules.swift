@@ -11,14 +11,12 @@ public struct EncodedCompiledRules: Sendable, Hashable {
     /// Per-source counts.
     public var reports: [SourceReport]
 
-    /// `compiled`, encoded (its parts on both cores).
+    /// `compiled`, encoded (each part in chunks on every core: one part, the domain rules,
+    /// holds most of the rules).
     public init(_ compiled: CompiledRules) {
         let all = RuleListLayout.Part.allCases
-        let encoded = Slots<EncodedRules>(count: all.count)
-        DispatchQueue.concurrentPerform(iterations: all.count) { index in
-            encoded.set(index, EncodedRules(compiled.rules(of: all[index])))
-        }
-        parts = Dictionary(uniqueKeysWithValues: zip(all, encoded.values).filter { $0.1.count > 0 })
+        let encoded = all.map { EncodedRules(encodingInParallel: compiled.rules(of: $0)) }
+        parts = Dictionary(uniqueKeysWithValues: zip(all, encoded).filter { $0.1.count > 0 })
         reports = compiled.reports
     }
 

@@ -33,6 +33,39 @@ public struct EncodedRules: Sendable, Hashable {
         digest = Array(SHA256.hash(data: buffer))
     }
 
+    /// `rules`, encoded in chunks on every core (the same bytes as ``init(_:)``).
+    public init(encodingInParallel rules: ArraySlice<WebKitRule>) {
+        let chunkSize = 4_096
+        guard rules.count > chunkSize else {
+            self.init(rules)
+            return
+        }
+        let chunks = [EncodedRules].parallelMap(count: (rules.count + chunkSize - 1) / chunkSize, serialBelow: 2) { chunk in
+            var part = EncodedRules()
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(chunkSize * 128)
+            for rule in rules[(rules.startIndex + chunk * chunkSize)..<(rules.startIndex + Swift.min(rules.count, (chunk + 1) * chunkSize))]
+            {
+                buffer.append(contentsOf: Self.separator)
+                WebKitRuleJSON.write(rule, into: &buffer)
+                part.ends.append(buffer.count)
+            }
+            part.bytes = buffer[...]
+            return part
+        }
+        self.init()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(chunks.reduce(0) { $0 + $1.bytes.count })
+        ends.reserveCapacity(rules.count)
+        for chunk in chunks {
+            let offset = buffer.count
+            buffer.append(contentsOf: chunk.bytes)
+            ends.append(contentsOf: chunk.ends.map { $0 + offset })
+        }
+        bytes = buffer[...]
+        digest = Array(SHA256.hash(data: buffer))
+    }
+
     /// Rules read back from storage with their digest; `nil` when the ends do not describe `bytes`.
     public init?(bytes: ArraySlice<UInt8>, ends: [Int], digest: [UInt8]) {
         var previous = 0

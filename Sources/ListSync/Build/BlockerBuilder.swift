@@ -227,23 +227,39 @@ public enum BlockerBuilder {
         let key = CompileCache.key(for: inputs, sha256: identities.map(\.sha256))
         let previousInputs = (try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")))
             .flatMap { try? Manifest.decode($0) }?.inputs
-        var parsed: [ParsedInput]?
+        let engineIdentifier = "lists:" + key
         let entry: CompileCache.Entry
+        // Work that goes on beside the compile on another thread: the filter engine of new lists,
+        // the cache entry being written.
+        let beside = DispatchGroup()
         if var cached = CompileCache.load(home: home, key: key) {
             for index in cached.inputs.indices { cached.inputs[index].reused = true }
             entry = cached
+            // The engine follows the lists, not the allowlist: rebuilt only when missing or of other lists.
+            if previousInputs != key || !FileManager.default.fileExists(atPath: EngineCache.url(home: home).path) {
+                let lists = parse(inputs)
+                DispatchQueue.global().async(group: beside) {
+                    EngineCache.save(lists: lists, identifier: engineIdentifier, home: home)
+                }
+            }
         } else {
             let lists = parse(inputs)
-            parsed = lists
             let usable = lists.compactMap { item -> ParsedFilterList? in
                 guard case .success(let list) = item.result, list.ruleCount > 0 else { return nil }
                 return list
             }
             guard !usable.isEmpty else { throw Error.nothingUsable(describeSkips(lists)) }
+            // The engine is built from the same parsed lists while their rules are converted.
+            DispatchQueue.global().async(group: beside) {
+                EngineCache.save(lists: lists, identifier: engineIdentifier, home: home)
+            }
             entry = CompileCache.Entry(
                 rules: EncodedCompiledRules(ContentRuleCompiler().compile(usable)), inputs: lists.map(InputSummary.init))
-            CompileCache.save(home: home, key: key, entry: entry)
+            DispatchQueue.global().async(group: beside) {
+                CompileCache.save(home: home, key: key, entry: entry)
+            }
         }
+        defer { beside.wait() }
         // Only the inputs that gave rules are sources of the output, as in a full compile.
         let usableNames = Set(entry.rules.reports.map(\.name))
         var output: ContentBlockerOutput
@@ -255,10 +271,6 @@ public enum BlockerBuilder {
             throw Error.layout(error)
         }
         let changed = try output.write(to: home.outputURL)
-        // The engine for `pepper check` and the DNS filter follows the lists, not the allowlist.
-        if parsed != nil || previousInputs != key || !FileManager.default.fileExists(atPath: EngineCache.url(home: home).path) {
-            try EngineCache.rebuild(home: home, database: database, parsed: parsed ?? parse(inputs))
-        }
         try recordCounts(output.manifest, database: database)
         return (output, changed, entry.inputs)
     }

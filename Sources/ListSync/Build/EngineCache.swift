@@ -36,18 +36,19 @@ public enum EngineCache {
     /// Builds the engine from the home's inputs (``BlockerBuilder/stateInputs(home:database:)``),
     /// saves it, and returns it with the current allowlist.
     @discardableResult
-    public static func rebuild(
-        home: PepperHome, database: PepperDatabase, parsed: [BlockerBuilder.ParsedInput]? = nil
-    ) throws -> FilterEngine {
+    public static func rebuild(home: PepperHome, database: PepperDatabase) throws -> FilterEngine {
         let allowlist = try AllowlistStore(database: database).domains()
-        let lists: [ParsedFilterList]
-        if let parsed {
-            lists = parsed.compactMap { try? $0.result.get() }
-        } else {
-            lists = BlockerBuilder.parse(try BlockerBuilder.stateInputs(home: home, database: database)).compactMap { try? $0.result.get() }
-        }
+        let lists = BlockerBuilder.parse(try BlockerBuilder.stateInputs(home: home, database: database)).compactMap { try? $0.result.get() }
         let engine = FilterEngine(lists: lists, identifier: expectedIdentifier(home: home) ?? "")
         try? engine.write(to: url(home: home))
         return engine.replacingAllowlist(allowlist)
+    }
+
+    /// Builds the engine of parsed inputs (those that failed are left out) and saves it tagged
+    /// `identifier`, for a rebuild of the output from the same inputs. A failure to save is not
+    /// an error: the engine is rebuilt the next time it is needed.
+    static func save(lists parsed: [BlockerBuilder.ParsedInput], identifier: String, home: PepperHome) {
+        let engine = FilterEngine(lists: parsed.compactMap { try? $0.result.get() }, identifier: identifier)
+        try? engine.write(to: url(home: home))
     }
 }
