@@ -80,7 +80,9 @@ public final class StrictPacketFlow: NEPacketTunnelFlow, @unchecked Sendable {
     public var isReading: Bool { state.current.pending != nil }
 
     /// Waits until `count` packets were written (or `timeout` passed); returns what was written.
-    public func waitForWrites(_ count: Int, timeout: Duration = .seconds(10)) async -> [Data] {
+    /// The limit is generous: the provider answers on the cooperative pool, which a full test
+    /// run keeps busy for many seconds at a time (a clean-clone run once took over 10 s).
+    public func waitForWrites(_ count: Int, timeout: Duration = .seconds(60)) async -> [Data] {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while written.count < count, clock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
