@@ -169,7 +169,7 @@ struct NetworkRuleConverter {
     }
 
     /// `a < b` for host names, by their bytes: the order of `String`'s `<` for ASCII (hosts
-    /// are), without its Unicode machinery (a fifth of the converter's time on 84,000 hosts).
+    /// are), without its Unicode machinery; for hosts whose first 16 bytes are the same.
     static func precedes(_ a: String, _ b: String) -> Bool {
         let ordered = a.utf8.withContiguousStorageIfAvailable { left in
             b.utf8.withContiguousStorageIfAvailable { right in

@@ -62,17 +62,6 @@ public enum TrackerRadarConverter {
         return list
     }
 
-    /// Reads and converts a TDS JSON document.
-    public static func convert(json data: Data, name: String) throws(FilterListError) -> ParsedFilterList {
-        let dataset: Result<TrackerDataSet, TrackerDataSetReadError> = data.withUnsafeBytes { bytes in
-            Result { () throws(TrackerDataSetReadError) in try TrackerDataSet(json: bytes) }
-        }
-        switch dataset {
-        case .success(let dataset): return convert(dataset, name: name)
-        case .failure(let error): throw .invalidJSON(name: name, format: .tds, reason: error.description)
-        }
-    }
-
     /// Reads and converts a TDS JSON document from its bytes.
     public static func convert(json bytes: UnsafeRawBufferPointer, name: String) throws(FilterListError) -> ParsedFilterList {
         do {

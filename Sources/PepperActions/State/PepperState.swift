@@ -102,7 +102,7 @@ public final class PepperState: Sendable {
         }
         let outcome = RebuildOutcome(
             manifest: result.output.manifest, changed: result.changed, outputURL: home.outputURL,
-            lists: result.inputs.map(ParsedListSummary.init))
+            lists: result.inputs)
         for hook in configuration.afterPublish { hook(self, outcome) }
         return outcome
     }
@@ -156,42 +156,6 @@ public struct RebuildOutcome: Sendable, Hashable {
     public var fileURLs: [URL] { manifest.files.map { outputURL.appendingPathComponent($0.path) } }
 }
 
-/// How reading one list went, for reports.
-public struct ParsedListSummary: Sendable, Hashable {
-    /// The list's name.
-    public var name: String
-    /// Its size in bytes.
-    public var bytes: Int
-    /// The syntax it was read as.
-    public var format: String?
-    /// Rules read.
-    public var rules: Int
-    /// Lines skipped.
-    public var skipped: Int
-    /// Seconds spent reading it.
-    public var seconds: Double
-    /// Why it could not be read at all, when it could not.
-    public var error: String?
-    /// When no line was usable: the most frequent reasons, in a few words.
-    public var uselessBecause: String?
-    /// Whether its rules were reused from the last build of the same lists (nothing was read).
-    public var reused: Bool
-
-    /// The summary of a parsed input.
-    public init(_ parsed: BlockerBuilder.ParsedInput) {
-        self.init(BlockerBuilder.InputSummary(parsed))
-    }
-
-    /// The summary as a rebuild reports it.
-    public init(_ summary: BlockerBuilder.InputSummary) {
-        name = summary.name
-        bytes = summary.bytes
-        format = summary.format
-        rules = summary.rules
-        skipped = summary.skipped
-        seconds = summary.seconds
-        error = summary.error
-        uselessBecause = summary.uselessBecause
-        reused = summary.reused
-    }
-}
+/// How reading one list went, for reports (the rebuild's own summary: what it keeps with the
+/// incremental compile's entry).
+public typealias ParsedListSummary = BlockerBuilder.InputSummary

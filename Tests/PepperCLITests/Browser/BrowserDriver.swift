@@ -1,5 +1,7 @@
 import Browsing
 import Foundation
+import PepperTestSupport
+import Testing
 
 /// An X server of its own for a test (Xvfb), so GTK windows need no desktop.
 final class VirtualDisplay {
@@ -56,6 +58,24 @@ final class BrowserDriver {
     private let lines = LineBuffer()
     /// Every command and answer, for the test's artefacts.
     private(set) var transcript: [String] = []
+
+    /// An Xvfb for a browser test, or `nil` when the test cannot run here (no WebKitGTK or no
+    /// Xvfb; missing either is an issue when `PEPPER_REQUIRE_WEBKIT=1`).
+    static func virtualDisplay() throws -> VirtualDisplay? {
+        guard WebKitJudge.ready() else { return nil }
+        guard VirtualDisplay.isAvailable else {
+            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
+            return nil
+        }
+        return try VirtualDisplay()
+    }
+
+    /// `pepper browse` on `display` with all its traffic through the logging `proxy`, in a
+    /// 1024 × 640 window.
+    convenience init(home: URL, display: VirtualDisplay, proxy: ListServer) throws {
+        try self.init(
+            home: home, display: display.name, arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+    }
 
     init(home: URL, display: String, arguments: [String]) throws {
         process.executableURL = PepperProcess.executable

@@ -28,12 +28,7 @@ struct BrowserEndToEndTests {
     ]
 
     @Test func blocksNavigatesRestoresZoomsAndToggles() throws {
-        guard WebKitJudge.ready() else { return }
-        guard VirtualDisplay.isAvailable else {
-            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
-            return
-        }
-        let display = try VirtualDisplay()
+        guard let display = try BrowserDriver.virtualDisplay() else { return }
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -49,9 +44,7 @@ struct BrowserEndToEndTests {
         #expect(added.status == 0, "\(added.stderr)")
 
         func launch() throws -> BrowserDriver {
-            try BrowserDriver(
-                home: home, display: display.name,
-                arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+            try BrowserDriver(home: home, display: display, proxy: proxy)
         }
         func requested(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
 
@@ -163,12 +156,7 @@ struct BrowserEndToEndTests {
     /// A struck employer's site, from a real Picket server's blocklist: the notice takes the
     /// page's place (nothing is fetched), and "Proceed anyway" lets the site through for a day.
     @Test func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() throws {
-        guard WebKitJudge.ready() else { return }
-        guard VirtualDisplay.isAvailable else {
-            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
-            return
-        }
-        let display = try VirtualDisplay()
+        guard let display = try BrowserDriver.virtualDisplay() else { return }
         let employerPage = "http://seedco.example/shop"
         let proxy = try ListServer(routes: [
             employerPage: .init(body: "<!doctype html><title>Seed Co shop</title><h1>Shop</h1>", contentType: "text/html; charset=utf-8"),
@@ -194,8 +182,7 @@ struct BrowserEndToEndTests {
             #expect(added.status == 0, "\(added.stderr)")
         }
 
-        let browser = try BrowserDriver(
-            home: home, display: display.name, arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+        let browser = try BrowserDriver(home: home, display: display, proxy: proxy)
         defer { try? Data(browser.transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("picket.txt")) }
         _ = try browser.waitForPage()
         try browser.send("open \(Self.pageB)")

@@ -29,12 +29,7 @@ struct ShieldWithLargeListsTests {
     ]
 
     @Test func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() throws {
-        guard WebKitJudge.ready() else { return }
-        guard VirtualDisplay.isAvailable else {
-            if WebKitJudge.isRequired { Issue.record("PEPPER_REQUIRE_WEBKIT=1 but Xvfb is not installed") }
-            return
-        }
-        let display = try VirtualDisplay()
+        guard let display = try BrowserDriver.virtualDisplay() else { return }
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-large")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -59,8 +54,7 @@ struct ShieldWithLargeListsTests {
         }
 
         func launch() throws -> BrowserDriver {
-            try BrowserDriver(
-                home: home, display: display.name, arguments: ["--proxy", "http://127.0.0.1:\(proxy.port)", "--window-size", "1024x640"])
+            try BrowserDriver(home: home, display: display, proxy: proxy)
         }
         func fetched(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
         var timings: [String] = []
