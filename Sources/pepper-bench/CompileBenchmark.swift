@@ -78,7 +78,7 @@ struct CompileBenchmark: AsyncParsableCommand {
         }
         guard let output else { return }
         let ourRules = output.totalRules
-        let ourBytes = output.files.map(\.contents.count)
+        let ourBytes = output.files.map(\.byteCount)
         print("")
         print(
             "Pepper (in-process, median of \(runs)): parse \(Measurement.seconds(Measurement.median(parseTimes))), "

@@ -55,7 +55,7 @@ struct TrackerRadarBenchmark: AsyncParsableCommand {
             "Pepper (median of \(runs)): decode+convert \(Measurement.seconds(Measurement.median(decodeTimes))), "
                 + "compile+JSON \(Measurement.seconds(Measurement.median(compileTimes))), total \(Measurement.seconds(Measurement.median(totals)))"
         )
-        print("  rules out: \(output.totalRules), JSON bytes: \(output.files.map(\.contents.count).reduce(0, +))")
+        print("  rules out: \(output.totalRules), JSON bytes: \(output.files.map(\.byteCount).reduce(0, +))")
 
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-bench-tds-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)

@@ -16,8 +16,16 @@ import FilterLists
 /// When the blocks or the hiding rules do not fit in one list, they are distributed and every list
 /// repeats the exceptions that must follow them, so each list is correct on its own.
 public struct CompiledRules: Sendable {
-    /// Plain `||domain^` blocks, sorted.
-    public var domainBlocking: [WebKitRule] = []
+    /// The hosts of the plain `||domain^` blocks, sorted: each is blocked, with its subdomains,
+    /// by one rule (``domainBlockingRule(for:)``). Kept as host names because they are most of
+    /// the rules: written straight to JSON (``EncodedRules/init(blockingHosts:)``), they cost no
+    /// rule value each.
+    public var blockedHosts: [String] = [] {
+        didSet { encodedBlockedHosts = nil }
+    }
+    /// The JSON of ``blockedHosts``' rules when the compiler wrote it while converting the other
+    /// rules; `nil` once ``blockedHosts`` changes.
+    var encodedBlockedHosts: EncodedRules?
     /// Other network blocks; mixed-domain pairs (block + narrow exception) come first.
     public var blocking: [WebKitRule] = []
     /// Number of leading rules of ``blocking`` that are mixed-domain pairs and must stay together.
@@ -44,9 +52,19 @@ public struct CompiledRules: Sendable {
     /// Creates an empty set.
     public init() {}
 
+    /// Plain `||domain^` blocks, sorted: the rules of ``blockedHosts``.
+    public var domainBlocking: [WebKitRule] { blockedHosts.map(Self.domainBlockingRule(for:)) }
+
+    /// The rule that blocks every request to `host` (lower-case) and its subdomains, as WebKit
+    /// compiles fastest (``URLFilterTranslator/Style/domainRule``).
+    public static func domainBlockingRule(for host: String) -> WebKitRule {
+        let filter = URLFilterTranslator.urlFilter(pattern: host + "^", anchor: .host, isEndAnchored: false, style: .domainRule)
+        return WebKitRule(trigger: .init(urlFilter: filter.pattern, isCaseSensitive: true), action: .block)
+    }
+
     /// Number of distinct rules (before any repetition across lists).
     public var distinctRuleCount: Int {
-        domainBlocking.count + blocking.count + exceptions.count + genericHiding.count + genericHidingExceptions.count
+        blockedHosts.count + blocking.count + exceptions.count + genericHiding.count + genericHidingExceptions.count
             + specificHiding.count
             + hidingExceptions.count + important.count + documentExceptions.count + allowlist.count
     }
@@ -67,7 +85,10 @@ public struct CompiledRules: Sendable {
 
     /// How many rules each part of the layout has.
     var partCounts: [RuleListLayout.Part: Int] {
-        Dictionary(uniqueKeysWithValues: RuleListLayout.Part.allCases.map { ($0, rules(of: $0).count) })
+        Dictionary(
+            uniqueKeysWithValues: RuleListLayout.Part.allCases.map { part in
+                (part, part == .domainBlocking ? blockedHosts.count : rules(of: part).count)
+            })
     }
 
     /// The rules of one part of the layout.

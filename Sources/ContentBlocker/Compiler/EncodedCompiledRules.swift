@@ -12,10 +12,14 @@ public struct EncodedCompiledRules: Sendable, Hashable {
     public var reports: [SourceReport]
 
     /// `compiled`, encoded (each part in chunks on every core: one part, the domain rules,
-    /// holds most of the rules).
+    /// holds most of the rules, and is written from its host names).
     public init(_ compiled: CompiledRules) {
         let all = RuleListLayout.Part.allCases
-        let encoded = all.map { EncodedRules(encodingInParallel: compiled.rules(of: $0)) }
+        let encoded = all.map { part in
+            return part == .domainBlocking
+                ? compiled.encodedBlockedHosts ?? EncodedRules(blockingHosts: compiled.blockedHosts)
+                : EncodedRules(encodingInParallel: compiled.rules(of: part))
+        }
         parts = Dictionary(uniqueKeysWithValues: zip(all, encoded).filter { $0.1.count > 0 })
         reports = compiled.reports
     }
@@ -34,33 +38,36 @@ public struct EncodedCompiledRules: Sendable, Hashable {
         return copy
     }
 
-    /// One assembled rule list.
+    /// One rule list, as the runs of encoded rules it is made of: written to a file without
+    /// first being copied into one buffer.
     public struct AssembledList: Sendable {
-        /// Its JSON.
-        public var json: [UInt8]
+        /// Its JSON, piece after piece (slices of the encoded rules, and the brackets).
+        public var pieces: [ArraySlice<UInt8>]
         /// How many rules it holds.
         public var rules: Int
         /// SHA-256 over its runs of rules (each run's part, range and digest): it determines the
         /// JSON, and costs nothing for the runs kept from an earlier build.
         public var contentDigest: [UInt8]
+
+        /// Its JSON in one buffer.
+        public var json: [UInt8] {
+            var output: [UInt8] = []
+            output.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+            for piece in pieces { output.append(contentsOf: piece) }
+            return output
+        }
     }
 
     /// The lists of at most `maximumRules` rules, assembled.
     public func ruleLists(maximumRules: Int) throws(CompileError) -> [AssembledList] {
         let layout = try RuleListLayout.lists(counts: parts.mapValues(\.count), maximumRules: maximumRules)
-        let parts = self.parts
-        let assembled = Slots<AssembledList>(count: layout.count)
-        // Each list is assembled on its own core.
-        DispatchQueue.concurrentPerform(iterations: layout.count) { index in
-            let list = layout[index]
-            var output: [UInt8] = []
-            output.reserveCapacity(list.reduce(0) { total, segment in total + (parts[segment.part]?.bytes.count ?? 0) } + 8)
-            output.append(UInt8(ascii: "["))
+        return layout.map { list in
+            var pieces: [ArraySlice<UInt8>] = [[UInt8(ascii: "[")]]
             var first = true
             var hasher = SHA256()
             for segment in list {
                 guard let rules = parts[segment.part] else { continue }
-                rules.write(segment.range, into: &output, first: &first)
+                if let piece = rules.bytes(of: segment.range, first: &first) { pieces.append(piece) }
                 var header: [UInt8] = []
                 for value in [segment.part.rawValue, segment.range.lowerBound, segment.range.upperBound] {
                     withUnsafeBytes(of: UInt64(value).littleEndian) { header.append(contentsOf: $0) }
@@ -68,26 +75,8 @@ public struct EncodedCompiledRules: Sendable, Hashable {
                 hasher.update(data: header)
                 hasher.update(data: rules.digest(of: segment.range))
             }
-            output.append(contentsOf: [0x0A, UInt8(ascii: "]"), 0x0A])
-            assembled.set(
-                index, AssembledList(json: output, rules: list.reduce(0) { $0 + $1.range.count }, contentDigest: Array(hasher.finalize())))
+            pieces.append([0x0A, UInt8(ascii: "]"), 0x0A])
+            return AssembledList(pieces: pieces, rules: list.reduce(0) { $0 + $1.range.count }, contentDigest: Array(hasher.finalize()))
         }
-        return assembled.values
     }
-}
-
-/// Slots written by concurrent iterations, each by one, read after all of them finished.
-final class Slots<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Value?]
-
-    init(count: Int) {
-        storage = Array(repeating: nil, count: count)
-    }
-
-    func set(_ index: Int, _ value: Value) {
-        lock.withLock { storage[index] = value }
-    }
-
-    var values: [Value] { lock.withLock { storage.map { $0! } } }
 }

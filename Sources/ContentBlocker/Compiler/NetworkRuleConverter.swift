@@ -12,7 +12,7 @@ struct NetworkRuleConverter {
     private var emitted = Set<WebKitRule>()
     private var pairs: [WebKitRule] = []
     /// Domains blocked outright by a plain `||domain^` rule, with the list that named each first.
-    private var blockedDomains: [String: Int] = [:]
+    private var blockedDomains: [HostKey: Int] = [:]
 
     private enum Section {
         case blocking, exceptions, important, documentExceptions, hidingExceptions, genericHidingExceptions
@@ -61,25 +61,26 @@ struct NetworkRuleConverter {
         blockedDomains.reserveCapacity(lists.reduce(0) { $0 + $1.networkRules.count })
         for (source, listDomains) in domains.enumerated() {
             for case let domain? in listDomains {
-                if blockedDomains[domain] == nil { blockedDomains[domain] = source } else { state.skip(source, .duplicate) }
+                let key = HostKey(domain)
+                if blockedDomains[key] == nil { blockedDomains[key] = source } else { state.skip(source, .duplicate) }
             }
         }
-        let sortedDomains = Self.sortedHosts(Array(blockedDomains.keys))
         let blocked = blockedDomains
-        let domainRules = [WebKitRule?].parallelMap(count: sortedDomains.count) { index in
-            let domain = sortedDomains[index]
-            guard !Self.isCovered(Substring(domain), ownDomain: true, in: blocked) else { return nil }
-            let filter = URLFilterTranslator.urlFilter(pattern: domain + "^", anchor: .host, isEndAnchored: false, style: .domainRule)
-            return WebKitRule(trigger: .init(urlFilter: filter.pattern, isCaseSensitive: true), action: .block)
+        // The domain blocks are sorted, checked and written as JSON on another thread while this
+        // one converts the other rules (which need only the set of blocked domains).
+        let domainBlocks = DomainBlocksBox()
+        let writingDomainBlocks = DispatchGroup()
+        DispatchQueue.global().async(group: writingDomainBlocks) {
+            domainBlocks.value = Self.domainBlocks(blocked, sourceCount: lists.count)
         }
-        compiled.domainBlocking.reserveCapacity(domainRules.count)
-        for (domain, rule) in zip(sortedDomains, domainRules) {
-            let source = blockedDomains[domain]!
-            if let rule {
-                compiled.domainBlocking.append(rule)
-                state.emitted(by: source)
-            } else {
-                state.skip(source, .coveredByDomainRule)
+        defer {
+            writingDomainBlocks.wait()
+            let blocks = domainBlocks.value!
+            compiled.blockedHosts = blocks.hosts
+            compiled.encodedBlockedHosts = blocks.encoded
+            for source in lists.indices {
+                state.reports[source].rulesOut += blocks.emitted[source]
+                if blocks.covered[source] > 0 { state.reports[source].skipped[.coveredByDomainRule, default: 0] += blocks.covered[source] }
             }
         }
 
@@ -99,6 +100,43 @@ struct NetworkRuleConverter {
         }
     }
 
+    /// The plain domain blocks, from the domains blocked outright and the list that named each
+    /// first.
+    fileprivate struct DomainBlocks {
+        /// The hosts to block, sorted, without those a parent's block covers.
+        var hosts: [String]
+        /// Their rules' JSON.
+        var encoded: EncodedRules
+        /// Per list: its domains blocked, and its domains a parent's block covers.
+        var emitted: [Int]
+        var covered: [Int]
+    }
+
+    private static func domainBlocks(_ blocked: [HostKey: Int], sourceCount: Int) -> DomainBlocks {
+        // A dictionary's keys and values come in the same order.
+        let hosts = blocked.keys.map(\.host)
+        let sources = Array(blocked.values)
+        let order = sortedOrder(of: hosts)
+        let covered = [Bool].parallelMap(count: order.count) { index in
+            isCovered(Substring(hosts[order[index]]), ownDomain: true, in: blocked)
+        }
+        var blocks = DomainBlocks(
+            hosts: [], encoded: EncodedRules(), emitted: Array(repeating: 0, count: sourceCount),
+            covered: Array(repeating: 0, count: sourceCount))
+        blocks.hosts.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() {
+            if covered[position] {
+                blocks.covered[sources[index]] += 1
+            } else {
+                blocks.hosts.append(hosts[index])
+                blocks.emitted[sources[index]] += 1
+            }
+        }
+        // Written as hosts, not rules (``EncodedRules/init(blockingHosts:)``).
+        blocks.encoded = EncodedRules(blockingHosts: blocks.hosts)
+        return blocks
+    }
+
     /// What becomes of one rule, decided without the rules before it.
     private enum Plan: Sendable {
         case skip(SkipReason)
@@ -113,7 +151,7 @@ struct NetworkRuleConverter {
         case pair(block: WebKitRule, undo: WebKitRule)
     }
 
-    private static func plan(_ rule: NetworkRule, blockedDomains: [String: Int], isCancelled: (NetworkRule) -> Bool) -> Plan {
+    private static func plan(_ rule: NetworkRule, blockedDomains: [HostKey: Int], isCancelled: (NetworkRule) -> Bool) -> Plan {
         if isCancelled(rule) { return .skip(.disabledByBadfilter) }
         if rule.isException && rule.exceptionScope.contains(.genericBlocking) { return .skip(.unsupportedOption("genericblock")) }
         if !rule.isException && !rule.isImportant && rule.resourceTypes.isSubset(of: ResourceTypes.defaultTypes),
@@ -145,10 +183,16 @@ struct NetworkRuleConverter {
         }
     }
 
-    /// Host names sorted by ``precedes(_:_:)``, sorting 16-byte keys rather than strings (moving
-    /// strings retains and releases them; most hosts differ in their first 16 bytes).
+    /// Host names sorted by ``precedes(_:_:)``.
     static func sortedHosts(_ hosts: [String]) -> [String] {
-        var keys = hosts.indices.map { index -> (UInt64, UInt64, Int) in
+        sortedOrder(of: hosts).map { hosts[$0] }
+    }
+
+    /// The indices of `hosts` in the order of ``precedes(_:_:)``, sorting 16-byte keys rather
+    /// than strings (moving strings retains and releases them; most hosts differ in their first
+    /// 16 bytes).
+    static func sortedOrder(of hosts: [String]) -> [Int] {
+        var keys = [(UInt64, UInt64, Int)].parallelMap(count: hosts.count) { index in
             var host = hosts[index]
             return host.withUTF8 { bytes in
                 var key: (UInt64, UInt64) = (0, 0)
@@ -165,7 +209,7 @@ struct NetworkRuleConverter {
             if a.1 != b.1 { return a.1 < b.1 }
             return precedes(hosts[a.2], hosts[b.2])
         }
-        return keys.map { hosts[$0.2] }
+        return keys.map(\.2)
     }
 
     /// `a < b` for host names, by their bytes: the order of `String`'s `<` for ASCII (hosts
@@ -188,12 +232,12 @@ struct NetworkRuleConverter {
 
     /// Whether a plain domain block in `blocked` covers `host` (for a domain rule itself: a
     /// parent's block).
-    private static func isCovered(_ host: Substring, ownDomain: Bool, in blocked: [String: Int]) -> Bool {
+    private static func isCovered(_ host: Substring, ownDomain: Bool, in blocked: [HostKey: Int]) -> Bool {
         guard !blocked.isEmpty else { return false }
         var covered = false
         forEachSuffix(of: host) { suffix in
             if ownDomain && suffix.utf8.count == host.utf8.count { return true }
-            covered = blocked[String(suffix)] != nil
+            covered = blocked[HostKey(suffix)] != nil
             return !covered
         }
         return covered
@@ -383,5 +427,44 @@ extension WebKitRule.DomainCondition {
         case .ifTopURL, .unlessTopURL: return true
         case .ifDomain, .unlessDomain: return false
         }
+    }
+}
+
+/// The domain blocks, made on another thread and read after it finished.
+private final class DomainBlocksBox: @unchecked Sendable {
+    var value: NetworkRuleConverter.DomainBlocks?
+}
+
+/// A host name as a dictionary key, hashed and compared by its bytes, so that part of a longer
+/// string (a suffix of a host, the host of a pattern) is looked up without making a `String` of it.
+struct HostKey: Hashable, Sendable {
+    /// The host name.
+    let name: Substring
+
+    init(_ name: String) {
+        self.name = Substring(name)
+    }
+
+    init(_ name: Substring) {
+        self.name = name
+    }
+
+    /// The host name as a string (the original one when the key was made from a whole string).
+    var host: String { name.startIndex == name.base.startIndex && name.endIndex == name.base.endIndex ? name.base : String(name) }
+
+    static func == (left: HostKey, right: HostKey) -> Bool {
+        left.withBytes { a in
+            right.withBytes { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        withBytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    private func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = name.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = String(name)
+        return copy.withUTF8(body)
     }
 }

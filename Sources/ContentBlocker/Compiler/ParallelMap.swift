@@ -22,7 +22,7 @@ extension Array {
 }
 
 /// A pointer handed to concurrent chunks that write disjoint elements.
-private struct UncheckedPointer<Element>: @unchecked Sendable {
+struct UncheckedPointer<Element>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Element>
 
     init(_ pointer: UnsafeMutablePointer<Element>) {

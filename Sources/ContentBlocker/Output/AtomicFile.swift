@@ -74,6 +74,31 @@ public enum AtomicFile {
         if let failure { throw WriteError(path: url.path, reason: failure) }
     }
 
+    /// Writes `pieces`, one after the other, to `url` and flushes the file to disk (like
+    /// ``writeDurably(_:to:)``, without joining them into one buffer first).
+    public static func writeDurably(pieces: [ArraySlice<UInt8>], to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var failure: String?
+        for piece in pieces where failure == nil {
+            piece.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        failure = String(cString: strerror(errno))
+                        return
+                    }
+                    offset += written
+                }
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure { throw WriteError(path: url.path, reason: failure) }
+    }
+
     /// Flushes a folder's entries (new names, renames) to disk.
     public static func syncDirectory(_ directory: URL) {
         let descriptor = open(directory.path, O_RDONLY)

@@ -38,10 +38,16 @@ public struct ContentBlockerOutput: Sendable {
     public struct RuleFile: Sendable {
         /// Its file name.
         public var name: String
-        /// Its JSON.
-        public var contents: [UInt8]
+        /// Its JSON, piece after piece (written to the file as they are, never joined).
+        public var pieces: [ArraySlice<UInt8>]
         /// How many rules it holds.
         public var ruleCount: Int
+
+        /// Its JSON in one buffer.
+        public var contents: [UInt8] { pieces.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) } }
+
+        /// Its size in bytes.
+        public var byteCount: Int { pieces.reduce(0) { $0 + $1.count } }
     }
 
     /// The rule lists, in order.
@@ -74,7 +80,7 @@ public struct ContentBlockerOutput: Sendable {
     ) throws(CompileError) {
         let lists = try encoded.ruleLists(maximumRules: maximumRules)
         files = lists.enumerated().map { index, list in
-            RuleFile(name: "blocker-\(index + 1).json", contents: list.json, ruleCount: list.rules)
+            RuleFile(name: "blocker-\(index + 1).json", pieces: list.pieces, ruleCount: list.rules)
         }
         var hasher = SHA256()
         for (file, list) in zip(files, lists) {
@@ -141,7 +147,7 @@ public struct ContentBlockerOutput: Sendable {
         try? fileManager.removeItem(at: staging)
         try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
         for file in files {
-            try AtomicFile.writeDurably(file.contents, to: staging.appendingPathComponent(file.name))
+            try AtomicFile.writeDurably(pieces: file.pieces, to: staging.appendingPathComponent(file.name))
         }
         try AtomicFile.writeDurably(try manifest.encoded(), to: staging.appendingPathComponent("manifest.json"))
         AtomicFile.syncDirectory(staging)

@@ -40,9 +40,32 @@ public struct FilterListParser: Sendable {
     func parse(
         bytes allBytes: UnsafeBufferPointer<UInt8>, name: String, format: FilterListFormat?
     ) throws(FilterListError) -> ParsedFilterList {
+        switch try plan(bytes: allBytes, name: name, format: format) {
+        case .json(let format, let json):
+            return try convert(json: UnsafeBufferPointer(rebasing: allBytes[json]), format: format, name: name)
+        case .lines(let format, let text):
+            var list = ParsedFilterList(name: name, format: format)
+            list.networkRules.reserveCapacity(text.count / 40)
+            parseLines(UnsafeBufferPointer(rebasing: allBytes[text]), firstLine: 1, format: format, into: &list)
+            return list
+        }
+    }
+
+    /// How a list is read, decided from its first bytes.
+    enum Plan {
+        /// A JSON document (TDS, Disconnect), converted whole: the byte range after any byte-order mark.
+        case json(FilterListFormat, Range<Int>)
+        /// Lines in `format`: the byte range after any byte-order mark.
+        case lines(FilterListFormat, Range<Int>)
+    }
+
+    /// Checks that `allBytes` are text and finds their format.
+    func plan(bytes allBytes: UnsafeBufferPointer<UInt8>, name: String, format: FilterListFormat?) throws(FilterListError) -> Plan {
         var bytes = allBytes
+        var start = 0
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
             bytes = UnsafeBufferPointer(rebasing: bytes[3...])
+            start = 3
         }
         let probe = bytes.prefix(65_536)
         if probe.contains(0) { throw .binaryContent(name: name) }
@@ -55,17 +78,22 @@ public struct FilterListParser: Sendable {
             requested = json
         }
         switch requested {
-        case .tds?:
-            return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name)
-        case .disconnect?:
-            return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: disconnectCategories)
-        default:
-            break
+        case .tds?: return .json(.tds, start..<allBytes.count)
+        case .disconnect?: return .json(.disconnect, start..<allBytes.count)
+        default: return .lines(requested ?? FilterListFormat.detect(in: bytes), start..<allBytes.count)
         }
-        let format = requested ?? FilterListFormat.detect(in: bytes)
-        var list = ParsedFilterList(name: name, format: format)
-        list.networkRules.reserveCapacity(bytes.count / 40)
-        LineScanner.forEachLine(in: bytes) { rawLine, number in
+    }
+
+    func convert(json bytes: UnsafeBufferPointer<UInt8>, format: FilterListFormat, name: String) throws(FilterListError) -> ParsedFilterList
+    {
+        if format == .tds { return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name) }
+        return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: disconnectCategories)
+    }
+
+    /// Reads the lines of `bytes`, numbering them from `firstLine`, into `list`: a whole list,
+    /// or one piece of it that starts at a line.
+    func parseLines(_ bytes: UnsafeBufferPointer<UInt8>, firstLine: Int, format: FilterListFormat, into list: inout ParsedFilterList) {
+        LineScanner.forEachLine(in: bytes, firstNumber: firstLine) { rawLine, number in
             list.lineCount = number
             let line = LineScanner.trimmed(rawLine)
             if line.isEmpty {
@@ -83,11 +111,10 @@ public struct FilterListParser: Sendable {
             switch format {
             case .abp: parseFilterLine(text, number: number, into: &list)
             case .hosts, .domains: parseHostsLine(text, number: number, format: format, into: &list)
-            case .tds, .disconnect: break  // handled above
+            case .tds, .disconnect: break  // JSON, converted whole
             }
             return true
         }
-        return list
     }
 
     private static func decode(_ line: LineScanner.Line) -> String? {

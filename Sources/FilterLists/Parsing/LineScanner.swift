@@ -8,12 +8,12 @@ import Darwin
 enum LineScanner {
     typealias Line = Slice<UnsafeBufferPointer<UInt8>>
 
-    /// Calls `body` with each line (without its line terminator) and its 1-based number,
-    /// until `body` returns `false`.
-    static func forEachLine(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Line, Int) -> Bool) {
+    /// Calls `body` with each line (without its line terminator) and its number, counted from
+    /// `firstNumber`, until `body` returns `false`.
+    static func forEachLine(in bytes: UnsafeBufferPointer<UInt8>, firstNumber: Int = 1, _ body: (Line, Int) -> Bool) {
         guard let base = bytes.baseAddress else { return }
         var start = 0
-        var number = 0
+        var number = firstNumber - 1
         let count = bytes.count
         while start < count {
             number += 1
@@ -29,6 +29,18 @@ enum LineScanner {
             if !body(bytes[start..<lineEnd], number) { return }
             start = end + 1
         }
+    }
+
+    /// The line breaks (`\n`) in `bytes`.
+    static func lineBreaks(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard var cursor = bytes.baseAddress else { return 0 }
+        let end = cursor + bytes.count
+        var count = 0
+        while cursor < end, let hit = memchr(cursor, 0x0A, end - cursor) {
+            count += 1
+            cursor = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        return count
     }
 
     @inline(__always)

@@ -105,18 +105,11 @@ public enum BlockerBuilder {
         }
     }
 
-    /// Parses every input, one task per input.
+    /// Parses every input, all of them at once on every core (``FilterListParser/parseAll(_:maximumLineLength:)``).
     public static func parse(_ inputs: [ListInput]) -> [ParsedInput] {
-        let results = ParsedBox(count: inputs.count)
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-            let input = inputs[index]
-            let start = DispatchTime.now().uptimeNanoseconds
-            let parser = FilterListParser(disconnectCategories: input.disconnectCategories)
-            let result = Result { () throws(FilterListError) in try parser.parse(input.data, name: input.name, format: input.format) }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            results.set(index, ParsedInput(input: input, result: result, seconds: seconds))
-        }
-        return results.values
+        let outcomes = FilterListParser.parseAll(
+            inputs.map { .init(data: $0.data, name: $0.name, format: $0.format, disconnectCategories: $0.disconnectCategories) })
+        return zip(inputs, outcomes).map { input, outcome in ParsedInput(input: input, result: outcome.result, seconds: outcome.seconds) }
     }
 
     /// Compiles the usable parsed inputs into a content blocker (not yet written).
@@ -131,7 +124,9 @@ public enum BlockerBuilder {
             ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
         }
         do {
-            return try ContentBlockerOutput(compiled: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
+            let output = try ContentBlockerOutput(compiled: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
+            BackgroundRelease.release(consume compiled)
+            return output
         } catch {
             throw .layout(error)
         }
@@ -253,8 +248,9 @@ public enum BlockerBuilder {
             DispatchQueue.global().async(group: beside) {
                 EngineCache.save(lists: lists, identifier: engineIdentifier, home: home)
             }
-            entry = CompileCache.Entry(
-                rules: EncodedCompiledRules(ContentRuleCompiler().compile(usable)), inputs: lists.map(InputSummary.init))
+            let compiled = ContentRuleCompiler().compile(usable)
+            entry = CompileCache.Entry(rules: EncodedCompiledRules(compiled), inputs: lists.map(InputSummary.init))
+            BackgroundRelease.release(consume compiled)
             DispatchQueue.global().async(group: beside) {
                 CompileCache.save(home: home, key: key, entry: entry)
             }
@@ -305,22 +301,6 @@ public enum BlockerBuilder {
         let top = reasons.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(4)
         return "\(reasons.values.reduce(0, +)) lines skipped: " + top.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
-}
-
-/// Results written from concurrent iterations.
-private final class ParsedBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [BlockerBuilder.ParsedInput?]
-
-    init(count: Int) {
-        storage = Array(repeating: nil, count: count)
-    }
-
-    func set(_ index: Int, _ value: BlockerBuilder.ParsedInput) {
-        lock.withLock { storage[index] = value }
-    }
-
-    var values: [BlockerBuilder.ParsedInput] { lock.withLock { storage.map { $0! } } }
 }
 
 /// A list asked for by name that the state cannot give.

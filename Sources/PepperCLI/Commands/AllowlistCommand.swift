@@ -19,7 +19,7 @@ struct AllowlistCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the allowlisted domains.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Print the allowlisted domains.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print a JSON array.") var json = false
 
@@ -48,6 +48,7 @@ struct AllowlistCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Allowlist a site and its subdomains.",
             discussion: """
                 Give a domain (example.com) or paste a web address: its host is taken, without
@@ -80,7 +81,7 @@ struct AllowlistCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a domain from the allowlist.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a domain from the allowlist.")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The domain to remove.") var domain: String
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false

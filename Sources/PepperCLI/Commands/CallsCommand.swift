@@ -23,6 +23,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Normalize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "normalize",
             abstract: "Print numbers in E.164, or INVALID and the reason.",
             discussion: """
                 One line per input: the E.164 form (+12539501212), or INVALID, a tab and the reason. \
@@ -56,6 +57,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Block: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "block",
             abstract: "Block calls from a number or a range (+1 253 950 12##).")
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var regionOptions: RegionOptions
@@ -71,7 +73,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     struct Unblock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop blocking a number or a range.")
+        static let configuration = CommandConfiguration(commandName: "unblock", abstract: "Stop blocking a number or a range.")
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var regionOptions: RegionOptions
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
@@ -88,7 +90,8 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     struct Identify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Label calls from a number or a range (shown on the incoming call).")
+        static let configuration = CommandConfiguration(
+            commandName: "identify", abstract: "Label calls from a number or a range (shown on the incoming call).")
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var regionOptions: RegionOptions
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
@@ -110,7 +113,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     struct Unidentify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove the label of a number or a range.")
+        static let configuration = CommandConfiguration(commandName: "unidentify", abstract: "Remove the label of a number or a range.")
         @OptionGroup var homeOptions: HomeOptions
         @OptionGroup var regionOptions: RegionOptions
         @Option(help: "Most numbers one # range may stand for.") var maxRange = NumberRange.defaultCap
@@ -142,7 +145,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the blocked and identified numbers.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Print the blocked and identified numbers.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print a JSON array of {kind, number, e164, label?, range?}.") var json = false
 
@@ -183,6 +186,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Print the CallKit entries: everything, or the changes since a version.",
             discussion: """
                 Full export: `block<TAB>NUMBER` lines, then `identify<TAB>NUMBER<TAB>LABEL` lines, each list \
@@ -235,6 +239,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add numbers from a file (or - for stdin), or replace the lists with it.",
             discussion: """
                 One number or # range per line; `NUMBER<TAB>LABEL` lines go to the identification list, \
@@ -293,6 +298,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Print what happens to a call from a number: block, identify (with the label) or allow, and why.",
             discussion: """
                 The block list comes first, then contacts (they ring), then "block all except contacts", \
@@ -334,6 +340,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Region: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "region",
             abstract: "Print or set the region numbers without a country code are read in (US until set).",
             discussion: "Every calls and sms command, and the console, use it unless --region says otherwise.")
         @OptionGroup var homeOptions: HomeOptions
@@ -350,6 +357,7 @@ struct CallsCommand: AsyncParsableCommand {
 
     struct Contacts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "contacts",
             abstract: "Import the contacts' numbers from a vCard file (replacing earlier imports).",
             discussion: """
                 One contact list serves calls and messages: contacts' calls ring even with \
@@ -396,7 +404,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print list sizes and the recorded call decisions.")
+        static let configuration = CommandConfiguration(commandName: "stats", abstract: "Print list sizes and the recorded call decisions.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print JSON.") var json = false
 

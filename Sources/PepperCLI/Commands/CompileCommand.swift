@@ -92,6 +92,8 @@ struct CompileCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("\(error) in \(inputs.map(\.name).joined(separator: ", "))")
         }
+        // Freed while the output is written.
+        BackgroundRelease.release(consume parsed)
         let outputURL = output.map { URL(fileURLWithPath: $0) } ?? state.home.outputURL
         let changed: Bool
         do {

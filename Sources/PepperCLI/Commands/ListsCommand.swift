@@ -21,7 +21,7 @@ struct ListsCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every source with its state.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Show every source with its state.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print a JSON array.") var json = false
 
@@ -58,6 +58,7 @@ struct ListsCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Subscribe to a list by path or URL, fetch it and compile.",
             discussion: """
                 The list is checked before it is kept: a file with no usable rule is
@@ -103,7 +104,8 @@ struct ListsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unsubscribe from a list (built-in lists can only be disabled).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Unsubscribe from a list (built-in lists can only be disabled).")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The list's name.") var name: String
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
@@ -120,7 +122,8 @@ struct ListsCommand: AsyncParsableCommand {
     }
 
     struct Enable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Use a list again (fetching it if it has no copy yet).")
+        static let configuration = CommandConfiguration(
+            commandName: "enable", abstract: "Use a list again (fetching it if it has no copy yet).")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The list's name.") var name: String
         @Option(help: ArgumentHelp("For Disconnect lists: categories to block, comma-separated.", valueName: "list"))
@@ -145,7 +148,7 @@ struct ListsCommand: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop using a list (its copy is kept).")
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Stop using a list (its copy is kept).")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: "The list's name.") var name: String
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false

@@ -89,6 +89,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Run the Online Picket Line API server.",
             discussion: """
                 Endpoints: GET /api/mobile/data, GET /api/mobile/active-strikes, POST
@@ -217,6 +218,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keys",
             abstract: "Create, list and revoke API keys.",
             discussion: """
                 Scopes: read:mobile (data, active-strikes, geocode, reverse-geocode,
@@ -228,7 +230,7 @@ struct PicketCommand: AsyncParsableCommand {
             defaultSubcommand: List.self)
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create a key and print it (once).")
+            static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a key and print it (once).")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Option(name: .customLong("scope"), help: ArgumentHelp("A scope (repeatable).", valueName: "scope")) var scopes: [APIScope] = []
@@ -267,7 +269,7 @@ struct PicketCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the keys (never the keys themselves).")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys (never the keys themselves).")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Flag(help: "Print a JSON array.") var json = false
@@ -307,7 +309,8 @@ struct PicketCommand: AsyncParsableCommand {
         }
 
         struct Revoke: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Revoke a key; servers refuse it within a second.")
+            static let configuration = CommandConfiguration(
+                commandName: "revoke", abstract: "Revoke a key; servers refuse it within a second.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Argument(help: "The key's id (key_…), as `keys list` shows it.") var id: String
@@ -330,6 +333,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Moderate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "moderate",
             abstract: "Review submitted strikes and GPS snapshots.",
             discussion: """
                 Submissions are invisible until approved. Approving a strike
@@ -340,7 +344,7 @@ struct PicketCommand: AsyncParsableCommand {
             defaultSubcommand: List.self)
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the pending submissions, oldest first.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the pending submissions, oldest first.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Flag(help: "Print a JSON array of {\"id\", \"kind\", \"submittedAt\", …}.") var json = false
@@ -379,7 +383,7 @@ struct PicketCommand: AsyncParsableCommand {
         }
 
         struct Approve: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Publish a submission.")
+            static let configuration = CommandConfiguration(commandName: "approve", abstract: "Publish a submission.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Option(help: "Why, kept in the audit trail (moderate log).") var reason: String?
@@ -391,7 +395,8 @@ struct PicketCommand: AsyncParsableCommand {
         }
 
         struct Reject: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Reject a submission (it is kept, never served).")
+            static let configuration = CommandConfiguration(
+                commandName: "reject", abstract: "Reject a submission (it is kept, never served).")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Option(help: "Why, kept in the audit trail (moderate log).") var reason: String?
@@ -404,6 +409,7 @@ struct PicketCommand: AsyncParsableCommand {
 
         struct Log: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "log",
                 abstract: "Print the audit trail: who approved or rejected what, when and why, newest first.",
                 discussion: "Decisions made here are recorded as `cli`; the console's as `console:NAME`.")
             @OptionGroup var homeOptions: HomeOptions
@@ -456,6 +462,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Load employers and actions from a JSON file.",
             discussion: """
                 {"employers": [{"id", "name", "website", "domains": [...], "locations":
@@ -491,6 +498,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Policy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "policy",
             abstract: "Show or set what Pepper does with struck employers' domains.",
             discussion: """
                 ask: the DNS block page and the browser show the action and offer
@@ -523,6 +531,7 @@ struct PicketCommand: AsyncParsableCommand {
 
     struct Track: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "track",
             abstract: "Replay a route through the geofence engine against a server.",
             discussion: """
                 Reads a GPX track or CSV lines lat,lng,timestamp and moves along it as

@@ -20,7 +20,8 @@ struct RulesCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print your rules, one per line, in the order added.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Print your rules, one per line, in the order added.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print a JSON array of {text, addedAt}.") var json = false
 
@@ -35,7 +36,7 @@ struct RulesCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add rules (each checked first) and compile.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add rules (each checked first) and compile.")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: ArgumentHelp("Rules in Adblock Plus syntax (quote them for the shell).", valueName: "rule")) var rules: [String]
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
@@ -63,7 +64,7 @@ struct RulesCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove rules and compile.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove rules and compile.")
         @OptionGroup var homeOptions: HomeOptions
         @Argument(help: ArgumentHelp("Rules as listed by `pepper rules list`.", valueName: "rule")) var rules: [String]
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false

@@ -28,10 +28,11 @@ struct SmsCommand: AsyncParsableCommand {
 
     struct Words: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "words",
             abstract: "Manage the word rules.", subcommands: [Add.self, Remove.self, List.self], defaultSubcommand: List.self)
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a word or phrase (or change its action).")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a word or phrase (or change its action).")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Option(help: "What a match does.") var action: ActionOption = .junk
@@ -71,7 +72,7 @@ struct SmsCommand: AsyncParsableCommand {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove a word rule.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a word rule.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Option(name: .customLong("from"), help: ArgumentHelp("Remove the rule for this sender.", valueName: "sender")) var sender:
@@ -87,7 +88,7 @@ struct SmsCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Print the word rules.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "Print the word rules.")
             @OptionGroup var homeOptions: HomeOptions
             @Flag(help: "Print a JSON array of {word, action, subAction, sender?}.") var json = false
 
@@ -106,11 +107,13 @@ struct SmsCommand: AsyncParsableCommand {
 
     struct Senders: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "senders",
             abstract: "Manage blocked senders, contacts and the unknown-senders rule.",
             subcommands: [Block.self, Unblock.self, List.self, Contacts.self, ContactsOnly.self], defaultSubcommand: List.self)
 
         struct Block: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Treat messages from a number, short code or sender ID as junk.")
+            static let configuration = CommandConfiguration(
+                commandName: "block", abstract: "Treat messages from a number, short code or sender ID as junk.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Argument(help: ArgumentHelp("A phone number, short code (72975) or sender ID (PROMO).", valueName: "number")) var number:
@@ -125,7 +128,7 @@ struct SmsCommand: AsyncParsableCommand {
         }
 
         struct Unblock: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Stop treating a sender's messages as junk.")
+            static let configuration = CommandConfiguration(commandName: "unblock", abstract: "Stop treating a sender's messages as junk.")
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var regionOptions: RegionOptions
             @Argument(help: ArgumentHelp("A blocked sender.", valueName: "number")) var number: String
@@ -139,7 +142,7 @@ struct SmsCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Print the blocked senders.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "Print the blocked senders.")
             @OptionGroup var homeOptions: HomeOptions
             @Flag(help: "Print a JSON array.") var json = false
 
@@ -152,6 +155,7 @@ struct SmsCommand: AsyncParsableCommand {
 
         struct Contacts: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "contacts",
                 abstract: "Import the contacts' numbers from a vCard file (replacing earlier imports).",
                 discussion: """
                     Messages from contacts are always allowed; with contacts-only on, everyone else's are junk. \
@@ -201,6 +205,7 @@ struct SmsCommand: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Print allow, junk, promotion or transaction for a message, and why.",
             discussion: "The decision is recorded for `pepper sms stats` unless --no-record is given.")
         @OptionGroup var homeOptions: HomeOptions
@@ -243,6 +248,7 @@ struct SmsCommand: AsyncParsableCommand {
 
     struct Classify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "classify",
             abstract: "Classify messages from stdin: one JSON object per line in, one verdict per line out.",
             discussion: """
                 Input lines: {"from": SENDER, "text": TEXT} (also "sender"/"body"; optional "id", echoed back, \
@@ -305,6 +311,7 @@ struct SmsCommand: AsyncParsableCommand {
 
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Print the recorded message decisions: counts per action and rule, and the latest.")
         @OptionGroup var homeOptions: HomeOptions
         @Flag(help: "Print JSON.") var json = false
