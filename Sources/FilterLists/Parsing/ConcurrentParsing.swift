@@ -105,15 +105,25 @@ extension FilterListParser {
         }
         return plans.indices.map { index in
             if case .failure(let error) = plans[index] { return Outcome(result: .failure(error), seconds: 0) }
-            var parts = pieces[index]
+            let results = pieces[index]
             pieces[index] = []
+            var parts: [ParsedFilterList]
             do throws(FilterListError) {
-                var list = try parts.removeFirst().get()
-                for part in parts { list.append(piece: try part.get()) }
-                return Outcome(result: .success(list), seconds: seconds[index])
+                parts = try results.map { result throws(FilterListError) in try result.get() }
             } catch {
                 return Outcome(result: .failure(error), seconds: seconds[index])
             }
+            // Room for every piece's rules at once, and each piece freed as soon as it is added:
+            // at no time are two copies of a list's rules held.
+            var list = parts[0]
+            parts[0] = ParsedFilterList(name: list.name, format: list.format)
+            list.networkRules.reserveCapacity(list.networkRules.count + parts.reduce(0) { $0 + $1.networkRules.count })
+            list.cosmeticRules.reserveCapacity(list.cosmeticRules.count + parts.reduce(0) { $0 + $1.cosmeticRules.count })
+            for part in parts.indices.dropFirst() {
+                list.append(piece: parts[part])
+                parts[part] = ParsedFilterList(name: list.name, format: list.format)
+            }
+            return Outcome(result: .success(list), seconds: seconds[index])
         }
     }
 

@@ -57,6 +57,7 @@ struct UpdateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ShortLivedMemory.configure()
         let state = try homeOptions.openState()
         let options = UpdateOptions(
             force: force,
