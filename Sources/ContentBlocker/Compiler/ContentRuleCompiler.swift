@@ -28,6 +28,29 @@ public struct ContentRuleCompiler: Sendable {
 
     /// Compiles `lists` (in order) with the user's `allowlist` (normalised domains).
     public func compile(_ lists: [ParsedFilterList], allowlist: [String] = []) -> CompiledRules {
+        var (compiled, state, domainBlocks) = convert(lists, allowlist: allowlist)
+        domainBlocks.finish(into: &compiled, state: &state)
+        compiled.reports = state.reports
+        return compiled
+    }
+
+    /// Compiles `lists` straight to encoded rules, what a build writes and keeps: the same rules
+    /// as ``compile(_:allowlist:)``, but the other rules are encoded while the plain domain
+    /// blocks are still being sorted and written on another thread, and the rules themselves are
+    /// freed on another thread once encoded.
+    public func compileEncoded(_ lists: [ParsedFilterList], allowlist: [String] = []) -> EncodedCompiledRules {
+        var (compiled, state, domainBlocks) = convert(lists, allowlist: allowlist)
+        var parts = EncodedCompiledRules.encode(compiled, parts: RuleListLayout.Part.allCases.filter { $0 != .domainBlocking })
+        domainBlocks.finish(into: &compiled, state: &state)
+        parts[.domainBlocking] = compiled.encodedBlockedHosts ?? EncodedRules(blockingHosts: compiled.blockedHosts)
+        BackgroundRelease.release(consume compiled)
+        return EncodedCompiledRules(parts: parts, reports: state.reports)
+    }
+
+    /// Every rule but the plain domain blocks, which are still being made when this returns.
+    private func convert(
+        _ lists: [ParsedFilterList], allowlist: [String]
+    ) -> (CompiledRules, CompilationState, PendingDomainBlocks) {
         // Request rules and hiding rules are independent: the hiding rules are converted on
         // another thread while this one converts the request rules (spreading its own work over
         // the cores). Not two iterations of one `concurrentPerform`: work nested in one gets no
@@ -43,15 +66,14 @@ public struct ContentRuleCompiler: Sendable {
         }
         var state = CompilationState(lists: lists, countingParserSkips: true)
         var compiled = CompiledRules()
-        NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
+        let domainBlocks = NetworkRuleConverter.convert(lists, into: &compiled, state: &state)
         hiding.wait()
         let (hidingRules, hidingState) = cosmetic.value!
         compiled.genericHiding = hidingRules.genericHiding
         compiled.specificHiding = hidingRules.specificHiding
         state.merge(hidingState)
         compiled.allowlist = Self.allowlistRules(for: allowlist)
-        compiled.reports = state.reports
-        return compiled
+        return (compiled, state, domainBlocks)
     }
 
     /// The rule that switches everything off on allowlisted sites and their subdomains.

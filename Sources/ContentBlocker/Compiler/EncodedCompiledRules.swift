@@ -14,14 +14,19 @@ public struct EncodedCompiledRules: Sendable, Hashable {
     /// `compiled`, encoded (each part in chunks on every core: one part, the domain rules,
     /// holds most of the rules, and is written from its host names).
     public init(_ compiled: CompiledRules) {
-        let all = RuleListLayout.Part.allCases
-        let encoded = all.map { part in
-            return part == .domainBlocking
-                ? compiled.encodedBlockedHosts ?? EncodedRules(blockingHosts: compiled.blockedHosts)
-                : EncodedRules(encodingInParallel: compiled.rules(of: part))
-        }
-        parts = Dictionary(uniqueKeysWithValues: zip(all, encoded).filter { $0.1.count > 0 })
-        reports = compiled.reports
+        self.init(parts: Self.encode(compiled, parts: RuleListLayout.Part.allCases), reports: compiled.reports)
+    }
+
+    /// The given parts of `compiled`, encoded.
+    static func encode(_ compiled: CompiledRules, parts: [RuleListLayout.Part]) -> [RuleListLayout.Part: EncodedRules] {
+        Dictionary(
+            uniqueKeysWithValues: parts.map { part in
+                let rules =
+                    part == .domainBlocking
+                    ? compiled.encodedBlockedHosts ?? EncodedRules(blockingHosts: compiled.blockedHosts)
+                    : EncodedRules(encodingInParallel: compiled.rules(of: part))
+                return (part, rules)
+            })
     }
 
     /// Parts read back from storage.

@@ -18,14 +18,19 @@ struct NetworkRuleConverter {
         case blocking, exceptions, important, documentExceptions, hidingExceptions, genericHidingExceptions
     }
 
-    /// Converts the network rules of `lists`, adding them to `compiled` and counting in `state`.
-    static func convert(_ lists: [ParsedFilterList], into compiled: inout CompiledRules, state: inout CompilationState) {
+    /// Converts the network rules of `lists`, adding them to `compiled` and counting in `state`,
+    /// all but the plain domain blocks, which are still being sorted and written on another
+    /// thread when this returns: ``PendingDomainBlocks/finish(into:state:)`` adds them.
+    static func convert(
+        _ lists: [ParsedFilterList], into compiled: inout CompiledRules, state: inout CompilationState
+    ) -> PendingDomainBlocks {
         var converter = NetworkRuleConverter(compiled: compiled, state: state)
-        converter.convert(lists)
+        let domainBlocks = converter.convert(lists)
         converter.compiled.blocking = converter.pairs + converter.compiled.blocking
         converter.compiled.pairedBlockingCount = converter.pairs.count
         compiled = converter.compiled
         state = converter.state
+        return domainBlocks
     }
 
     private init(compiled: CompiledRules, state: CompilationState) {
@@ -33,7 +38,7 @@ struct NetworkRuleConverter {
         self.state = state
     }
 
-    private mutating func convert(_ lists: [ParsedFilterList]) {
+    private mutating func convert(_ lists: [ParsedFilterList]) -> PendingDomainBlocks {
         var badfilterKeys = Set<String>()
         var badfilterHeads = Set<UInt64>()
         for list in lists {
@@ -68,20 +73,9 @@ struct NetworkRuleConverter {
         let blocked = blockedDomains
         // The domain blocks are sorted, checked and written as JSON on another thread while this
         // one converts the other rules (which need only the set of blocked domains).
-        let domainBlocks = DomainBlocksBox()
-        let writingDomainBlocks = DispatchGroup()
-        DispatchQueue.global().async(group: writingDomainBlocks) {
-            domainBlocks.value = Self.domainBlocks(blocked, sourceCount: lists.count)
-        }
-        defer {
-            writingDomainBlocks.wait()
-            let blocks = domainBlocks.value!
-            compiled.blockedHosts = blocks.hosts
-            compiled.encodedBlockedHosts = blocks.encoded
-            for source in lists.indices {
-                state.reports[source].rulesOut += blocks.emitted[source]
-                if blocks.covered[source] > 0 { state.reports[source].skipped[.coveredByDomainRule, default: 0] += blocks.covered[source] }
-            }
+        let domainBlocks = PendingDomainBlocks()
+        DispatchQueue.global().async(group: domainBlocks.group) {
+            domainBlocks.box.value = Self.domainBlocks(blocked, sourceCount: lists.count)
         }
 
         emitted.reserveCapacity(lists.reduce(0) { $0 + $1.networkRules.count })
@@ -98,6 +92,7 @@ struct NetworkRuleConverter {
                 }
             }
         }
+        return domainBlocks
     }
 
     /// The plain domain blocks, from the domains blocked outright and the list that named each
@@ -430,9 +425,28 @@ extension WebKitRule.DomainCondition {
     }
 }
 
-/// The domain blocks, made on another thread and read after it finished.
-private final class DomainBlocksBox: @unchecked Sendable {
-    var value: NetworkRuleConverter.DomainBlocks?
+/// The plain domain blocks while another thread sorts, checks and writes them.
+struct PendingDomainBlocks: @unchecked Sendable {
+    fileprivate final class Box: @unchecked Sendable {
+        var value: NetworkRuleConverter.DomainBlocks?
+    }
+
+    /// Left when they are done.
+    fileprivate let group = DispatchGroup()
+    /// Written by that thread, read after it finished.
+    fileprivate let box = Box()
+
+    /// Waits for them, and adds them to `compiled` with their counts.
+    func finish(into compiled: inout CompiledRules, state: inout CompilationState) {
+        group.wait()
+        let blocks = box.value!
+        compiled.blockedHosts = blocks.hosts
+        compiled.encodedBlockedHosts = blocks.encoded
+        for source in blocks.emitted.indices {
+            state.reports[source].rulesOut += blocks.emitted[source]
+            if blocks.covered[source] > 0 { state.reports[source].skipped[.coveredByDomainRule, default: 0] += blocks.covered[source] }
+        }
+    }
 }
 
 /// A host name as a dictionary key, hashed and compared by its bytes, so that part of a longer

@@ -119,14 +119,12 @@ public enum BlockerBuilder {
             return (item.input, list)
         }
         guard !usable.isEmpty else { throw .nothingUsable(describeSkips(parsed)) }
-        let compiled = ContentRuleCompiler().compile(usable.map(\.1), allowlist: allowlist)
+        let compiled = ContentRuleCompiler().compileEncoded(usable.map(\.1), allowlist: allowlist)
         let identities = usable.map { input, _ in
             ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
         }
         do {
-            let output = try ContentBlockerOutput(compiled: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
-            BackgroundRelease.release(consume compiled)
-            return output
+            return try ContentBlockerOutput(encoded: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
         } catch {
             throw .layout(error)
         }
@@ -248,9 +246,7 @@ public enum BlockerBuilder {
             DispatchQueue.global().async(group: beside) {
                 EngineCache.save(lists: lists, identifier: engineIdentifier, home: home)
             }
-            let compiled = ContentRuleCompiler().compile(usable)
-            entry = CompileCache.Entry(rules: EncodedCompiledRules(compiled), inputs: lists.map(InputSummary.init))
-            BackgroundRelease.release(consume compiled)
+            entry = CompileCache.Entry(rules: ContentRuleCompiler().compileEncoded(usable), inputs: lists.map(InputSummary.init))
             DispatchQueue.global().async(group: beside) {
                 CompileCache.save(home: home, key: key, entry: entry)
             }
