@@ -63,7 +63,6 @@ struct CompileCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ShortLivedMemory.configure()
         let start = Date()
         let state = try homeOptions.openState()
         // The home's own output from the state's lists: the same rebuild as every change makes.

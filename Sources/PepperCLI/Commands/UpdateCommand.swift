@@ -57,7 +57,6 @@ struct UpdateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ShortLivedMemory.configure()
         let state = try homeOptions.openState()
         let options = UpdateOptions(
             force: force,
