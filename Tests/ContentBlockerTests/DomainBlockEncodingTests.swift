@@ -55,6 +55,19 @@ struct DomainBlockEncodingTests {
         #expect(EncodedCompiledRules(changed).parts[.domainBlocking]?.count == 3)
     }
 
+    @Test func compilingStraightToEncodedRulesGivesTheEncodedCompile() throws {
+        let lists = [
+            "||b.example^\n||a.example^\n||x.a.example^\n||c.example/ad.js$script\n@@||c.example/ok.js\nexample.com##.ad",
+            "||a.example^\n||z.example^$third-party\n||d.example^$domain=site.example|~sub.site.example\n##.banner",
+        ]
+        let parsed = try lists.enumerated().map { try FilterListParser().parse($1, name: "list\($0)") }
+        let direct = ContentRuleCompiler().compileEncoded(parsed, allowlist: ["allowed.example"])
+        let viaRules = EncodedCompiledRules(ContentRuleCompiler().compile(parsed, allowlist: ["allowed.example"]))
+        #expect(direct == viaRules)
+        #expect(direct.parts[.domainBlocking]?.count == 2)
+        #expect(direct.reports.map(\.rulesOut) == viaRules.reports.map(\.rulesOut))
+    }
+
     @Test func hostKeysCompareAndHashByBytes() {
         let whole = HostKey("tracker.example.com")
         let base = "ads.tracker.example.com"

@@ -102,8 +102,9 @@ struct NetworkRuleConverter {
         var hosts: [String]
         /// Their rules' JSON.
         var encoded: EncodedRules
-        /// Per list: its domains blocked, and its domains a parent's block covers.
+        /// Per list: how many of its domains are blocked by a rule of their own.
         var emitted: [Int]
+        /// Per list: how many of its domains a parent's block covers.
         var covered: [Int]
     }
 

@@ -46,6 +46,10 @@ public struct EncodedRules: Sendable, Hashable {
     /// rule value, no `url-filter` string per host). Each rule's size follows from its host, so
     /// every core writes its share of the rules straight into place in one buffer.
     public init(blockingHosts hosts: [String]) {
+        guard !hosts.isEmpty else {
+            self.init()
+            return
+        }
         let template = HostBlockTemplate.shared
         let separator = Self.separator
         // Each rule's size; a host the template cannot spell (none that a list gives) is encoded

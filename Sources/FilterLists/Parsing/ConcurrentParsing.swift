@@ -95,8 +95,7 @@ extension FilterListParser {
             results.set(jobIndex, (result, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
         }
 
-        // Each list joined back from its pieces, in order (moved out, so that appending to the
-        // first piece's rules does not copy them).
+        // Each list joined back from its pieces, in order.
         var pieces = Array(repeating: [Result<ParsedFilterList, FilterListError>](), count: inputs.count)
         var seconds = Array(repeating: 0.0, count: inputs.count)
         for (job, (result, duration)) in zip(jobs, results.takeAll()) {
