@@ -3,7 +3,7 @@ import Foundation
 
 /// Converts network rules (blocks and `@@` exceptions) into WebKit rules.
 ///
-/// Plain `||domain^` blocks are kept apart (``CompiledRules/domainBlocking``): they are most of
+/// Plain `||domain^` blocks are kept apart (``CompiledRules/blockedHosts``): they are most of
 /// EasyList and EasyPrivacy, WebKit compiles them fastest sorted and spelled apart from other
 /// rules, and they make every other block on the same host redundant, so those are dropped.
 struct NetworkRuleConverter {

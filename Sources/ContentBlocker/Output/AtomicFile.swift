@@ -54,49 +54,42 @@ public enum AtomicFile {
     /// Writes `data` to a new file at `url` and flushes it to disk (no rename: for files in a
     /// folder that is published as a whole).
     public static func writeDurably(_ data: some ContiguousBytes, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var failure: String?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure { throw WriteError(path: url.path, reason: failure) }
+        try writeDurably(to: url) { fd in data.withUnsafeBytes { writeAll($0, to: fd) } }
     }
 
     /// Writes `pieces`, one after the other, to `url` and flushes the file to disk (like
     /// ``writeDurably(_:to:)``, without joining them into one buffer first).
     public static func writeDurably(pieces: [ArraySlice<UInt8>], to url: URL) throws {
+        try writeDurably(to: url) { fd in
+            for piece in pieces {
+                if let failure = piece.withUnsafeBytes({ writeAll($0, to: fd) }) { return failure }
+            }
+            return nil
+        }
+    }
+
+    /// Creates `url`, lets `write` fill it (returning why it failed, if it did) and flushes it.
+    private static func writeDurably(to url: URL, _ write: (Int32) -> String?) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var failure: String?
-        for piece in pieces where failure == nil {
-            piece.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        failure = String(cString: strerror(errno))
-                        return
-                    }
-                    offset += written
-                }
-            }
-        }
+        var failure = write(fd)
         if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         if let failure { throw WriteError(path: url.path, reason: failure) }
+    }
+
+    /// Writes all of `bytes` to `fd` (retrying interrupted and partial writes); why not, if not.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += written
+        }
+        return nil
     }
 
     /// Flushes a folder's entries (new names, renames) to disk.
