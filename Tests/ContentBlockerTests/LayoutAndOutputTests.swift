@@ -108,6 +108,9 @@ struct LayoutAndOutputTests {
             #expect(decoded == lists[index])
             // Assembled from rules encoded once: byte for byte what encoding the list's rules gives.
             #expect(file.contents == WebKitRuleJSON.encode(lists[index]))
+            // Written piece by piece: the file holds exactly those bytes.
+            #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent(entry.path))) == file.contents)
+            #expect(file.byteCount == file.contents.count)
             #expect(decoded.count == entry.rules && file.ruleCount == entry.rules)
         }
         var again = try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 20)
