@@ -13,8 +13,13 @@ extension EncodedCompiledRules {
 
     /// The rules and counts as bytes: the parts (rule ends, then bytes), then the reports as JSON.
     public func serialized() -> [UInt8] {
+        serializedPieces().reduce(into: []) { $0.append(contentsOf: $1) }
+    }
+
+    /// ``serialized()`` as pieces to write one after the other: the rules' bytes are not copied.
+    public func serializedPieces() -> [ArraySlice<UInt8>] {
+        var pieces: [ArraySlice<UInt8>] = []
         var output = Self.storageMagic
-        output.reserveCapacity(parts.values.reduce(0) { $0 + $1.bytes.count + $1.count * 4 } + 4_096)
         func integer<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { output.append(contentsOf: $0) }
         }
@@ -24,15 +29,18 @@ extension EncodedCompiledRules {
             let rules = parts[part]!
             integer(UInt8(part.rawValue))
             integer(UInt32(rules.count))
+            output.reserveCapacity(output.count + rules.count * 4 + 32)
             for end in rules.ends { integer(UInt32(end)) }
             output.append(contentsOf: rules.digest)
-            output.append(contentsOf: rules.bytes)
+            pieces += [output[...], rules.bytes]
+            output = []
         }
         let reports = self.reports.map { StoredReport(name: $0.name, rulesIn: $0.rulesIn, rulesOut: $0.rulesOut, skipped: $0.skipped) }
         let json = (try? JSONEncoder().encode(reports)) ?? Data("[]".utf8)
         integer(UInt32(json.count))
         output.append(contentsOf: json)
-        return output
+        pieces.append(output[...])
+        return pieces
     }
 
     /// Reads rules stored by ``serialized()``; the rules share `bytes`' buffer (nothing is copied).

@@ -19,28 +19,24 @@ public enum AtomicFile {
 
     /// Writes `data` to a temporary file next to `url`, flushes it to disk, then renames it over `url`.
     public static func write(_ data: Data, to url: URL) throws {
+        try replace(url) { fd in data.withUnsafeBytes { writeAll($0, to: fd) } }
+    }
+
+    /// Writes `pieces`, one after the other, to a temporary file next to `url`, flushes it to
+    /// disk, then renames it over `url` (like ``write(_:to:)``, without joining them first).
+    public static func write(pieces: [ArraySlice<UInt8>], to url: URL) throws {
+        try replace(url) { fd in writeAll(pieces, to: fd) }
+    }
+
+    /// Fills a temporary file next to `url` with `write`, flushes it and renames it over `url`.
+    private static func replace(_ url: URL, _ write: (Int32) -> String?) throws {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw WriteError(path: temporary.path, reason: String(cString: strerror(errno))) }
-        var failure: String?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        close(fd)
-        if let failure {
+        do {
+            try writeDurably(to: temporary, write)
+        } catch {
             unlink(temporary.path)
-            throw WriteError(path: url.path, reason: failure)
+            throw WriteError(path: url.path, reason: error.reason)
         }
         guard Foundation.rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -60,22 +56,25 @@ public enum AtomicFile {
     /// Writes `pieces`, one after the other, to `url` and flushes the file to disk (like
     /// ``writeDurably(_:to:)``, without joining them into one buffer first).
     public static func writeDurably(pieces: [ArraySlice<UInt8>], to url: URL) throws {
-        try writeDurably(to: url) { fd in
-            for piece in pieces {
-                if let failure = piece.withUnsafeBytes({ writeAll($0, to: fd) }) { return failure }
-            }
-            return nil
-        }
+        try writeDurably(to: url) { fd in writeAll(pieces, to: fd) }
     }
 
     /// Creates `url`, lets `write` fill it (returning why it failed, if it did) and flushes it.
-    private static func writeDurably(to url: URL, _ write: (Int32) -> String?) throws {
+    private static func writeDurably(to url: URL, _ write: (Int32) -> String?) throws(WriteError) {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var failure = write(fd)
         if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         if let failure { throw WriteError(path: url.path, reason: failure) }
+    }
+
+    /// Writes every piece to `fd`, in order; why not, if not.
+    private static func writeAll(_ pieces: [ArraySlice<UInt8>], to fd: Int32) -> String? {
+        for piece in pieces {
+            if let failure = piece.withUnsafeBytes({ writeAll($0, to: fd) }) { return failure }
+        }
+        return nil
     }
 
     /// Writes all of `bytes` to `fd` (retrying interrupted and partial writes); why not, if not.

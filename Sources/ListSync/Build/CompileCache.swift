@@ -114,11 +114,9 @@ public enum CompileCache {
     public static func save(home: PepperHome, key: String, entry: Entry) {
         let file = url(home: home)
         guard let header = try? JSONEncoder().encode(Header(key: key, inputs: entry.inputs)) else { return }
-        var bytes = [UInt8](header)
-        bytes.append(0x0A)
-        bytes += entry.rules.serialized()
         try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? Data(bytes).write(to: file, options: .atomic)
+        // Written from the rules' own buffers: 17 MB for EasyList + EasyPrivacy, not copied.
+        try? AtomicFile.write(pieces: [(Array(header) + [0x0A])[...]] + entry.rules.serializedPieces(), to: file)
     }
 
     private struct Header: Codable {
