@@ -53,14 +53,6 @@ public struct EncodedCompiledRules: Sendable, Hashable {
         /// SHA-256 over its runs of rules (each run's part, range and digest): it determines the
         /// JSON, and costs nothing for the runs kept from an earlier build.
         public var contentDigest: [UInt8]
-
-        /// Its JSON in one buffer.
-        public var json: [UInt8] {
-            var output: [UInt8] = []
-            output.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
-            for piece in pieces { output.append(contentsOf: piece) }
-            return output
-        }
     }
 
     /// The lists of at most `maximumRules` rules, assembled.

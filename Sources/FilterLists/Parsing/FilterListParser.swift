@@ -84,6 +84,7 @@ public struct FilterListParser: Sendable {
         }
     }
 
+    /// A JSON list (TDS or Disconnect), converted whole.
     func convert(json bytes: UnsafeBufferPointer<UInt8>, format: FilterListFormat, name: String) throws(FilterListError) -> ParsedFilterList
     {
         if format == .tds { return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name) }
