@@ -149,7 +149,7 @@ let package = Package(
         // message filter's read-only rules, the packet tunnel's DNS answers (Apple/README.md).
         .target(
             name: "AppExtensionSupport",
-            dependencies: ["Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "FilterLists", "PepperActions"]
+            dependencies: ["Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "PepperActions"]
         ),
         // What the iOS app decides, portable: geofence regions and refreshes, notification
         // wording, background refreshes, Keychain names, the web view's rule lists, Safari's
@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "AppSupport",
             dependencies: [
-                "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "Picket", "Storage", "ContentBlocker", "ListSync",
+                "AppExtensionSupport", "Screens", "Picket", "Storage", "ContentBlocker",
             ]
         ),
         // The extension classes of Apple/Extensions, the very files the Xcode project builds: on
@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "AppleExtensions",
             dependencies: [
-                "AppExtensionSupport", "CallFilter", "DNSFilter", "Storage",
+                "AppExtensionSupport", "CallFilter", "DNSFilter",
                 .target(name: "AppleShims", condition: .when(platforms: [.linux])),
             ],
             path: "Apple/Extensions"

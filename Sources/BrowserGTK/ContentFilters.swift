@@ -69,6 +69,10 @@ final class ContentFilters {
     private var base: FilterSet?
     /// Whether the base filters are being prepared.
     private(set) var isPreparingBase = false
+    /// The key of the base filters the installed output needs (`nil`: it has none).
+    private var wantedBaseKey: String?
+    /// The newest output whose base was asked for while another was being prepared.
+    private var nextBase: (manifest: Manifest, generation: URL)?
     /// The filters now in the content manager.
     private(set) var attached: Selection?
 
@@ -80,8 +84,8 @@ final class ContentFilters {
         store = webkit_user_content_filter_store_new(storeDirectory.path)
     }
 
-    /// Whether the base filters (the lists without the allowlist) are ready.
-    var hasBase: Bool { base != nil }
+    /// Whether the base filters (the lists without the allowlist) of the installed output are ready.
+    var hasBase: Bool { base != nil && base?.key == wantedBaseKey }
 
     /// Loads the current output into the installed filters, compiled first when it is not the
     /// one compiled last, without putting it into a content manager (``attach(_:to:)`` does);
@@ -124,7 +128,7 @@ final class ContentFilters {
         switch selection {
         case .installed: filters = installed?.filters ?? []
         case .base:
-            guard let base else { return false }
+            guard let base, hasBase else { return false }
             filters = base.filters
         case .none: filters = []
         }
@@ -139,20 +143,45 @@ final class ContentFilters {
         set.filters.forEach { webkit_user_content_filter_unref($0) }
     }
 
-    /// Makes the base filters of `manifest`'s lists ready: loaded when compiled before for the
-    /// same lists, else compiled (seconds, in the background).
+    /// Makes the base filters of `manifest`'s lists ready: the installed filters themselves when
+    /// the output has no allowlist, else loaded when compiled before for the same lists, else
+    /// compiled (seconds, in the background; an output installed meanwhile is seen to next).
     private func prepareBase(_ manifest: Manifest, generation: URL) {
-        // An output compiled from other inputs than the state's has no digest of its lists.
-        guard let inputs = manifest.inputs, !isPreparingBase else { return }
-        let key = "\(inputs)|" + manifest.files.map { "\($0.rules)" }.joined(separator: ",")
-        guard base?.key != key else { return }
+        wantedBaseKey = Self.baseKey(of: manifest)
+        guard let key = wantedBaseKey, base?.key != key else { return }
+        if manifest.allowlist.isEmpty, let installed {
+            // Without an allowlist the lists are the installed filters: no second compile.
+            installed.filters.forEach { webkit_user_content_filter_ref($0) }
+            base.map(release)
+            base = FilterSet(key: key, filters: installed.filters)
+            return
+        }
+        guard !isPreparingBase else {
+            nextBase = (manifest, generation)
+            return
+        }
         isPreparingBase = true
         ready(.base, key: key, manifest: manifest, generation: generation) { [self] result in
             isPreparingBase = false
-            guard case .success(let (set, _)) = result else { return }
-            base.map(release)
-            base = set
+            if case .success(let (set, _)) = result {
+                base.map(release)
+                base = set
+            }
+            if let next = nextBase {
+                nextBase = nil
+                prepareBase(next.manifest, generation: next.generation)
+            }
         }
+    }
+
+    /// What the base filters of `manifest` are compiled from: its lists (the digest of its
+    /// inputs) and their rule counts without the allowlist, which changes only when the lists
+    /// do; `nil` for an output compiled from other inputs than the state's (no digest).
+    static func baseKey(of manifest: Manifest) -> String? {
+        guard let inputs = manifest.inputs else { return nil }
+        // Every list ends with the one allowlist rule when the allowlist has entries.
+        let allowlistRules = manifest.allowlist.isEmpty ? 0 : 1
+        return "\(inputs)|" + manifest.files.map { "\($0.rules - allowlistRules)" }.joined(separator: ",")
     }
 
     /// The stored names' prefix for the set `kind` compiled from `key`.

@@ -133,6 +133,9 @@ struct DNSTunnelTests {
         #expect(answer.header.id == 77)
         #expect(answer.responseCode == .nameError)
         #expect(answer.authorities.first?.soa?.minimum == 10)
+        // The same SOA as the DNS server's block answers (owned by the name, served by pepper.blocked).
+        #expect(answer.authorities.first?.soa?.primaryServer == (try DNSName("pepper.blocked")))
+        #expect(answer.authorities.first?.name == answer.questions.first?.name)
         #expect(upstream.names.isEmpty)
     }
 

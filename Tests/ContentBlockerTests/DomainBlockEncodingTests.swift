@@ -45,7 +45,10 @@ struct DomainBlockEncodingTests {
     @Test func compiledDomainBlocksAreTheRulesOfTheirHosts() throws {
         let compiled = try compile(["||b.example^\n||a.example^\n||sub.a.example^\n||c.example/path"])
         #expect(compiled.blockedHosts == ["a.example", "b.example"])
-        #expect(compiled.domainBlocking == compiled.blockedHosts.map(CompiledRules.domainBlockingRule(for:)))
+        #expect(
+            compiled.domainBlocking.map(\.trigger.urlFilter) == [
+                URLFilterTranslator.domainRulePrefix + "a\\.example[/:]", URLFilterTranslator.domainRulePrefix + "b\\.example[/:]",
+            ])
         // The JSON written while converting is that of the hosts; changing them drops it.
         let written = try #require(compiled.encodedBlockedHosts)
         #expect(Array(written.bytes) == Array(EncodedRules(blockingHosts: compiled.blockedHosts).bytes))

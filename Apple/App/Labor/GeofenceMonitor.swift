@@ -54,9 +54,7 @@ final class GeofenceMonitor: NSObject, CLLocationManagerDelegate {
     nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
 
     private func moved(to position: GeoCoordinate, at time: Date) async {
-        guard let sessionURL, let container = try? AppGroupContainer.current(),
-            let state = try? PepperState(home: container.home, configuration: .init(picketKeys: KeychainKeyStore()))
-        else { return }
+        guard let sessionURL, let state = try? AppModel.openState() else { return }
         var session = GeofenceSession.load(from: sessionURL)
         if let refresh = session.refresh(at: position, now: time), let client = try? state.picketConnection()?.client(),
             let result = try? await client.mobileData(at: refresh.position, lastHash: refresh.lastHash)

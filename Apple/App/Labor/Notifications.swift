@@ -34,15 +34,16 @@ enum Notifications {
         UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: nil))
     }
 
-    /// Acts on an answer: "Proceed" allowlists the site for 24 hours, then the tunnel reads
-    /// the allowlist again.
+    /// Acts on an answer: "Proceed" allowlists the site for 24 hours (the rebuild reloads
+    /// Safari's content blockers, as every rebuild of the app's state does), then the tunnel
+    /// reads the allowlist again.
     static func handle(_ response: UNNotificationResponse) async {
         let content = response.notification.request.content
         guard
             let answer = PicketAskResponse(
                 actionIdentifier: response.actionIdentifier, categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
             case .proceed(_, let duration) = answer, let page = answer.pageAddress,
-            let container = try? AppGroupContainer.current(), let state = try? PepperState(home: container.home)
+            let state = try? AppModel.openState()
         else { return }
         _ = try? await state.setBlocking(false, onPage: page, until: Date().addingTimeInterval(duration))
         await TunnelControl.reload()

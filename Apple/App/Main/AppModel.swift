@@ -22,13 +22,20 @@ final class AppModel {
 
     private static func open() -> Result<PepperState, AppModelError> {
         do {
-            let container = try AppGroupContainer.current()
-            let configuration = PepperState.Configuration(
-                afterPublish: [{ _, _ in SafariBlockers.reloadAll() }], picketKeys: KeychainKeyStore())
-            return .success(try PepperState(home: container.home, configuration: configuration))
+            return .success(try openState())
         } catch {
             return .failure(AppModelError(description: "\(error)"))
         }
+    }
+
+    /// Pepper's state as every part of the app opens it (the window, background updates,
+    /// geofencing, notification answers): in the app-group container, with the Picket key in
+    /// the Keychain and Safari's content blockers reloaded after every rebuild.
+    nonisolated static func openState() throws -> PepperState {
+        let container = try AppGroupContainer.current()
+        let configuration = PepperState.Configuration(
+            afterPublish: [{ _, _ in SafariBlockers.reloadAll() }], picketKeys: KeychainKeyStore())
+        return try PepperState(home: container.home, configuration: configuration)
     }
 
     /// The state, when it opened.

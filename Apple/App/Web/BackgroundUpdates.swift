@@ -15,11 +15,7 @@ import BackgroundTasks
 enum BackgroundUpdates {
     /// Runs one update (SwiftUI's `backgroundTask(.appRefresh(_:))` calls it).
     static func run() async {
-        guard let container = try? AppGroupContainer.current(),
-            let state = try? PepperState(
-                home: container.home,
-                configuration: .init(afterPublish: [{ _, _ in SafariBlockers.reloadAll() }], picketKeys: KeychainKeyStore()))
-        else { return }
+        guard let state = try? AppModel.openState() else { return }
         _ = await ListsScreen(state: state).updateNow()
         schedule(lists: (try? state.lists()) ?? [])
     }
@@ -27,7 +23,7 @@ enum BackgroundUpdates {
     /// Asks for the next update.
     static func schedule(lists: [ListSource]? = nil) {
         #if os(iOS)
-        let known = lists ?? (try? AppGroupContainer.current()).flatMap { try? PepperState(home: $0.home).lists() } ?? []
+        let known = lists ?? (try? AppModel.openState().lists()) ?? []
         let request = BGAppRefreshTaskRequest(identifier: BackgroundRefresh.listUpdateTask)
         request.earliestBeginDate = BackgroundRefresh.nextUpdate(after: Date(), lists: known)
         try? BGTaskScheduler.shared.submit(request)

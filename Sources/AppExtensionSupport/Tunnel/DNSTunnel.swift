@@ -151,13 +151,8 @@ public actor DNSTunnel {
     }
 
     private func blockedAnswer(to query: DNSMessage) -> [UInt8] {
-        var response = DNSMessage.response(to: query, code: .nameError)
-        let name = query.questions[0].name
-        // A synthetic SOA owned by the name lets the device cache the answer only briefly.
-        let soa = SOAData(
-            primaryServer: name, responsible: name, serial: 1, refresh: 3600, retry: 600, expire: 86_400, minimum: configuration.blockTTL)
-        response.authorities = [.soa(name, soa, ttl: configuration.blockTTL)]
-        return response.encoded(maximumSize: query.maximumUDPResponseSize)
+        // The DNS server's NXDOMAIN: its SOA lets the device cache the answer only briefly.
+        DNSQueryFilter.nameErrorResponse(to: query, ttl: configuration.blockTTL).encoded(maximumSize: query.maximumUDPResponseSize)
     }
 
     private func reloadIfDue(_ now: Date) {

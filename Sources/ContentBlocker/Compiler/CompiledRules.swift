@@ -75,9 +75,12 @@ public struct CompiledRules: Sendable {
     /// - Throws: ``CompileError/limitTooSmall(required:limit:)`` when the rules that a list must
     ///   repeat do not leave room for anything else.
     public func ruleLists(maximumRules: Int) throws(CompileError) -> [[WebKitRule]] {
-        try RuleListLayout.lists(counts: partCounts, maximumRules: maximumRules).map { list in
+        let layout = try RuleListLayout.lists(counts: partCounts, maximumRules: maximumRules)
+        // Each part once: the domain blocks are made from their hosts on every call.
+        let parts = Dictionary(uniqueKeysWithValues: Set(layout.joined().map(\.part)).map { ($0, rules(of: $0)) })
+        return layout.map { list in
             list.flatMap { segment in
-                let rules = rules(of: segment.part)
+                let rules = parts[segment.part]!
                 return rules[(rules.startIndex + segment.range.lowerBound)..<(rules.startIndex + segment.range.upperBound)]
             }
         }

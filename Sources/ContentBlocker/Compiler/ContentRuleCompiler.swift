@@ -42,7 +42,7 @@ public struct ContentRuleCompiler: Sendable {
         var (compiled, state, domainBlocks) = convert(lists, allowlist: allowlist)
         var parts = EncodedCompiledRules.encode(compiled, parts: RuleListLayout.Part.allCases.filter { $0 != .domainBlocking })
         domainBlocks.finish(into: &compiled, state: &state)
-        parts[.domainBlocking] = compiled.encodedBlockedHosts ?? EncodedRules(blockingHosts: compiled.blockedHosts)
+        parts.merge(EncodedCompiledRules.encode(compiled, parts: [.domainBlocking])) { _, domainBlocks in domainBlocks }
         BackgroundRelease.release(consume compiled)
         return EncodedCompiledRules(parts: parts, reports: state.reports)
     }

@@ -50,8 +50,8 @@ public struct EncodedCompiledRules: Sendable, Hashable {
         public var pieces: [ArraySlice<UInt8>]
         /// How many rules it holds.
         public var rules: Int
-        /// SHA-256 over its runs of rules (each run's part, range and digest): it determines the
-        /// JSON, and costs nothing for the runs kept from an earlier build.
+        /// SHA-256 over its runs of rules (each run's part and range, and the digest of that
+        /// part's rules): it determines the JSON, and hashes no rule again.
         public var contentDigest: [UInt8]
     }
 
@@ -70,7 +70,8 @@ public struct EncodedCompiledRules: Sendable, Hashable {
                     withUnsafeBytes(of: UInt64(value).littleEndian) { header.append(contentsOf: $0) }
                 }
                 hasher.update(data: header)
-                hasher.update(data: rules.digest(of: segment.range))
+                // The part's digest and the run's bounds determine the run's bytes.
+                hasher.update(data: rules.digest)
             }
             pieces.append([0x0A, UInt8(ascii: "]"), 0x0A])
             return AssembledList(pieces: pieces, rules: list.reduce(0) { $0 + $1.range.count }, contentDigest: Array(hasher.finalize()))

@@ -179,11 +179,6 @@ struct NetworkRuleConverter {
         }
     }
 
-    /// Host names sorted by ``precedes(_:_:)``.
-    static func sortedHosts(_ hosts: [String]) -> [String] {
-        sortedOrder(of: hosts).map { hosts[$0] }
-    }
-
     /// The indices of `hosts` in the order of ``precedes(_:_:)``, sorting 16-byte keys rather
     /// than strings (moving strings retains and releases them; most hosts differ in their first
     /// 16 bytes).

@@ -7,17 +7,22 @@ extension Array {
     /// `transform` must only read shared state.
     static func parallelMap(count: Int, serialBelow: Int = 2_048, _ transform: @Sendable (Int) -> Element) -> [Element] {
         guard count >= serialBelow else { return (0..<count).map(transform) }
-        // More chunks than cores, so that a slow chunk does not leave a core idle.
-        let chunks = Swift.min(count, ProcessInfo.processInfo.activeProcessorCount * 4)
         return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = UncheckedPointer(buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for index in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
-                    (base.pointer + index).initialize(to: transform(index))
-                }
+            forEachChunk(of: count) { range in
+                for index in range { (base.pointer + index).initialize(to: transform(index)) }
             }
             initialized = count
         }
+    }
+}
+
+/// Calls `body` with consecutive ranges covering `0..<count`, concurrently on every core (more
+/// ranges than cores, so that a slow one does not leave a core idle).
+func forEachChunk(of count: Int, _ body: @Sendable (Range<Int>) -> Void) {
+    let chunks = Swift.min(count, ProcessInfo.processInfo.activeProcessorCount * 4)
+    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        body((count * chunk / chunks)..<(count * (chunk + 1) / chunks))
     }
 }
 

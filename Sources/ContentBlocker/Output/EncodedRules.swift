@@ -12,8 +12,8 @@ public struct EncodedRules: Sendable, Hashable {
     public private(set) var bytes: ArraySlice<UInt8> = []
     /// Where each rule ends, counted from the start of ``bytes``.
     public private(set) var ends: [Int] = []
-    /// SHA-256 of ``bytes``: what an output identifier takes for a whole run of these rules, so
-    /// that rules kept between builds are not hashed again.
+    /// SHA-256 of ``bytes``: what an output identifier takes for any run of these rules (with
+    /// the run's bounds), so that rules kept between builds are not hashed again.
     public private(set) var digest: [UInt8] = Array(SHA256.hash(data: [UInt8]()))
 
     /// The separator stored before every rule.
@@ -75,9 +75,8 @@ public struct EncodedRules: Sendable, Hashable {
         let (starts, spelledAsRules) = (ends, fallbacks)
         let buffer = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
             let base = UncheckedPointer(output.baseAddress!)
-            let chunks = Swift.min(hosts.count, ProcessInfo.processInfo.activeProcessorCount * 4)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for index in (hosts.count * chunk / chunks)..<(hosts.count * (chunk + 1) / chunks) {
+            forEachChunk(of: hosts.count) { range in
+                for index in range {
                     var cursor = base.pointer + (index == 0 ? 0 : starts[index - 1])
                     for byte in separator {
                         cursor.initialize(to: byte)
@@ -148,14 +147,6 @@ public struct EncodedRules: Sendable, Hashable {
         self.bytes = bytes
         self.ends = ends
         self.digest = digest
-    }
-
-    /// The digest of the rules in `range`: the stored one for all of them.
-    func digest(of range: Range<Int>) -> [UInt8] {
-        if range == 0..<count { return digest }
-        let start = range.lowerBound == 0 ? 0 : ends[range.lowerBound - 1]
-        let end = range.isEmpty ? start : ends[range.upperBound - 1]
-        return Array(SHA256.hash(data: bytes[(bytes.startIndex + start)..<(bytes.startIndex + end)]))
     }
 
     /// How many rules.

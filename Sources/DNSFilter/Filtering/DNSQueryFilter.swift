@@ -108,26 +108,33 @@ public struct DNSQueryFilter: Sendable {
         case .refused:
             response.header.flags.responseCode = .refused
         case .nxdomain:
-            response.header.flags.responseCode = .nameError
-            response.authorities = [blockSOA(for: question.name)]
+            return Self.nameErrorResponse(to: query, ttl: blockTTL)
         case .null:
             if question.type == .a {
                 response.answers = [.a(question.name, nullIPv4, ttl: blockTTL)]
             } else if question.type == .aaaa {
                 response.answers = [.aaaa(question.name, nullIPv6, ttl: blockTTL)]
             } else {
-                response.authorities = [blockSOA(for: question.name)]
+                response.authorities = [Self.blockSOA(for: question.name, ttl: blockTTL)]
             }
         }
         return response
     }
 
+    /// The NXDOMAIN answer to `query` for a blocked name, with the SOA that lets clients cache
+    /// it for `ttl` seconds: what the DNS server and the iPhone's tunnel both answer.
+    public static func nameErrorResponse(to query: DNSMessage, ttl: UInt32) -> DNSMessage {
+        var response = DNSMessage.response(to: query, code: .nameError)
+        if let question = query.questions.first { response.authorities = [blockSOA(for: question.name, ttl: ttl)] }
+        return response
+    }
+
     /// A synthetic SOA owned by the blocked name, its minimum (negative TTL) the block TTL.
-    private func blockSOA(for name: DNSName) -> DNSRecord {
+    private static func blockSOA(for name: DNSName, ttl: UInt32) -> DNSRecord {
         let soa = SOAData(
             primaryServer: DNSName.blockAuthority, responsible: DNSName.blockAuthority, serial: 1, refresh: 3600, retry: 600,
-            expire: 86_400, minimum: blockTTL)
-        return .soa(name, soa, ttl: blockTTL)
+            expire: 86_400, minimum: ttl)
+        return .soa(name, soa, ttl: ttl)
     }
 }
 

@@ -55,12 +55,6 @@ public struct UDPPacket: Sendable, Hashable {
             payload: payload, hopLimit: 64)
     }
 
-    /// The IP version of raw packet bytes (the first nibble), or `nil` for an empty packet or
-    /// another version.
-    public static func version(of bytes: [UInt8]) -> IPVersion? {
-        bytes.first.flatMap { IPVersion(rawValue: $0 >> 4) }
-    }
-
     // MARK: Decoding
 
     /// Decodes an IPv4 or IPv6 packet carrying UDP.
