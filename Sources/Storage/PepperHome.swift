@@ -19,7 +19,8 @@ public struct PepperHome: Sendable, Hashable {
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return PepperHome(url: URL(fileURLWithPath: data).appendingPathComponent("pepper"))
         }
-        let user = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        // NSHomeDirectory, not `homeDirectoryForCurrentUser`: iOS has only the former (the app's sandbox).
+        let user = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: NSHomeDirectory())
         return PepperHome(url: user.appendingPathComponent(".local/share/pepper"))
     }
 

@@ -136,14 +136,16 @@ enum EngineFile {
         guard bare.filter.count.nonzeroBitCount == 1, bare.slots.contains(where: { $0.key == 0 }),
             bare.slots.allSatisfy({ $0.key == 0 || (Int($0.list) < listCount && $0.form <= 1) })
         else { throw .truncated }
-        guard storage.documentExceptions.allSatisfy({ $0 < ruleCount }),
-            // Chains only move forward (rules are chained in the order they were added), so none loops.
-            storage.nextRule.enumerated().allSatisfy({ $1 == UInt32.max || ($1 < ruleCount && Int($1) > $0) }),
-            stride(from: 0, to: storage.regexLiterals.count, by: 3).allSatisfy({
-                storage.regexLiterals[$0] < ruleCount
-                    && UInt64(storage.regexLiterals[$0 + 1]) + UInt64(storage.regexLiterals[$0 + 2]) <= arena
-            })
-        else { throw .truncated }
+        guard storage.documentExceptions.allSatisfy({ $0 < ruleCount }) else { throw .truncated }
+        // Chains only move forward (rules are chained in the order they were added), so none loops.
+        for (rule, next) in storage.nextRule.enumerated() where next != UInt32.max {
+            guard next < ruleCount, Int(next) > rule else { throw .truncated }
+        }
+        // Statements rather than one expression: the iOS SDK's overloads make that one too slow to type-check.
+        for start in stride(from: 0, to: storage.regexLiterals.count, by: 3) {
+            let end = UInt64(storage.regexLiterals[start + 1]) + UInt64(storage.regexLiterals[start + 2])
+            guard storage.regexLiterals[start] < ruleCount, end <= arena else { throw .truncated }
+        }
     }
 
     private struct Writer {

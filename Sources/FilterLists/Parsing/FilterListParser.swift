@@ -121,7 +121,8 @@ public struct FilterListParser: Sendable {
     private static func decode(_ line: LineScanner.Line) -> String? {
         let buffer = UnsafeBufferPointer(rebasing: line)
         if buffer.allSatisfy({ $0 < 0x80 }) { return String(decoding: buffer, as: UTF8.self) }
-        return String(validating: buffer, as: UTF8.self)
+        if #available(iOS 18, macOS 15, *) { return String(validating: buffer, as: UTF8.self) }
+        return UTF8Text.validated(buffer)
     }
 
     private func parseFilterLine(_ text: String, number: Int, into list: inout ParsedFilterList) {
