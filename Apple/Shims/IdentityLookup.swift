@@ -57,9 +57,8 @@ open class ILMessageFilterQueryRequest: NSObject {
     /// The receiving phone number's ISO country code (iOS 16).
     open private(set) var receiverISOCountryCode: String?
 
-    /// A request as the system would send it. Apple's initializer is unavailable (only the
-    /// system makes requests); this one is for tests.
-    public init(sender: String?, messageBody: String?, receiverISOCountryCode: String?) {
+    /// A request as the system would send it (tests only: on iOS only the system makes them).
+    @_spi(ShimTesting) public init(sender: String?, messageBody: String?, receiverISOCountryCode: String?) {
         self.sender = sender
         self.messageBody = messageBody
         self.receiverISOCountryCode = receiverISOCountryCode
@@ -82,8 +81,8 @@ open class ILMessageFilterQueryResponse: NSObject {
 
 /// The system's question of which sub-actions the extension uses (iOS 16).
 open class ILMessageFilterCapabilitiesQueryRequest: NSObject {
-    /// A request (for tests; the system makes them).
-    public override init() {
+    /// A request (tests only: on iOS only the system makes them).
+    @_spi(ShimTesting) public override init() {
         super.init()
     }
 }
@@ -91,9 +90,9 @@ open class ILMessageFilterCapabilitiesQueryRequest: NSObject {
 /// Which sub-actions the extension uses (iOS 16).
 open class ILMessageFilterCapabilitiesQueryResponse: NSObject {
     /// The transactional folders.
-    open var transactionalSubActions: [ILMessageFilterSubAction] = []
+    public final var transactionalSubActions: [ILMessageFilterSubAction] = []
     /// The promotional folders.
-    open var promotionalSubActions: [ILMessageFilterSubAction] = []
+    public final var promotionalSubActions: [ILMessageFilterSubAction] = []
 
     /// An empty response.
     public override init() {
@@ -112,12 +111,39 @@ open class ILMessageFilterExtension: NSObject {
     }
 }
 
+// Each requirement comes in the completion-handler and the `async` form, as Swift imports the
+// Objective-C protocol; a conforming class implements either. Here each form's default calls
+// the other, and the system (a test) calls the completion-handler form.
+
 /// A message-filter extension that answers queries offline.
 public protocol ILMessageFilterQueryHandling: NSObjectProtocol {
     /// Classifies a message; `completion` must be called exactly once.
     func handle(
         _ queryRequest: ILMessageFilterQueryRequest, context: ILMessageFilterExtensionContext,
         completion: @escaping @Sendable (ILMessageFilterQueryResponse) -> Void)
+
+    /// Classifies a message.
+    func handle(_ queryRequest: ILMessageFilterQueryRequest, context: ILMessageFilterExtensionContext) async -> ILMessageFilterQueryResponse
+}
+
+extension ILMessageFilterQueryHandling {
+    public func handle(
+        _ queryRequest: ILMessageFilterQueryRequest, context: ILMessageFilterExtensionContext,
+        completion: @escaping @Sendable (ILMessageFilterQueryResponse) -> Void
+    ) {
+        let call = ShimTransfer(value: (self as any ILMessageFilterQueryHandling, queryRequest, context))
+        Task { completion(await call.value.0.handle(call.value.1, context: call.value.2)) }
+    }
+
+    public func handle(
+        _ queryRequest: ILMessageFilterQueryRequest, context: ILMessageFilterExtensionContext
+    ) async -> ILMessageFilterQueryResponse {
+        let answer = await withCheckedContinuation {
+            (continuation: CheckedContinuation<ShimTransfer<ILMessageFilterQueryResponse>, Never>) in
+            handle(queryRequest, context: context) { continuation.resume(returning: ShimTransfer(value: $0)) }
+        }
+        return answer.value
+    }
 }
 
 /// A message-filter extension that files messages in sub-folders (iOS 16).
@@ -126,5 +152,31 @@ public protocol ILMessageFilterCapabilitiesQueryHandling: NSObjectProtocol {
     func handle(
         _ capabilitiesQueryRequest: ILMessageFilterCapabilitiesQueryRequest, context: ILMessageFilterExtensionContext,
         completion: @escaping @Sendable (ILMessageFilterCapabilitiesQueryResponse) -> Void)
+
+    /// Says which sub-actions the extension uses.
+    func handle(
+        _ capabilitiesQueryRequest: ILMessageFilterCapabilitiesQueryRequest, context: ILMessageFilterExtensionContext
+    ) async -> ILMessageFilterCapabilitiesQueryResponse
 }
+
+extension ILMessageFilterCapabilitiesQueryHandling {
+    public func handle(
+        _ capabilitiesQueryRequest: ILMessageFilterCapabilitiesQueryRequest, context: ILMessageFilterExtensionContext,
+        completion: @escaping @Sendable (ILMessageFilterCapabilitiesQueryResponse) -> Void
+    ) {
+        let call = ShimTransfer(value: (self as any ILMessageFilterCapabilitiesQueryHandling, capabilitiesQueryRequest, context))
+        Task { completion(await call.value.0.handle(call.value.1, context: call.value.2)) }
+    }
+
+    public func handle(
+        _ capabilitiesQueryRequest: ILMessageFilterCapabilitiesQueryRequest, context: ILMessageFilterExtensionContext
+    ) async -> ILMessageFilterCapabilitiesQueryResponse {
+        let answer = await withCheckedContinuation {
+            (continuation: CheckedContinuation<ShimTransfer<ILMessageFilterCapabilitiesQueryResponse>, Never>) in
+            handle(capabilitiesQueryRequest, context: context) { continuation.resume(returning: ShimTransfer(value: $0)) }
+        }
+        return answer.value
+    }
+}
+
 #endif

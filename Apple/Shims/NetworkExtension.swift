@@ -1,10 +1,15 @@
 #if !canImport(NetworkExtension)
 import Foundation
 
-// NetworkExtension's packet-tunnel API, declared with Apple's names and signatures. What the
-// operating system does around a provider (attaching the packet flow, applying the network
-// settings) is stood for by ``NEProvider/shimSystem``, which only exists here: tests install
-// a strict one.
+// NetworkExtension's packet-tunnel and content-filter API, declared as the iOS SDK declares them
+// (scripts/ios/shim_check.py compares the two). What the operating system does around a
+// provider (attaching the packet flow, applying the network settings) is stood for by
+// ``NEShimSystem``, which only tests see (`@_spi(ShimTesting)`): tests install a strict one.
+//
+// Apple's frameworks import each Objective-C method with a completion handler twice, as that
+// method and as an `async` one, and a subclass overrides either. Here each form's default calls
+// the other, so a provider may override either and the system (a test) calls the
+// completion-handler form, as iOS does. A subclass must override one of the two.
 
 /// Why a provider is stopped (NEProvider.h).
 public enum NEProviderStopReason: Int, Sendable {
@@ -38,14 +43,17 @@ public enum NEProviderStopReason: Int, Sendable {
     case userSwitch = 13
     /// The connection failed.
     case connectionFailed = 14
-    /// The device went to sleep.
+    /// The device went to sleep (iOS 13).
     case sleep = 15
-    /// The app is being updated.
+    /// The app is being updated (iOS 13).
     case appUpdate = 16
+    /// An internal error (iOS 18.1).
+    case internalError = 17
 }
 
 /// Stands for the operating system around a provider (shim only; Apple's frameworks have no
 /// such type): the packet flow it attaches and what it does with network settings.
+@_spi(ShimTesting)
 open class NEShimSystem: @unchecked Sendable {
     /// The flow of the tunnel interface.
     open var packetFlow = NEPacketTunnelFlow()
@@ -62,7 +70,7 @@ open class NEShimSystem: @unchecked Sendable {
 /// The base class of network-extension providers.
 open class NEProvider: NSObject {
     /// Shim only: the operating system around the provider (set by tests before starting it).
-    public var shimSystem = NEShimSystem()
+    @_spi(ShimTesting) public var shimSystem = NEShimSystem()
 
     /// A provider (the system makes it).
     public override init() {
@@ -72,6 +80,17 @@ open class NEProvider: NSObject {
 
 /// A provider of a tunnel.
 open class NETunnelProvider: NEProvider {
+    /// A message from the containing app.
+    open func handleAppMessage(_ messageData: Data, completionHandler: (@Sendable (Data?) -> Void)? = nil) {
+        let provider = ShimTransfer(value: self)
+        Task { completionHandler?(await provider.value.handleAppMessage(messageData)) }
+    }
+
+    /// A message from the containing app.
+    open func handleAppMessage(_ messageData: Data) async -> Data? {
+        await withCheckedContinuation { continuation in handleAppMessage(messageData) { continuation.resume(returning: $0) } }
+    }
+
     /// Applies the tunnel's network settings (`nil` clears them).
     open func setTunnelNetworkSettings(
         _ tunnelNetworkSettings: NETunnelNetworkSettings?, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
@@ -79,29 +98,66 @@ open class NETunnelProvider: NEProvider {
         shimSystem.apply(tunnelNetworkSettings, completionHandler: completionHandler)
     }
 
-    /// A message from the containing app.
-    open func handleAppMessage(_ messageData: Data, completionHandler: (@Sendable (Data?) -> Void)? = nil) {
-        completionHandler?(nil)
+    /// Applies the tunnel's network settings (`nil` clears them).
+    open func setTunnelNetworkSettings(_ tunnelNetworkSettings: NETunnelNetworkSettings?) async throws {
+        let settings = ShimTransfer(value: tunnelNetworkSettings)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            setTunnelNetworkSettings(settings.value) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
     }
 }
 
 /// The principal class of a packet-tunnel extension.
 open class NEPacketTunnelProvider: NETunnelProvider {
-    /// The tunnel interface's packets.
-    open var packetFlow: NEPacketTunnelFlow { shimSystem.packetFlow }
-
     /// Starts the tunnel; `completionHandler` gets `nil` once it is up.
-    open func startTunnel(options: [String: NSObject]? = nil, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {}
+    open func startTunnel(options: [String: NSObject]? = nil, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        let call = ShimTransfer(value: (self, options))
+        Task {
+            do {
+                try await call.value.0.startTunnel(options: call.value.1)
+                completionHandler(nil)
+            } catch {
+                completionHandler(error)
+            }
+        }
+    }
+
+    /// Starts the tunnel.
+    open func startTunnel(options: [String: NSObject]? = nil) async throws {
+        let options = ShimTransfer(value: options)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            startTunnel(options: options.value) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
 
     /// Stops the tunnel.
-    open func stopTunnel(with reason: NEProviderStopReason, completionHandler: @escaping @Sendable () -> Void) {}
+    open func stopTunnel(with reason: NEProviderStopReason, completionHandler: @escaping @Sendable () -> Void) {
+        let provider = ShimTransfer(value: self)
+        Task {
+            await provider.value.stopTunnel(with: reason)
+            completionHandler()
+        }
+    }
+
+    /// Stops the tunnel.
+    open func stopTunnel(with reason: NEProviderStopReason) async {
+        await withCheckedContinuation { continuation in stopTunnel(with: reason) { continuation.resume() } }
+    }
 
     /// Stops the tunnel from within.
     open func cancelTunnelWithError(_ error: (any Error)?) {}
+
+    /// The tunnel interface's packets.
+    open var packetFlow: NEPacketTunnelFlow { shimSystem.packetFlow }
 }
 
-/// The packets of the tunnel interface. Apple documents its instances as thread-safe.
-open class NEPacketTunnelFlow: NSObject, @unchecked Sendable {
+/// The packets of the tunnel interface. Apple documents it as usable from any thread, but the
+/// SDK does not declare it `Sendable`, and neither does this.
+open class NEPacketTunnelFlow: NSObject {
     /// A flow (the system makes it).
     public override init() {
         super.init()
@@ -109,6 +165,14 @@ open class NEPacketTunnelFlow: NSObject, @unchecked Sendable {
 
     /// Reads the next packets; each call completes once.
     open func readPackets(completionHandler: @escaping @Sendable ([Data], [NSNumber]) -> Void) {}
+
+    /// Reads the next packets.
+    open func readPackets() async -> ([Data], [NSNumber]) {
+        let read = await withCheckedContinuation { (continuation: CheckedContinuation<ShimTransfer<([Data], [NSNumber])>, Never>) in
+            readPackets { packets, protocols in continuation.resume(returning: ShimTransfer(value: (packets, protocols))) }
+        }
+        return read.value
+    }
 
     /// Writes packets; `protocols` holds each one's family (`AF_INET`, `AF_INET6`).
     open func writePackets(_ packets: [Data], withProtocols protocols: [NSNumber]) -> Bool { false }
@@ -118,7 +182,7 @@ open class NEPacketTunnelFlow: NSObject, @unchecked Sendable {
 open class NETunnelNetworkSettings: NSObject {
     /// The address of the tunnel's server.
     open private(set) var tunnelRemoteAddress: String
-    /// The tunnel's DNS resolvers.
+    /// The tunnel's DNS.
     open var dnsSettings: NEDNSSettings?
 
     /// Settings for a tunnel to `address`.
@@ -130,9 +194,9 @@ open class NETunnelNetworkSettings: NSObject {
 
 /// A packet tunnel's network settings.
 open class NEPacketTunnelNetworkSettings: NETunnelNetworkSettings {
-    /// The IPv4 settings.
+    /// Its IPv4 addresses and routes.
     open var ipv4Settings: NEIPv4Settings?
-    /// The IPv6 settings.
+    /// Its IPv6 addresses and routes.
     open var ipv6Settings: NEIPv6Settings?
     /// The interface's MTU.
     open var mtu: NSNumber?
@@ -218,5 +282,97 @@ open class NEDNSSettings: NSObject {
         self.servers = servers
         super.init()
     }
+}
+
+// MARK: The content filter
+
+/// The base class of content-filter providers.
+open class NEFilterProvider: NEProvider {
+    /// Starts filtering; `completionHandler` gets `nil` once it runs.
+    open func startFilter(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        let provider = ShimTransfer(value: self)
+        Task {
+            do {
+                try await provider.value.startFilter()
+                completionHandler(nil)
+            } catch {
+                completionHandler(error)
+            }
+        }
+    }
+
+    /// Starts filtering.
+    open func startFilter() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            startFilter { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Stops filtering.
+    open func stopFilter(with reason: NEProviderStopReason, completionHandler: @escaping @Sendable () -> Void) {
+        let provider = ShimTransfer(value: self)
+        Task {
+            await provider.value.stopFilter(with: reason)
+            completionHandler()
+        }
+    }
+
+    /// Stops filtering.
+    open func stopFilter(with reason: NEProviderStopReason) async {
+        await withCheckedContinuation { continuation in stopFilter(with: reason) { continuation.resume() } }
+    }
+}
+
+/// The principal class of a content-filter extension that sees network flows.
+open class NEFilterDataProvider: NEFilterProvider {
+    /// A flow opens: allow it, drop it, or look at its data.
+    open func handleNewFlow(_ flow: NEFilterFlow) -> NEFilterNewFlowVerdict { .allow() }
+}
+
+/// A network flow the filter judges.
+open class NEFilterFlow: NSObject {
+    @_spi(ShimTesting) public var shimURL: URL?
+    @_spi(ShimTesting) public var shimSourceAppIdentifier: String?
+
+    /// A flow (the system makes them; tests set its parts).
+    @_spi(ShimTesting) public override init() {
+        super.init()
+    }
+
+    /// The flow's URL, for browser flows.
+    open var url: URL? { shimURL }
+    /// The signing identifier of the app that opened the flow (iOS 11).
+    open var sourceAppIdentifier: String? { shimSourceAppIdentifier }
+}
+
+/// A flow of a socket.
+open class NEFilterSocketFlow: NEFilterFlow {
+    @_spi(ShimTesting) public var shimRemoteHostname: String?
+
+    /// The host name the app connected to, when it connected by name (iOS 14).
+    open var remoteHostname: String? { shimRemoteHostname }
+}
+
+/// A filter's verdict.
+open class NEFilterVerdict: NSObject {}
+
+/// The verdict on a new flow.
+open class NEFilterNewFlowVerdict: NEFilterVerdict {
+    /// Which verdict it is (shim only: Apple's verdicts are opaque).
+    @_spi(ShimTesting) public enum ShimKind: Sendable { case allow, drop }
+    @_spi(ShimTesting) public let shimKind: ShimKind
+
+    private init(kind: ShimKind) {
+        shimKind = kind
+        super.init()
+    }
+
+    /// Let the flow through.
+    open class func allow() -> NEFilterNewFlowVerdict { NEFilterNewFlowVerdict(kind: .allow) }
+
+    /// Drop the flow.
+    open class func drop() -> NEFilterNewFlowVerdict { NEFilterNewFlowVerdict(kind: .drop) }
 }
 #endif

@@ -2,7 +2,8 @@
 import Foundation
 
 // The few UserNotifications types the packet tunnel uses to ask about a struck employer's
-// site, declared with Apple's names and signatures.
+// site, declared as the iOS SDK declares them: none is Sendable, and the notification centre
+// and triggers have no public initializer (only `current()`).
 
 /// What a notification shows.
 open class UNNotificationContent: NSObject {
@@ -52,11 +53,15 @@ open class UNMutableNotificationContent: UNNotificationContent {
     }
 }
 
-/// When a notification is delivered.
-open class UNNotificationTrigger: NSObject {}
+/// When a notification is delivered (only its subclasses are made).
+open class UNNotificationTrigger: NSObject {
+    override init() {
+        super.init()
+    }
+}
 
 /// A notification to deliver.
-open class UNNotificationRequest: NSObject, @unchecked Sendable {
+open class UNNotificationRequest: NSObject {
     /// Its identifier: a later request with the same one replaces it.
     open private(set) var identifier: String
     /// What it shows.
@@ -73,21 +78,23 @@ open class UNNotificationRequest: NSObject, @unchecked Sendable {
     }
 }
 
-/// The notification center of the app or extension.
-open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
-    private static let shared = UNUserNotificationCenter()
+/// The notification centre of the app or extension.
+open class UNUserNotificationCenter: NSObject {
+    private nonisolated(unsafe) static let shared = UNUserNotificationCenter()
 
-    /// A center (tests make fakes; the app uses ``current()``).
-    public override init() {
+    private override init() {
         super.init()
     }
 
-    /// The center of this process.
+    /// The centre of this process.
     open class func current() -> UNUserNotificationCenter { shared }
 
     /// Schedules a notification.
     open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         completionHandler?(nil)
     }
+
+    /// Schedules a notification.
+    open func add(_ request: UNNotificationRequest) async throws {}
 }
 #endif

@@ -1,5 +1,5 @@
 #if !canImport(ObjectiveC)
-import AppleShims
+@_spi(ShimTesting) import AppleShims
 import CallFilter
 import CallFilterTestSupport
 import Foundation

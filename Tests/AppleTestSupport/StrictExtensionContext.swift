@@ -1,5 +1,5 @@
 #if !canImport(ObjectiveC)
-import AppleShims
+@_spi(ShimTesting) import AppleShims
 import Foundation
 
 /// An `NSExtensionContext` that enforces the app-extension rules as the system does: a request

@@ -1,5 +1,5 @@
 #if !canImport(ObjectiveC)
-import AppleShims
+@_spi(ShimTesting) import AppleShims
 import DNSFilter
 import Foundation
 
@@ -79,6 +79,14 @@ public final class StrictPacketFlow: NEPacketTunnelFlow, @unchecked Sendable {
     /// Whether a read is waiting for packets.
     public var isReading: Bool { state.current.pending != nil }
 
+    /// Waits until a read is waiting for packets (the provider reads from a task of its own).
+    public func waitUntilReading(timeout: Duration = .seconds(10)) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !isReading, clock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+        return isReading
+    }
+
     /// Waits until `count` packets were written (or `timeout` passed); returns what was written.
     /// The limit is generous: the provider answers on the cooperative pool, which a full test
     /// run keeps busy for many seconds at a time (a clean-clone run once took over 10 s).
@@ -102,7 +110,7 @@ public final class StrictPacketFlow: NEPacketTunnelFlow, @unchecked Sendable {
 
 /// Stands for iOS around a packet-tunnel provider: attaches a ``StrictPacketFlow`` and records
 /// the network settings applied (the flow may be read only after).
-public final class StrictTunnelSystem: NEShimSystem, @unchecked Sendable {
+@_spi(ShimTesting) public final class StrictTunnelSystem: NEShimSystem, @unchecked Sendable {
     private let flow = StrictPacketFlow()
     private let applied = Locked<[NETunnelNetworkSettings?]>([])
 
@@ -124,26 +132,6 @@ public final class StrictTunnelSystem: NEShimSystem, @unchecked Sendable {
     }
 }
 
-/// A notification centre that records what is added.
-public final class RecordingNotificationCenter: UNUserNotificationCenter, @unchecked Sendable {
-    private let requests = Locked<[UNNotificationRequest]>([])
-
-    /// An empty centre.
-    public override init() {
-        super.init()
-    }
-
-    /// Every request added, in order.
-    public var added: [UNNotificationRequest] { requests.current }
-
-    public override func add(
-        _ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
-    ) {
-        requests.withLock { $0.append(request) }
-        completionHandler?(nil)
-    }
-}
-
 /// Records a `startTunnel` completion and checks it is called exactly once.
 public final class TunnelStartCompletion: @unchecked Sendable {
     private let calls = Locked<[String?]>([])
@@ -158,5 +146,14 @@ public final class TunnelStartCompletion: @unchecked Sendable {
 
     /// The errors it was called with (`nil` entries: success).
     public var results: [String?] { calls.current }
+
+    /// Waits until the provider called the completion (the system does not wait forever either:
+    /// iOS gives a provider about a minute to start); returns the results so far.
+    public func waitForResult(timeout: Duration = .seconds(10)) async -> [String?] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while results.isEmpty, clock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+        return results
+    }
 }
 #endif
