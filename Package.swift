@@ -157,12 +157,15 @@ let package = Package(
         .target(
             name: "AppSupport",
             dependencies: [
-                "AppExtensionSupport", "Screens", "Picket", "Storage", "ContentBlocker",
+                "AppExtensionSupport", "Screens", "Browsing", "PepperActions", "ListSync", "Picket", "Storage", "ContentBlocker",
             ]
         ),
+        // The Apple SDK types the extension classes use, declared exactly as the iOS SDK declares
+        // them (no behaviour; scripts/ios/shim_check.py compares them with the SDK): Linux only,
+        // so Apple/Extensions compiles here. What only tests may use is `@_spi(ShimTesting)`.
+        .target(name: "AppleShims", path: "Apple/Shims"),
         // The extension classes of Apple/Extensions, the very files the Xcode project builds: on
-        // Linux against AppleShims (declarations of the Apple types they use), so tests drive
-        // them with strict fakes.
+        // Linux against AppleShims, so tests drive them with strict fakes.
         .target(
             name: "AppleExtensions",
             dependencies: [
@@ -286,6 +289,7 @@ let package = Package(
         .executableTarget(
             name: "pepper-bench",
             dependencies: [
+                "AppExtensionSupport",
                 "FilterLists",
                 "ContentBlocker",
                 "FilterEngine",
@@ -302,9 +306,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
-        // The Apple SDK types the extension classes use, declared with Apple's names and
-        // signatures (no behaviour): Linux only, so Apple/Extensions compiles here.
-        .target(name: "AppleShims", path: "Tests/AppleShims"),
+
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),
         // Strict fakes of the Apple contexts (subclasses of the shims) enforcing Apple's documented rules.

@@ -59,14 +59,27 @@ export PEPPER_AXE_JS="$PWD/.venv-axe/axe.min.js"
 echo "==> systemd units"
 scripts/check-units.sh
 
-# Apple/ too: the SwiftUI views and app glue cannot be compiled without Apple's SDKs, so this
-# parse is their syntax check (the extension classes in Apple/Extensions are compiled and tested
-# below, against Tests/AppleShims).
+# Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
+# Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Apple
 
 echo "==> swift build"
 swift build --build-tests
+
+# The Apple app for iOS, against a real iOS SDK when one is given (Apple/README.md: the SDK is a
+# public mirror, never part of the repository): Swift 6 with no error and no warning, the shims
+# against the SDK, and the unsigned app linked with Debian's lld-19.
+if [ -n "${PEPPER_IOS_SDK:-}" ]; then
+    if ! dpkg-query -W -f='${Status}' lld-19 2>/dev/null | grep -q "install ok installed"; then
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends lld-19 >/dev/null
+    fi
+    scripts/ios-check.sh "$PEPPER_IOS_SDK"
+else
+    echo "==> iOS check skipped: PEPPER_IOS_SDK is not set (Apple/README.md says how to get the SDK)"
+fi
 
 # PostgreSQL for the Picket store tests: a cluster in a temporary folder on a free loopback port,
 # stopped and removed when this script exits (scripts/postgres-server.sh).

@@ -4,14 +4,15 @@ import Foundation
 import Screens
 
 /// Safari as the onboarding sees it, through the same seam as GNOME Web on Linux
-/// (`ContentFilterSettings`): the filter files it loads are those of the content-blocker
-/// slots the person turned on, and its blocking is on when they are.
+/// (``BrowserContentFilters``): the filter files it loads are those of the content-blocker slots
+/// the person turned on, and its blocking is on when they are.
 ///
-/// An app cannot turn Safari's extensions on or change its search engine; the setters throw
-/// ``SafariSettingsError`` with the steps the person follows instead. What is enabled is asked
-/// of the system (`SFContentBlockerManager.getStateOfContentBlocker`) by the app, which makes
-/// this value from the answers: the onboarding then confirms the same way it does on Linux.
-public struct SafariContentBlockers: ContentFilterSettings {
+/// An app cannot turn Safari's extensions on or change its search engine, so Safari offers only
+/// the reading side of the seam; the app shows ``enableSteps`` and ``duckDuckGoSteps`` instead.
+/// What is enabled is asked of the system (`SFContentBlockerManager.stateOfContentBlocker`) by
+/// the app, which makes this value from the answers: the onboarding then confirms the same way
+/// it does on Linux.
+public struct SafariContentBlockers: BrowserContentFilters {
     /// "Safari".
     public let browserName = "Safari"
     /// The compiled output (`out`) the slots serve.
@@ -38,6 +39,11 @@ public struct SafariContentBlockers: ContentFilterSettings {
         "Choose DuckDuckGo.",
     ]
 
+    /// The person turns Safari's content blockers on: ``enableSteps``.
+    public var enableSteps: [String] { Self.enableSteps }
+    /// The person chooses Safari's search engine: ``duckDuckGoSteps``.
+    public var searchEngineSteps: [String] { Self.duckDuckGoSteps }
+
     /// Safari is always there on iPhone, iPad and Mac.
     public func availability() -> BrowserAvailability { .available }
 
@@ -49,11 +55,6 @@ public struct SafariContentBlockers: ContentFilterSettings {
         return enabledSlots.sorted().compactMap { slot in
             slot.list(in: manifest).map { generation.appendingPathComponent($0.path).absoluteString }
         }
-    }
-
-    /// Safari's extensions are turned on by the person only.
-    public func setContentFilters(_ addresses: [String]) throws {
-        throw SafariSettingsError.onlyInSettings(Self.enableSteps)
     }
 
     /// Whether every slot that has a list to serve is on.
@@ -68,30 +69,5 @@ public struct SafariContentBlockers: ContentFilterSettings {
             let manifest = try? Manifest.decode(data)
         else { return ContentBlockerSlot.all.filter { !enabledSlots.contains($0) } }
         return ContentBlockerSlot.all.filter { $0.list(in: manifest) != nil && !enabledSlots.contains($0) }
-    }
-
-    /// Apps cannot read Safari's search engine.
-    public func defaultSearchEngine() throws -> String {
-        throw SafariSettingsError.notReadable
-    }
-
-    /// Apps cannot change Safari's search engine.
-    public func useDuckDuckGo() throws {
-        throw SafariSettingsError.onlyInSettings(Self.duckDuckGoSteps)
-    }
-}
-
-/// What an app cannot do to Safari's settings.
-public enum SafariSettingsError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The person changes this in Settings, following these steps.
-    case onlyInSettings([String])
-    /// Safari does not tell apps this setting.
-    case notReadable
-
-    public var description: String {
-        switch self {
-        case .onlyInSettings(let steps): return "only you can change this, in Settings: " + steps.joined(separator: " ")
-        case .notReadable: return "Safari does not tell apps its search engine"
-        }
     }
 }

@@ -480,11 +480,10 @@ final class BrowserWindow {
         refresh()
         let siteBlocking = session.siteBlocking
         let state = configuration.state
-        let expiry = Date().addingTimeInterval(PicketNotice.proceedDuration)
         Task.detached {
             let result: Result<Void, BrowsingError>
             do {
-                result = .success(try await siteBlocking.allow(notice.url, until: expiry))
+                result = .success(try await siteBlocking.proceed(past: notice))
             } catch let error as BrowsingError {
                 result = .failure(error)
             } catch {
@@ -573,7 +572,7 @@ final class BrowserWindow {
     private func selectFilters(for url: String?) {
         let site = url.flatMap { SiteBlocking.site(of: $0) }
         let change = site.flatMap { site in
-            changedSites.filter { site == $0.key || site.hasSuffix("." + $0.key) }.max { $0.key.count < $1.key.count }
+            changedSites.filter { AllowlistSnapshot.domain($0.key, covers: site) }.max { $0.key.count < $1.key.count }
         }
         switch change?.value {
         case true?:

@@ -1,5 +1,6 @@
 import Foundation
 import PepperActions
+import Picket
 
 /// The per-site blocking toggle (the shield button): turning blocking off for a site adds it
 /// to the allowlist, turning it on removes it, and either way the content blocker in
@@ -57,6 +58,17 @@ public struct SiteBlocking: Sendable {
         _ = try await change { () throws(ActionError) in try await state.setBlocking(false, onPage: url, until: expiry) }
     }
 
+    /// "Proceed anyway" past a struck employer's notice, from every face (the browsers' notice
+    /// pages, the packet tunnel's notification): only when the notice offers it (the Picket
+    /// policy is `ask`), the site is let through for ``PicketNotice/proceedDuration``.
+    ///
+    /// - Throws: ``BrowsingError/cannotProceed(_:)`` when the policy blocks the employer's sites;
+    ///   storage and rebuild failures.
+    public func proceed(past notice: PicketNotice, now: Date = Date()) async throws(BrowsingError) {
+        guard notice.canProceed else { throw .cannotProceed(notice.employer) }
+        try await allow(notice.url, until: now.addingTimeInterval(PicketNotice.proceedDuration))
+    }
+
     private func change(_ action: () async throws(ActionError) -> Bool) async throws(BrowsingError) -> Bool {
         do {
             return try await action()
@@ -76,6 +88,8 @@ public enum BrowsingError: Error, Hashable, Sendable, CustomStringConvertible {
     case storage(String)
     /// The content blocker could not be rebuilt after the allowlist changed.
     case rebuild(String)
+    /// The Picket policy blocks this struck employer's sites: there is no proceeding.
+    case cannotProceed(String)
 
     /// A one-line explanation.
     public var description: String {
@@ -83,6 +97,8 @@ public enum BrowsingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notASite(let url): return "'\(url)' is not a web site, so blocking cannot be turned off for it"
         case .storage(let reason): return reason
         case .rebuild(let reason): return "cannot rebuild the content blocker: \(reason)"
+        case .cannotProceed(let employer):
+            return "\(employer)'s sites are blocked during its labor action; the Picket policy allows no exception"
         }
     }
 }

@@ -73,19 +73,19 @@ struct AppDecisionTests {
         let off = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: [])
         let half = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed.dropLast()))
         let on = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed))
-        #expect(try OnboardingScreen(state: state, gnomeWeb: off).load().gnomeWeb?.installed == false)
-        #expect(try OnboardingScreen(state: state, gnomeWeb: half).load().gnomeWeb?.installed == false)
+        #expect(try OnboardingScreen(state: state, browser: off).load().browser?.installed == false)
+        #expect(try OnboardingScreen(state: state, browser: half).load().browser?.installed == false)
         #expect(half.slotsToTurnOn() == [needed.last!])
-        let setup = try #require(try OnboardingScreen(state: state, gnomeWeb: on).load().gnomeWeb)
+        let setup = try #require(try OnboardingScreen(state: state, browser: on).load().browser)
         #expect(setup.name == "Safari")
         #expect(setup.installed, "every list is served by a turned-on blocker: \(setup)")
         #expect(setup.filters == state.outputFileAddresses(manifest))
         #expect(on.slotsToTurnOn().isEmpty)
         // Installing is the person's job: the onboarding says how instead of failing silently.
-        let notice = await OnboardingScreen(state: state, gnomeWeb: on).installInGNOMEWeb()
+        let notice = await OnboardingScreen(state: state, browser: on).installInBrowser()
         #expect(notice.isError)
         #expect(notice.text.contains("Settings"))
-        #expect(OnboardingScreen(state: state, gnomeWeb: on).useDuckDuckGo().text.contains("Search Engine"))
+        #expect(OnboardingScreen(state: state, browser: on).useDuckDuckGo().text.contains("Search Engine"))
     }
 
     @Test func proceedingFromTheTunnelsQuestionAllowlistsTheSiteForADay() {

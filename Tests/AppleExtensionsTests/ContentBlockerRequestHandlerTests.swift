@@ -1,7 +1,7 @@
 #if !canImport(ObjectiveC)
 import AppExtensionSupport
 import AppleExtensions
-import AppleShims
+@_spi(ShimTesting) import AppleShims
 import AppleTestSupport
 import ContentBlocker
 import Foundation

@@ -1,8 +1,8 @@
 #if !canImport(ObjectiveC)
 import AppExtensionSupport
 import AppleExtensions
-import AppleShims
-import AppleTestSupport
+@_spi(ShimTesting) import AppleShims
+@_spi(ShimTesting) import AppleTestSupport
 import DNSFilter
 import Foundation
 import PepperActions
@@ -29,6 +29,18 @@ final class FakeUpstream: DNSUpstream, @unchecked Sendable {
 
     /// The names asked, in order.
     var names: [String] { queries.current.compactMap { try? DNSMessage(decoding: $0).questions.first?.name.lowercasedHost } }
+}
+
+/// Records the tunnel's questions instead of showing them.
+final class RecordingAsker: PicketAskNotifier {
+    private let questions = Locked<[PicketAskNotification]>([])
+
+    func ask(_ notification: PicketAskNotification) {
+        questions.withLock { $0.append(notification) }
+    }
+
+    /// Every question asked, in order.
+    var asked: [PicketAskNotification] { questions.current }
 }
 
 /// The packet tunnel, started and fed packets as iOS does, through a strict packet flow.
@@ -63,25 +75,27 @@ struct PacketTunnelProviderTests {
     struct Running {
         let provider: PacketTunnelProvider
         let system: StrictTunnelSystem
-        let notifications: RecordingNotificationCenter
+        let notifications: RecordingAsker
         let upstream: FakeUpstream
         var flow: StrictPacketFlow { system.strictFlow }
     }
 
-    static func start(_ shared: SharedContainer, upstream: FakeUpstream = FakeUpstream()) throws -> Running {
-        let notifications = RecordingNotificationCenter()
+    /// Starts the provider as iOS does (the completion-handler form) and waits for it.
+    static func start(_ shared: SharedContainer, upstream: FakeUpstream = FakeUpstream()) async throws -> Running {
+        let notifications = RecordingAsker()
         let provider = PacketTunnelProvider(
-            container: shared.container, configuration: DNSTunnel.Configuration(upstream: upstream), notificationCenter: notifications)
+            container: shared.container, configuration: DNSTunnel.Configuration(upstream: upstream), notifier: notifications)
         let system = StrictTunnelSystem()
         provider.shimSystem = system
         let started = TunnelStartCompletion()
         provider.startTunnel(options: nil, completionHandler: started.handler)
-        #expect(started.results == [nil], "startTunnel must complete once, successfully")
+        #expect(await started.waitForResult() == [nil], "startTunnel must complete once, successfully")
+        #expect(await system.strictFlow.waitUntilReading(), "the provider reads packets once started")
         return Running(provider: provider, system: system, notifications: notifications, upstream: upstream)
     }
 
-    @Test func theTunnelRoutesOnlyItsResolverAndPointsEveryNameAtIt() throws {
-        let running = try Self.start(SharedContainer())
+    @Test func theTunnelRoutesOnlyItsResolverAndPointsEveryNameAtIt() async throws {
+        let running = try await Self.start(SharedContainer())
         let settings = try #require(running.system.appliedSettings.first as? NEPacketTunnelNetworkSettings)
         #expect(running.system.appliedSettings.count == 1)
         #expect(settings.ipv4Settings?.addresses == ["198.18.0.1"])
@@ -99,7 +113,7 @@ struct PacketTunnelProviderTests {
     @Test func underBlockAStruckEmployersNameIsNXDOMAINAndOthersAreForwarded() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .block)
-        let running = try Self.start(shared)
+        let running = try await Self.start(shared)
         running.flow.inject([try Self.query("www.acme.example", id: 1), try Self.query("example.org", id: 2)])
         let answers = try Self.answers(await running.flow.waitForWrites(2))
         let blocked = try #require(answers[1])
@@ -111,14 +125,14 @@ struct PacketTunnelProviderTests {
         #expect(forwarded.message.responseCode == .noError)
         #expect(forwarded.message.answers.first?.address == IPAddress("192.0.2.80"))
         #expect(running.upstream.names == ["example.org"], "the struck employer's name never leaves the device")
-        #expect(running.notifications.added.isEmpty)
+        #expect(running.notifications.asked.isEmpty)
         #expect(running.flow.violations.isEmpty, "\(running.flow.violations)")
     }
 
     @Test func underAllowEveryNameIsForwarded() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .allow)
-        let running = try Self.start(shared)
+        let running = try await Self.start(shared)
         running.flow.inject([try Self.query("acme.example", id: 7)])
         let answers = try Self.answers(await running.flow.waitForWrites(1))
         #expect(answers[7]?.message.answers.first?.address == IPAddress("192.0.2.80"))
@@ -128,12 +142,15 @@ struct PacketTunnelProviderTests {
     @Test func underAskThePersonIsAskedOnceAndProceedingLetsTheSiteThrough() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .ask)
-        let running = try Self.start(shared)
+        let running = try await Self.start(shared)
         running.flow.inject([try Self.query("www.acme.example", id: 1)])
         var answers = try Self.answers(await running.flow.waitForWrites(1))
         #expect(answers[1]?.message.responseCode == .nameError)
-        let request = try #require(running.notifications.added.first)
-        #expect(running.notifications.added.count == 1)
+        let question = try #require(running.notifications.asked.first)
+        #expect(running.notifications.asked.count == 1)
+        // What iOS is handed for it: shown now, with the Proceed and Block buttons, and the host for the answer.
+        let request = NotificationAsker.request(for: question)
+        #expect(request.identifier == question.identifier && request.trigger == nil)
         #expect(request.content.categoryIdentifier == PicketAskNotification.category)
         #expect(request.content.title.contains("Acme"))
         #expect(request.content.userInfo[PicketAskNotification.hostKey] as? String == "www.acme.example")
@@ -143,7 +160,7 @@ struct PacketTunnelProviderTests {
         running.flow.inject([try Self.query("shop.acme.example", id: 2)])
         answers = try Self.answers(await running.flow.waitForWrites(2))
         #expect(answers[2]?.message.responseCode == .nameError)
-        #expect(running.notifications.added.count == 1)
+        #expect(running.notifications.asked.count == 1)
 
         // "Proceed": the app allowlists the site for 24 hours and tells the tunnel.
         _ = try await shared.state.setBlocking(
@@ -162,7 +179,7 @@ struct PacketTunnelProviderTests {
     @Test func ipv6QueriesAreAnsweredOverIPv6() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .block)
-        let running = try Self.start(shared)
+        let running = try await Self.start(shared)
         running.flow.inject([try Self.query("acme.example", id: 4, .aaaa, v6: true), try Self.query("example.net", id: 5, .aaaa, v6: true)])
         let answers = try Self.answers(await running.flow.waitForWrites(2))
         #expect(answers[4]?.packet.version == .v6)
@@ -176,7 +193,7 @@ struct PacketTunnelProviderTests {
     @Test func packetsThatAreNotQueriesToTheResolverAreDropped() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .block)
-        let running = try Self.start(shared)
+        let running = try await Self.start(shared)
         var damaged = try Self.query("example.org", id: 9)
         damaged[damaged.count - 2] ^= 0x01
         let notDNS = UDPPacket(
@@ -203,20 +220,21 @@ struct PacketTunnelProviderTests {
     }
 
     @Test func aFailingUpstreamIsSERVFAIL() async throws {
-        let running = try Self.start(SharedContainer(), upstream: FakeUpstream(failing: true))
+        let running = try await Self.start(SharedContainer(), upstream: FakeUpstream(failing: true))
         running.flow.inject([try Self.query("example.org", id: 21)])
         let answers = try Self.answers(await running.flow.waitForWrites(1))
         #expect(answers[21]?.message.responseCode == .serverFailure)
     }
 
-    @Test func withoutAnAppGroupTheTunnelDoesNotStart() {
+    @Test func withoutAnAppGroupTheTunnelDoesNotStart() async {
         let provider = PacketTunnelProvider()
         let system = StrictTunnelSystem()
         provider.shimSystem = system
         let started = TunnelStartCompletion()
         provider.startTunnel(options: nil, completionHandler: started.handler)
-        #expect(started.results.count == 1)
-        #expect(started.results.first??.isEmpty == false)
+        let results = await started.waitForResult()
+        #expect(results.count == 1)
+        #expect(results.first??.isEmpty == false)
         #expect(system.appliedSettings.isEmpty)
         #expect(!system.strictFlow.isReading)
     }

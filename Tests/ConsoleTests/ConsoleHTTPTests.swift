@@ -22,11 +22,11 @@ final class ConsoleHarness: @unchecked Sendable {
     private(set) var link = ""
     private(set) var port = 0
 
-    init(password: String? = nil, gnomeWeb: (any ContentFilterSettings)? = nil) async throws {
+    init(password: String? = nil, browser: (any BrowserContentFilters)? = nil) async throws {
         state = try PepperState(home: home)
         // The Picket store of the home's own database, as `pepper console` opens by default.
         server = try ConsoleServer(
-            state: state, gnomeWeb: gnomeWeb, picketStore: SQLitePicketStore(database: state.database),
+            state: state, browser: browser, picketStore: SQLitePicketStore(database: state.database),
             configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password))
         let started = AsyncStream<String>.makeStream()
         let server = self.server
@@ -185,7 +185,7 @@ struct ConsoleSecurityTests {
         #expect(throws: ConsoleServer.StartError.self) {
             try ConsoleServer(
                 state: try PepperState(home: PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("p-\(UUID())"))),
-                gnomeWeb: nil, configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 0, 0, 0, 0), port: 0)))
+                browser: nil, configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 0, 0, 0, 0), port: 0)))
         }
         let console = try await ConsoleHarness(password: "correct horse battery")
         let redirected = try await console.request(.get, "/lists")

@@ -51,7 +51,7 @@ struct GNOMEWebTests {
 
         // My rules, then the onboarding's button.
         _ = try await state.saveRules("/blocked-banner.js\n/ads/*")
-        let notice = await OnboardingScreen(state: state, gnomeWeb: settings).installInGNOMEWeb()
+        let notice = await OnboardingScreen(state: state, browser: settings).installInBrowser()
         #expect(notice.kind == .success, "\(notice)")
         server.clearLog()
         let cache = folder.appendingPathComponent("cache")

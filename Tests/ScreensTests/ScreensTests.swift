@@ -142,11 +142,11 @@ struct OnboardingScreenTests {
         let temporary = TemporaryState()
         let state = try PepperState(
             home: temporary.home, configuration: .init(afterPublish: [GNOMEWebSettings.keepFiltersCurrent(settings: settings)]))
-        let screen = OnboardingScreen(state: state, gnomeWeb: settings)
-        #expect(try screen.load().gnomeWeb?.installed == false)
-        let notice = await screen.installInGNOMEWeb()
+        let screen = OnboardingScreen(state: state, browser: settings)
+        #expect(try screen.load().browser?.installed == false)
+        let notice = await screen.installInBrowser()
         #expect(notice.kind == .success, "\(notice)")
-        let setup = try #require(try screen.load().gnomeWeb)
+        let setup = try #require(try screen.load().browser)
         #expect(setup.installed)
         // The generation folder behind `out`: a new output gets new addresses, which GNOME Web compiles anew.
         let generation = temporary.home.outputURL.resolvingSymlinksInPath().path
@@ -177,11 +177,11 @@ struct OnboardingScreenTests {
 
     @Test func gnomeWebNotInstalledIsSaidPlainly() async throws {
         let temporary = TemporaryState()
-        let screen = OnboardingScreen(state: temporary.state, gnomeWeb: AbsentBrowser())
-        let notice = await screen.installInGNOMEWeb()
+        let screen = OnboardingScreen(state: temporary.state, browser: AbsentBrowser())
+        let notice = await screen.installInBrowser()
         #expect(notice.isError)
         #expect(notice.text.hasPrefix("GNOME Web is not installed"))
-        #expect(try screen.load().gnomeWeb?.availability == .notInstalled("its settings schema org.gnome.Epiphany is not installed"))
+        #expect(try screen.load().browser?.availability == .notInstalled("its settings schema org.gnome.Epiphany is not installed"))
         #expect(screen.useDuckDuckGo().kind == .success, "Pepper's own browser still gets DuckDuckGo")
     }
 

@@ -21,10 +21,27 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
     @Published private(set) var canGoForward = false
     @Published private(set) var address = ""
     @Published private(set) var blocking = true
+    /// Why the last action failed, for the view to show.
+    @Published var problem: String?
 
-    init(state: PepperState) throws {
+    /// Opens the browser: the session's history and settings and the struck employers' list
+    /// are read away from the main actor; the web view is made on it.
+    static func open(state: PepperState) async throws -> BrowserController {
+        let session = try await readSession(state)
+        let index = await Task.detached(priority: .userInitiated) {
+            try? PicketBlocklistIndex.load(home: state.home, database: state.database)
+        }.value
+        return BrowserController(state: state, session: session, picketIndex: index)
+    }
+
+    /// Reads the session off the main actor and hands it over (it is not Sendable, so it is sent).
+    private nonisolated static func readSession(_ state: PepperState) async throws -> sending BrowserSession {
+        try BrowserSession(state: state)
+    }
+
+    private init(state: PepperState, session: BrowserSession, picketIndex: PicketBlocklistIndex?) {
         self.state = state
-        session = try BrowserSession(state: state)
+        self.session = session
         let configuration = WKWebViewConfiguration()
         configuration.websiteDataStore = .nonPersistent()
         webView = WKWebView(frame: .zero, configuration: configuration)
@@ -32,8 +49,7 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         webView.configuration.userContentController.add(self, name: Self.messageHandler)
         webView.allowsBackForwardNavigationGestures = true
         webView.navigationDelegate = self
-        let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database)
-        session.picketLookup = index.map { index in { index.notice(for: $0) } }
+        if let picketIndex { session.picketLookup = { @Sendable address in picketIndex.notice(for: address) } }
     }
 
     static let messageHandler = "pepper"
@@ -62,7 +78,15 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
     /// The shield: blocking off (the site joins the allowlist) or on again; the web view gets
     /// its rule lists — none at once for an allowlisted site — and reloads.
     func toggleBlocking() async {
-        guard (try? await session.toggleBlocking()) != nil else { return }
+        // The session stays on the main actor; its Sendable toggle does the work off it.
+        guard let url = session.currentURL else { return }
+        let siteBlocking = session.siteBlocking
+        do {
+            try await siteBlocking.toggle(on: url)
+        } catch {
+            problem = "\(error)"
+            return
+        }
         await installRules()
         webView.reload()
         refresh()
@@ -129,13 +153,23 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         if let title = webView.title, !title.isEmpty { try? session.titleChanged(title) }
     }
 
-    /// "Proceed anyway" (24 hours, through the allowlist) and "Go back" on a struck employer's notice.
+    /// "Proceed anyway" and "Go back" on a struck employer's notice. Proceeding goes where every
+    /// face's does (`SiteBlocking.proceed(past:)`: only when the policy offers it, 24 hours
+    /// through the allowlist).
     func userContentController(_ controller: WKUserContentController, didReceive message: WKScriptMessage) {
         guard let body = message.body as? String else { return }
         if body == PicketNoticePage.backMessage { goBack() }
-        guard body == PicketNoticePage.proceedMessage, let url = webView.url?.absoluteString else { return }
+        guard body == PicketNoticePage.proceedMessage, let url = webView.url?.absoluteString,
+            let notice = session.picketNotice(for: url)
+        else { return }
+        let siteBlocking = session.siteBlocking
         Task {
-            _ = try? await state.setBlocking(false, onPage: url, until: Date().addingTimeInterval(PicketNotice.proceedDuration))
+            do {
+                try await siteBlocking.proceed(past: notice)
+            } catch {
+                problem = "\(error)"
+                return
+            }
             await installRules()
             open(url)
         }

@@ -27,7 +27,7 @@ struct BrowserView: View {
     private func open() async {
         guard controller == nil, let pepper = model.pepper else { return }
         do {
-            let opened = try BrowserController(state: pepper)
+            let opened = try await BrowserController.open(state: pepper)
             controller = opened
             await opened.launch()
         } catch {
@@ -67,6 +67,11 @@ private struct BrowserPage: View {
                 .labelStyle(.iconOnly)
                 .padding(8)
                 .background(.bar)
+            }
+            .safeAreaInset(edge: .bottom) {
+                if let problem = controller.problem {
+                    Label(problem, systemImage: "exclamationmark.triangle").padding(8).frame(maxWidth: .infinity).background(.bar)
+                }
             }
     }
 }

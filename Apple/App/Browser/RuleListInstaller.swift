@@ -10,10 +10,9 @@ enum RuleListInstaller {
     /// Installs `plan` in `controller`, replacing what it had.
     static func install(_ plan: WebViewRuleLists.Plan, in controller: WKUserContentController) async throws {
         controller.removeAllContentRuleLists()
-        guard case .lists(let lists) = plan else { return }
-        let store = WKContentRuleListStore.default()!
+        guard case .lists(let lists) = plan, let store = WKContentRuleListStore.default() else { return }
         for list in lists {
-            if let compiled = try? await store.lookUpContentRuleList(forIdentifier: list.identifier) {
+            if let compiled = try? await store.contentRuleList(forIdentifier: list.identifier) {
                 controller.add(compiled)
                 continue
             }
@@ -22,7 +21,7 @@ enum RuleListInstaller {
                 controller.add(compiled)
             }
         }
-        let stored = await store.availableContentRuleListIdentifiers() ?? []
+        let stored = await store.availableIdentifiers() ?? []
         for identifier in WebViewRuleLists.obsolete(stored: stored, current: plan) {
             try? await store.removeContentRuleList(forIdentifier: identifier)
         }

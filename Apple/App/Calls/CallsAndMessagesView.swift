@@ -6,20 +6,21 @@ import SwiftUI
 /// list, and the SMS guard.
 struct CallsAndMessagesView: View {
     @Environment(AppModel.self) private var model
-    @State private var calls: CallsScreen.State?
-    @State private var messages: MessagesScreen.State?
+    @State private var counts: (calls: CallsScreen.State, messages: MessagesScreen.State)?
     @State private var directoryOn = false
 
     var body: some View {
         List {
             Section("Info") {
-                if let calls, let messages {
+                if let calls = counts?.calls, let messages = counts?.messages {
                     LabeledContent("Numbers blocked", value: "\(calls.export.blocking)")
                     LabeledContent("Numbers identified", value: "\(calls.export.identification)")
                     LabeledContent("Contacts", value: "\(calls.contacts)")
                     LabeledContent("Words filtered", value: "\(messages.words.count)")
                     LabeledContent("Senders blocked", value: "\(messages.blockedSenders.count)")
                     LabeledContent("Call directory version", value: "\(calls.export.version)")
+                } else {
+                    ProgressView()
                 }
                 Label(
                     directoryOn ? "Call blocking is on." : "Turn on Pepper in Settings › Apps › Phone › Call Blocking & Identification.",
@@ -40,9 +41,7 @@ struct CallsAndMessagesView: View {
     private func reload() { Task { await reloadAll() } }
 
     private func reloadAll() async {
-        guard let pepper = model.pepper else { return }
-        calls = try? CallsScreen(state: pepper).load()
-        messages = try? MessagesScreen(state: pepper).load()
+        counts = await model.load { (try CallsScreen(state: $0).load(), try MessagesScreen(state: $0).load()) }
         directoryOn = await CallDirectory.isEnabled()
     }
 }
@@ -80,7 +79,8 @@ struct BlockListView: View {
             }
         }
         .navigationTitle("Block list")
-        .task { reload() }
+        .overlay { if state == nil { ProgressView() } }
+        .task { await reload() }
     }
 
     private var blockAllExceptContacts: Binding<Bool> {
@@ -102,7 +102,7 @@ struct BlockListView: View {
         Task {
             await model.runCallChange { action(CallsScreen(state: $0)) }
             number = ""
-            reload()
+            await reload()
             onChange()
         }
     }
@@ -118,6 +118,6 @@ struct BlockListView: View {
         }
     }
 
-    private func reload() { state = try? model.pepper.map { try CallsScreen(state: $0).load() } }
+    private func reload() async { state = await model.load { try CallsScreen(state: $0).load() } }
 }
 #endif

@@ -9,17 +9,17 @@ enum ContactsImport {
     static func vCard() async throws -> String {
         let store = CNContactStore()
         guard try await store.requestAccess(for: .contacts) else { throw ContactsImportError.notGranted }
-        let keys = [CNContactVCardSerialization.descriptorForRequiredKeys()]
-        let request = CNContactFetchRequest(keysToFetch: keys)
-        let contacts = try await Task.detached {
+        // Contacts are read and written out on one task away from the main actor: `CNContact`
+        // and the store are not Sendable, so only the finished text crosses back.
+        return try await Task.detached(priority: .userInitiated) {
+            let store = CNContactStore()
+            let request = CNContactFetchRequest(keysToFetch: [CNContactVCardSerialization.descriptorForRequiredKeys()])
             var found: [CNContact] = []
             try store.enumerateContacts(with: request) { contact, _ in
                 if !contact.phoneNumbers.isEmpty { found.append(contact) }
             }
-            return found
+            return String(decoding: try CNContactVCardSerialization.data(with: found), as: UTF8.self)
         }.value
-        let data = try CNContactVCardSerialization.data(with: contacts)
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -50,18 +50,19 @@ struct SMSGuardView: View {
             }
         }
         .navigationTitle("SMS Guard")
-        .task { reload() }
+        .overlay { if state == nil { ProgressView() } }
+        .task { await reload() }
     }
 
     private func change(_ action: @escaping @Sendable (MessagesScreen) -> Notice) {
         Task {
             await model.run { action(MessagesScreen(state: $0)) }
             word = ""
-            reload()
+            await reload()
             onChange()
         }
     }
 
-    private func reload() { state = try? model.pepper.map { try MessagesScreen(state: $0).load() } }
+    private func reload() async { state = await model.load { try MessagesScreen(state: $0).load() } }
 }
 #endif

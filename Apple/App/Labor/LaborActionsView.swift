@@ -1,3 +1,4 @@
+import AppSupport
 import Picket
 import Screens
 import SwiftUI
@@ -10,6 +11,7 @@ struct LaborActionsView: View {
     @State private var server = ""
     @State private var key = ""
     @State private var tunnelOn = false
+    @State private var protection = NetworkProtection.packetTunnel
 
     var body: some View {
         Form {
@@ -31,13 +33,16 @@ struct LaborActionsView: View {
                 if let explanation = LaborActionsScreen.policyExplanations.first(where: { $0.policy == state?.policy }) {
                     Text(explanation.text).font(.footnote)
                 }
-                Toggle("DNS protection (a VPN on this device)", isOn: tunnel)
+                if protection.offersTunnelSwitch {
+                    Toggle("DNS protection (a VPN on this device)", isOn: tunnel)
+                }
+                Text(protection.explanation).font(.footnote)
             }
             Section {
                 Button("Strike alerts near me") {
                     Task {
                         await Notifications.requestPermission()
-                        GeofenceMonitor.shared.start()
+                        model.geofences?.start()
                     }
                 }
                 NavigationLink("Report a strike") { StrikeReportView() }
@@ -45,6 +50,7 @@ struct LaborActionsView: View {
             }
         }
         .navigationTitle("Labor actions")
+        .overlay { if state == nil { ProgressView() } }
         .task { await reload() }
     }
 
@@ -52,8 +58,8 @@ struct LaborActionsView: View {
         Binding(
             get: { state?.policy ?? .ask },
             set: { chosen in
-                act { await $0.setPolicy(chosen.rawValue) }
-                Task { await TunnelControl.reload() }
+                // The tunnel reads the policy again only once it is stored.
+                act(then: { await TunnelControl.reload() }) { await $0.setPolicy(chosen.rawValue) }
             })
     }
 
@@ -72,16 +78,18 @@ struct LaborActionsView: View {
             })
     }
 
-    private func act(_ action: @escaping @Sendable (LaborActionsScreen) async -> Notice) {
+    private func act(then after: (@MainActor () async -> Void)? = nil, _ action: @escaping @Sendable (LaborActionsScreen) async -> Notice) {
         Task {
             await model.run { await action(LaborActionsScreen(state: $0)) }
+            if let after { await after() }
             key = ""
             await reload()
         }
     }
 
     private func reload() async {
-        state = try? model.pepper.map { try LaborActionsScreen(state: $0).load() }
+        state = await model.load { try LaborActionsScreen(state: $0).load() }
+        protection = await TunnelControl.protection()
         tunnelOn = await TunnelControl.isOn()
     }
 }

@@ -1,12 +1,11 @@
 import AppExtensionSupport
 import AppSupport
 import Foundation
-import PepperActions
 import UserNotifications
 
 /// Local notifications: the strike-zone events, and the tunnel's question about a struck
 /// employer's site with its Proceed and Block buttons. The wording is `StrikeZoneNotification`'s
-/// and `PicketAskNotification`'s; what an answer does is `PicketAskResponse`'s.
+/// and `PicketAskNotification`'s; what an answer does is `AppContext.answer`'s.
 enum Notifications {
     /// Registers the buttons of the tunnel's question.
     static func registerCategories() {
@@ -34,18 +33,13 @@ enum Notifications {
         UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: nil))
     }
 
-    /// Acts on an answer: "Proceed" allowlists the site for 24 hours (the rebuild reloads
-    /// Safari's content blockers, as every rebuild of the app's state does), then the tunnel
-    /// reads the allowlist again.
-    static func handle(_ response: UNNotificationResponse) async {
-        let content = response.notification.request.content
-        guard
-            let answer = PicketAskResponse(
-                actionIdentifier: response.actionIdentifier, categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
-            case .proceed(_, let duration) = answer, let page = answer.pageAddress,
-            let state = try? AppModel.openState()
-        else { return }
-        _ = try? await state.setBlocking(false, onPage: page, until: Date().addingTimeInterval(duration))
-        await TunnelControl.reload()
+    /// Acts on an answer to the tunnel's question ("Proceed" lets the site through for 24 hours;
+    /// the rebuild reloads Safari's content blockers), then has the tunnel read the allowlist again.
+    static func act(on answer: PicketAskResponse, context: AppContext) async {
+        do {
+            if try await context.answer(answer) { await TunnelControl.reload() }
+        } catch {
+            print("The answer to the tunnel's question was not applied: \(error)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CoreLocation
 import MapKit
+import PepperActions
 import Picket
 import Screens
 import SwiftUI

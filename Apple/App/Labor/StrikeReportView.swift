@@ -1,3 +1,4 @@
+import PepperActions
 import Picket
 import Screens
 import SwiftUI

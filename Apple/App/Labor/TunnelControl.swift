@@ -1,11 +1,23 @@
 import AppExtensionSupport
+import AppSupport
 import Foundation
 import NetworkExtension
 
 /// The packet tunnel's VPN configuration: created once (the person approves it), started and
 /// stopped from the Labor actions screen, and told to read the shared state again after a
-/// change (policy, allowlist, a "Proceed").
+/// change (policy, allowlist, a "Proceed"). Unless a device-management profile installed
+/// Pepper's content filter: then the filter protects the device (`NetworkProtection`).
+@MainActor
 enum TunnelControl {
+    /// Which extension protects this device: asks the system for a content-filter configuration.
+    static func protection() async -> NetworkProtection {
+        let manager = NEFilterManager.shared()
+        try? await manager.loadFromPreferences()
+        // The manager holds this app's configuration only: one is there when a profile installed it.
+        let filter = manager.providerConfiguration.map { _ in NetworkProtection.FilterConfiguration(enabled: manager.isEnabled) }
+        return NetworkProtection.choose(filter: filter)
+    }
+
     /// The tunnel extension's bundle identifier.
     static var providerIdentifier: String { (Bundle.main.bundleIdentifier ?? "") + ".PacketTunnel" }
 
@@ -22,8 +34,9 @@ enum TunnelControl {
         return manager
     }
 
-    /// Turns DNS protection on or off.
+    /// Turns DNS protection on or off (never while the content filter protects the device).
     static func set(on: Bool) async throws {
+        guard await protection().offersTunnelSwitch else { return }
         let manager = try await manager()
         manager.isEnabled = true
         try await manager.saveToPreferences()

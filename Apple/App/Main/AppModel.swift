@@ -5,49 +5,62 @@ import Observation
 import PepperActions
 import Screens
 
-/// The app's state: Pepper's home in the app-group container, with the Picket key in the
-/// Keychain and every rebuild handed to Safari. Views call screen models on it and show the
-/// `Notice` they return.
+/// The window's side of the app: the one ``AppContext`` opened at launch (or why it could not
+/// be opened), the last sentence an action returned, and the parts that work in the background.
+/// Views call screen models on its state and show the `Notice` they return.
 @MainActor
 @Observable
 final class AppModel {
-    /// Pepper's state, or why it could not be opened.
-    let state: Result<PepperState, AppModelError>
+    /// The app's context, or why it could not be opened.
+    let opened: Result<AppContext, AppModelError>
+    /// Strike alerts: Core Location's events, applied through the context.
+    let geofences: GeofenceMonitor?
     /// The last sentence an action returned.
     var notice: Notice?
 
-    init() {
-        state = Self.open()
+    init(opened: Result<AppContext, AppModelError>) {
+        self.opened = opened
+        geofences = (try? opened.get()).map(GeofenceMonitor.init(context:))
     }
 
-    private static func open() -> Result<PepperState, AppModelError> {
+    /// Opens Pepper's state in the app-group container, with the Picket key in the Keychain and
+    /// Safari's content blockers reloaded after every rebuild. Called once per process (by the
+    /// app delegate, before anything else runs).
+    nonisolated static func openContext() -> Result<AppContext, AppModelError> {
         do {
-            return .success(try openState())
+            let container = try AppGroupContainer.current()
+            return .success(
+                try AppContext(
+                    container: container, picketKeys: KeychainKeyStore(), afterPublish: [{ _, _ in SafariBlockers.reloadAll() }]))
         } catch {
             return .failure(AppModelError(description: "\(error)"))
         }
     }
 
-    /// Pepper's state as every part of the app opens it (the window, background updates,
-    /// geofencing, notification answers): in the app-group container, with the Picket key in
-    /// the Keychain and Safari's content blockers reloaded after every rebuild.
-    nonisolated static func openState() throws -> PepperState {
-        let container = try AppGroupContainer.current()
-        let configuration = PepperState.Configuration(
-            afterPublish: [{ _, _ in SafariBlockers.reloadAll() }], picketKeys: KeychainKeyStore())
-        return try PepperState(home: container.home, configuration: configuration)
+    /// The context, when it opened.
+    var context: AppContext? { try? opened.get() }
+    /// Pepper's state, when it opened.
+    var pepper: PepperState? { context?.state }
+
+    /// What the app does once its window is up: background updates and geofencing resume, and a
+    /// first launch compiles the lists (a failure is shown, not dropped).
+    func started() async {
+        guard let context else { return }
+        geofences?.resume()
+        await BackgroundUpdates.schedule(context: context)
+        if let problem = await context.compileIfNeeded() { notice = problem }
     }
 
-    /// The state, when it opened.
-    var pepper: PepperState? { try? state.get() }
-
-    /// What the app does once its window is up: background updates and geofencing resume.
-    func started() {
-        BackgroundUpdates.schedule()
-        GeofenceMonitor.shared.resume()
-        // A first launch has no compiled lists yet: compile the enabled ones (or the starter list).
-        if let pepper, pepper.manifest() == nil {
-            Task { _ = try? await pepper.rebuild() }
+    /// Reads a screen's state away from the main actor (screens read the database), so the
+    /// window never waits on a read. A failure is shown as the notice; the result is then `nil`.
+    func load<Value: Sendable>(_ read: @escaping @Sendable (PepperState) throws -> Value) async -> Value? {
+        guard let pepper else { return nil }
+        let result = await Task.detached(priority: .userInitiated) { Result { try read(pepper) } }.value
+        switch result {
+        case .success(let value): return value
+        case .failure(let error):
+            notice = (error as? Notice) ?? .error("\(error)")
+            return nil
         }
     }
 

@@ -1,9 +1,12 @@
+import AppExtensionSupport
 import AppSupport
 import SwiftUI
+import UserNotifications
 
 #if os(iOS)
 import UIKit
-import UserNotifications
+#else
+import AppKit
 #endif
 
 /// Pepper on iPhone, iPad and Mac: one window whose tabs (a sidebar on iPad and Mac) bind the
@@ -12,43 +15,71 @@ import UserNotifications
 struct PepperApp: App {
     #if os(iOS)
     @UIApplicationDelegateAdaptor(AppDelegate.self) private var delegate
+    #else
+    @NSApplicationDelegateAdaptor(AppDelegate.self) private var delegate
     #endif
-    @State private var model = AppModel()
 
     var body: some Scene {
         WindowGroup {
             RootView()
-                .environment(model)
-                .task { model.started() }
+                .environment(delegate.model)
+                .task { await delegate.model.started() }
         }
         #if os(iOS)
         .backgroundTask(.appRefresh(BackgroundRefresh.listUpdateTask)) {
-            await BackgroundUpdates.run()
+            if case .success(let context) = AppDelegate.opened { await BackgroundUpdates.run(context: context) }
         }
         #endif
     }
 }
 
-#if os(iOS)
-/// Receives the answers to notifications (the tunnel's Proceed / Block) and wakes for location
-/// events after a relaunch.
-final class AppDelegate: NSObject, UIApplicationDelegate, UNUserNotificationCenterDelegate {
-    func application(_ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+/// Owns the app's one context (opened before anything else runs), receives the answers to
+/// notifications (the tunnel's Proceed / Block), and on iOS wakes for location events after a
+/// relaunch.
+@MainActor
+final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
+    /// The one `AppContext` of this process: GRDB's rule is one connection pool per database
+    /// file per process, so every part of the app shares it.
+    nonisolated static let opened = AppModel.openContext()
+    /// The window's model over it.
+    lazy var model = AppModel(opened: Self.opened)
+
+    private func launched(forLocation: Bool) {
         UNUserNotificationCenter.current().delegate = self
         Notifications.registerCategories()
         // A relaunch for a region event: the monitor reattaches to Core Location.
-        if options?[.location] != nil { GeofenceMonitor.shared.resume() }
-        return true
+        if forLocation { model.geofences?.resume() }
     }
 
-    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
-        await Notifications.handle(response)
+    nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
+        // Read what is needed here: the response is not Sendable and stays on this side.
+        let content = response.notification.request.content
+        guard
+            let answer = PicketAskResponse(
+                actionIdentifier: response.actionIdentifier, categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
+            case .success(let context) = Self.opened
+        else { return }
+        await Notifications.act(on: answer, context: context)
     }
 
-    func userNotificationCenter(
+    nonisolated func userNotificationCenter(
         _ center: UNUserNotificationCenter, willPresent notification: UNNotification
     ) async -> UNNotificationPresentationOptions {
         [.banner, .sound]
+    }
+}
+
+#if os(iOS)
+extension AppDelegate: UIApplicationDelegate {
+    func application(_ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        launched(forLocation: options?[.location] != nil)
+        return true
+    }
+}
+#else
+extension AppDelegate: NSApplicationDelegate {
+    func applicationDidFinishLaunching(_ notification: Notification) {
+        launched(forLocation: false)
     }
 }
 #endif

@@ -37,7 +37,7 @@ struct RootView: View {
 
     var body: some View {
         Group {
-            switch model.state {
+            switch model.opened {
             case .failure(let error):
                 ContentUnavailableView(
                     "Pepper is not set up", systemImage: "exclamationmark.triangle", description: Text(error.description))

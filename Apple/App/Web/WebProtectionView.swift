@@ -8,33 +8,46 @@ import SwiftUI
 /// Update button, the allowlist, and the DuckDuckGo suggestion with Safari's steps.
 struct WebProtectionView: View {
     @Environment(AppModel.self) private var model
-    @State private var safari: OnboardingScreen.BrowserSetup?
-    @State private var toTurnOn: [ContentBlockerSlot] = []
-    @State private var lists: [ListsScreen.Row] = []
-    @State private var suggestionAnswered = true
+    @State private var loaded: Loaded?
     @State private var updating = false
-    @State private var unserved = 0
+
+    /// What the screen shows, read away from the main actor.
+    private struct Loaded: Sendable {
+        var safari: OnboardingScreen.BrowserSetup?
+        var toTurnOn: [ContentBlockerSlot]
+        var lists: [ListsScreen.Row]
+        var suggestionAnswered: Bool
+        var unserved: Int
+    }
 
     var body: some View {
+        if let loaded {
+            page(loaded)
+        } else {
+            ProgressView().navigationTitle("Web protection").task { await refresh() }
+        }
+    }
+
+    private func page(_ loaded: Loaded) -> some View {
         List {
             Section("Safari") {
-                if let safari, safari.installed {
+                if let safari = loaded.safari, safari.installed {
                     Label("Safari uses Pepper's \(safari.filters.count) lists.", systemImage: "checkmark.shield")
                 } else {
                     ForEach(SafariContentBlockers.enableSteps, id: \.self) { Text($0) }
-                    if !toTurnOn.isEmpty {
-                        Text("Still off: \(toTurnOn.map { "Pepper \($0.number)" }.joined(separator: ", ")).")
+                    if !loaded.toTurnOn.isEmpty {
+                        Text("Still off: \(loaded.toTurnOn.map { "Pepper \($0.number)" }.joined(separator: ", ")).")
                             .foregroundStyle(.secondary)
                     }
                 }
-                if unserved > 0 {
-                    Text("\(unserved) of the lists do not fit Safari's \(ContentBlockerSlot.count) blockers: turn a list off.")
+                if loaded.unserved > 0 {
+                    Text("\(loaded.unserved) of the lists do not fit Safari's \(ContentBlockerSlot.count) blockers: turn a list off.")
                         .foregroundStyle(.orange)
                 }
                 Button("Check with Safari again") { Task { await refresh() } }
             }
             Section("Lists") {
-                ForEach(lists, id: \.name) { row in
+                ForEach(loaded.lists, id: \.name) { row in
                     Toggle(isOn: binding(for: row)) {
                         VStack(alignment: .leading) {
                             Text(row.name)
@@ -45,30 +58,30 @@ struct WebProtectionView: View {
                 Button(updating ? "Updating…" : "Update now") { update() }.disabled(updating)
             }
             Section { NavigationLink("Allowlist") { AllowlistView() } }
-            if !suggestionAnswered {
+            if !loaded.suggestionAnswered {
                 Section("Search with DuckDuckGo") {
                     ForEach(SafariContentBlockers.duckDuckGoSteps, id: \.self) { Text($0) }
                     Button("Done, or not for me") {
                         model.perform { OnboardingScreen(state: $0).dismissSearchSuggestion() }
-                        suggestionAnswered = true
+                        self.loaded?.suggestionAnswered = true
                     }
                 }
             }
         }
         .navigationTitle("Web protection")
-        .task { await refresh() }
         .refreshable { await refresh() }
     }
 
     private func refresh() async {
         guard let pepper = model.pepper else { return }
         let settings = await SafariBlockers.settings(outputURL: pepper.home.outputURL)
-        let onboarding = try? OnboardingScreen(state: pepper, gnomeWeb: settings).load()
-        safari = onboarding?.gnomeWeb
-        suggestionAnswered = onboarding?.search.answered ?? true
-        toTurnOn = settings.slotsToTurnOn()
-        unserved = pepper.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0
-        lists = (try? ListsScreen(state: pepper).load().lists) ?? []
+        loaded = await model.load { state in
+            let onboarding = try OnboardingScreen(state: state, browser: settings).load()
+            return Loaded(
+                safari: onboarding.browser, toTurnOn: settings.slotsToTurnOn(), lists: try ListsScreen(state: state).load().lists,
+                suggestionAnswered: onboarding.search.answered,
+                unserved: state.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0)
+        }
     }
 
     private func binding(for row: ListsScreen.Row) -> Binding<Bool> {
@@ -96,7 +109,7 @@ struct WebProtectionView: View {
 /// Sites where nothing is blocked (for good or for a day).
 struct AllowlistView: View {
     @Environment(AppModel.self) private var model
-    @State private var entries: [AllowlistScreen.Entry] = []
+    @State private var entries: [AllowlistScreen.Entry]?
     @State private var site = ""
 
     var body: some View {
@@ -110,21 +123,23 @@ struct AllowlistView: View {
                     Button("Allow for 24 hours") { add(.day) }
                 }
             }
-            ForEach(entries, id: \.domain) { entry in
+            ForEach(entries ?? [], id: \.domain) { entry in
                 VStack(alignment: .leading) {
                     Text(entry.unicode ?? entry.domain)
                     if let expiry = entry.expiresAt { Text("Until \(expiry.formatted())").font(.caption) }
                 }
             }
             .onDelete { offsets in
-                for domain in offsets.map({ entries[$0].domain }) {
-                    model.perform { await AllowlistScreen(state: $0).remove(domain) }
+                let domains = offsets.compactMap { entries?[$0].domain }
+                Task {
+                    for domain in domains { await model.run { await AllowlistScreen(state: $0).remove(domain) } }
+                    await reload()
                 }
-                entries.remove(atOffsets: offsets)
             }
         }
         .navigationTitle("Allowlist")
-        .task { reload() }
+        .overlay { if entries == nil { ProgressView() } }
+        .task { await reload() }
     }
 
     private func add(_ duration: AllowlistScreen.Duration) {
@@ -132,11 +147,11 @@ struct AllowlistView: View {
         site = ""
         Task {
             await model.run { await AllowlistScreen(state: $0).add(site: input, duration: duration) }
-            reload()
+            await reload()
         }
     }
 
-    private func reload() {
-        entries = (try? model.pepper.map { try AllowlistScreen(state: $0).load().entries }) ?? []
+    private func reload() async {
+        entries = await model.load { try AllowlistScreen(state: $0).load().entries }
     }
 }

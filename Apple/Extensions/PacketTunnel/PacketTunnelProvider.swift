@@ -11,63 +11,59 @@ import UserNotifications
 
 /// The packet tunnel: the device's DNS goes to an address inside the tunnel, and the tunnel
 /// answers it — struck employers' domains per the Picket policy, everything else through the
-/// upstream. `DNSTunnel` decides every answer; this class only sets the tunnel up and moves
-/// packets between the interface and it.
+/// upstream. `DNSTunnel` decides every answer and `TunnelPacketPump` bounds the work; this class
+/// only sets the tunnel up and hands packets between the interface and them.
 public final class PacketTunnelProvider: NEPacketTunnelProvider {
-    private let makeTunnel: (any PicketAskNotifier) throws -> DNSTunnel
+    private let makeTunnel: () throws -> DNSTunnel
     private let addresses: TunnelAddresses
-    private let notificationCenter: UNUserNotificationCenter
     private var tunnel: DNSTunnel?
+    private let pump = TunnelPacketPump.Handle()
 
-    /// The provider as the system makes it: its app group comes from its bundle.
+    /// The provider as the system makes it: its app group comes from its bundle, and questions
+    /// about struck employers' sites become notifications.
     public override init() {
         addresses = .pepper
-        notificationCenter = .current()
-        makeTunnel = { notifier in DNSTunnel(container: try AppGroupContainer.current(), notifier: notifier) }
+        makeTunnel = { DNSTunnel(container: try AppGroupContainer.current(), notifier: NotificationAsker()) }
         super.init()
     }
 
-    /// A provider over `container` (tests).
-    public init(container: AppGroupContainer, configuration: DNSTunnel.Configuration, notificationCenter: UNUserNotificationCenter) {
+    /// A provider over `container`, asking through `notifier` (tests).
+    public init(container: AppGroupContainer, configuration: DNSTunnel.Configuration, notifier: any PicketAskNotifier) {
         addresses = configuration.addresses
-        self.notificationCenter = notificationCenter
-        makeTunnel = { notifier in DNSTunnel(container: container, configuration: configuration, notifier: notifier) }
+        makeTunnel = { DNSTunnel(container: container, configuration: configuration, notifier: notifier) }
         super.init()
     }
 
-    /// Sets the tunnel's addresses, routes and DNS, then starts answering.
-    public override func startTunnel(options: [String: NSObject]?, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    /// Sets the tunnel's addresses, routes and DNS, then starts answering. (The completion-handler
+    /// form: the `async` one would take the non-Sendable options across an isolation boundary.)
+    public override func startTunnel(options: [String: NSObject]? = nil, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         let tunnel: DNSTunnel
         do {
-            tunnel = try makeTunnel(NotificationAsker(center: notificationCenter))
+            tunnel = try makeTunnel()
         } catch {
             completionHandler(error)
             return
         }
         self.tunnel = tunnel
-        let flow = packetFlow
+        let packets = TunnelInterface(flow: packetFlow)
+        let pump = self.pump
         setTunnelNetworkSettings(Self.settings(addresses)) { error in
-            if error == nil { Self.readPackets(from: flow, into: tunnel) }
+            // Reading starts only once the settings apply, as the flow requires.
+            if error == nil { pump.start(tunnel: tunnel, read: { await packets.read() }, write: { packets.write($0) }) }
             completionHandler(error)
         }
     }
 
-    /// Stops the tunnel.
-    public override func stopTunnel(with reason: NEProviderStopReason, completionHandler: @escaping @Sendable () -> Void) {
+    /// Stops answering.
+    public override func stopTunnel(with reason: NEProviderStopReason) async {
+        pump.stop()
         tunnel = nil
-        completionHandler()
     }
 
-    /// The app changed the lists or the allowlist: read them again now.
-    public override func handleAppMessage(_ messageData: Data, completionHandler: (@Sendable (Data?) -> Void)? = nil) {
-        guard let tunnel else {
-            completionHandler?(nil)
-            return
-        }
-        Task {
-            await tunnel.reloadNow()
-            completionHandler?(nil)
-        }
+    /// The app changed the lists, the policy or the allowlist: read them again at the next query.
+    public override func handleAppMessage(_ messageData: Data) async -> Data? {
+        await tunnel?.reloadNow()
+        return nil
     }
 
     /// `addresses` as NetworkExtension settings: only the resolver's addresses are routed in.
@@ -86,36 +82,48 @@ public final class PacketTunnelProvider: NEPacketTunnelProvider {
         settings.mtu = NSNumber(value: addresses.mtu)
         return settings
     }
+}
 
-    /// Reads packets for as long as the system hands them over; each is answered on its own,
-    /// so a slow upstream holds up no other query.
-    private static func readPackets(from flow: NEPacketTunnelFlow, into tunnel: DNSTunnel) {
-        flow.readPackets { packets, _ in
-            for packet in packets {
-                Task {
-                    guard case .reply(let reply, _) = await tunnel.handle(Array(packet)) else { return }
-                    let family = reply.version == .v4 ? AF_INET : AF_INET6
-                    _ = flow.writePackets([Data(reply.encoded())], withProtocols: [NSNumber(value: family)])
-                }
-            }
-            readPackets(from: flow, into: tunnel)
-        }
+/// The tunnel interface's packets, for the pump's tasks.
+///
+/// `@unchecked Sendable`: Apple documents `NEPacketTunnelFlow` as safe to use from any thread,
+/// but the SDK does not say so to Swift. The pump keeps one read outstanding at a time, as the
+/// flow requires.
+struct TunnelInterface: @unchecked Sendable {
+    let flow: NEPacketTunnelFlow
+
+    /// The next packets; `nil` never (the system stops the extension instead).
+    func read() async -> [Data]? {
+        let (packets, _) = await flow.readPackets()
+        return packets
+    }
+
+    /// Writes a reply with its address family.
+    func write(_ reply: UDPPacket) {
+        let family = reply.version == .v4 ? AF_INET : AF_INET6
+        _ = flow.writePackets([Data(reply.encoded())], withProtocols: [NSNumber(value: family)])
     }
 }
 
 /// Shows the tunnel's questions as local notifications with Proceed and Block buttons.
-/// (`@unchecked`: Apple documents the notification centre as usable from any thread; SDKs
-/// differ in whether they say so to Swift.)
-struct NotificationAsker: PicketAskNotifier, @unchecked Sendable {
-    let center: UNUserNotificationCenter
+public struct NotificationAsker: PicketAskNotifier {
+    /// An asker through this process's notification centre.
+    public init() {}
 
-    func ask(_ notification: PicketAskNotification) {
+    public func ask(_ notification: PicketAskNotification) {
+        // The notification centre is not Sendable: it is reached where it is used.
+        UNUserNotificationCenter.current().add(Self.request(for: notification))
+    }
+
+    /// The notification request for a question: shown now, in the question's category (which
+    /// carries the Proceed and Block buttons), with the host for the app's answer.
+    public static func request(for notification: PicketAskNotification) -> UNNotificationRequest {
         let content = UNMutableNotificationContent()
         content.title = notification.title
         content.body = notification.body
         content.categoryIdentifier = PicketAskNotification.category
         content.threadIdentifier = PicketAskNotification.category
         content.userInfo = notification.userInfo
-        center.add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: nil))
+        return UNNotificationRequest(identifier: notification.identifier, content: content, trigger: nil)
     }
 }

@@ -10,8 +10,11 @@ import Storage
 /// go to the upstream. Anything else — another destination, another transport, a fragment, a
 /// damaged packet or DNS message — is dropped, and counted.
 ///
-/// The blocklist and the allowlist are read from the shared database (read-only), again after
-/// ``Configuration/reloadInterval``, so the app's changes reach the tunnel without a restart.
+/// The blocklist and the allowlist are read from the shared state (read-only) and kept in
+/// memory: queries never read the database. Every ``Configuration/reloadInterval`` (and at the
+/// next query after ``reloadNow()``) the tunnel looks at the files' sizes and dates, and reads
+/// again only what changed — the allowlist and policy when the database changed, the struck
+/// employers' matchers when their lists did — so the app's changes reach it without a restart.
 public actor DNSTunnel {
     /// How the tunnel works.
     public struct Configuration: Sendable {
@@ -72,23 +75,26 @@ public actor DNSTunnel {
         case notAQuery
     }
 
-    private let container: AppGroupContainer
     private let configuration: Configuration
     private let notifier: any PicketAskNotifier
     private let clock: @Sendable () -> Date
     private var gate = PicketDNSGate.open
     private var loadedAt: Date?
-    private var database: PepperDatabase?
+    private var inputs: PicketGateInputs
     private var lastAsked: [String: Date] = [:]
     /// Packets dropped, by reason.
     public private(set) var drops: [Drop: Int] = [:]
+    /// How often the struck employers' matchers were built (the tunnel's costliest read).
+    public var blocklistReads: Int { inputs.blocklistReads }
+    /// How often the allowlist was read from the database.
+    public var allowlistReads: Int { inputs.allowlistReads }
 
     /// A tunnel reading the shared state of `container`.
     public init(
         container: AppGroupContainer, configuration: Configuration = Configuration(), notifier: any PicketAskNotifier,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.container = container
+        inputs = PicketGateInputs(container: container)
         self.configuration = configuration
         self.notifier = notifier
         self.clock = clock
@@ -158,20 +164,6 @@ public actor DNSTunnel {
     private func reloadIfDue(_ now: Date) {
         if let loadedAt, now.timeIntervalSince(loadedAt) < configuration.reloadInterval { return }
         loadedAt = now
-        do {
-            let database = try self.database ?? PepperDatabase(readingOnly: container.databaseURL)
-            self.database = database
-            let index = try PicketBlocklistIndex.load(home: container.home, database: database)
-            let state = PepperState(home: container.home, database: database)
-            let clock = self.clock
-            gate = PicketDNSGate(index: index) { host in
-                // Read at each struck employer's lookup, so a "Proceed" applies at once; an
-                // unreadable allowlist errs on the side of telling.
-                (try? state.allowlistEntries(covering: host, at: clock()).isEmpty == false) ?? false
-            }
-        } catch {
-            // No shared state yet (the app never ran): forward everything, try again later.
-            gate = .open
-        }
+        gate = inputs.gate(clock: clock)
     }
 }

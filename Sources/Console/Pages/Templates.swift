@@ -106,7 +106,7 @@ enum Templates {
         </section>
         <section class="card" aria-labelledby="gnome-title">
         <h2 id="gnome-title">2. Use the blocker in GNOME Web</h2>
-        {{#gnomeWeb}}
+        {{#browser}}
         {{#notInstalled}}<p class="status off">{{name}} is not installed here ({{notInstalled}}). Install it (Debian and Ubuntu: <code>sudo apt install epiphany-browser</code>), then come back.</p>{{/notInstalled}}
         {{^notInstalled}}
         {{#installed}}<p class="status ok" id="gnome-web-state">Installed: {{name}} loads Pepper's {{fileCount}}.</p>{{/installed}}
@@ -115,8 +115,8 @@ enum Templates {
         <form method="post" action="/setup/gnome-web">\(csrf)<button type="submit">{{#installed}}Set {{name}} up again{{/installed}}{{^installed}}Use Pepper's lists in {{name}}{{/installed}}</button></form>
         <p class="detail">Pepper sets {{name}}'s content filters to its files in <code>{{outputPath}}</code> and turns its ad blocking on, then reads the settings back. It keeps them right when the number of files changes.</p>
         {{/notInstalled}}
-        {{/gnomeWeb}}
-        {{^gnomeWeb}}<p>Pepper cannot change browser settings on this system.</p>{{/gnomeWeb}}
+        {{/browser}}
+        {{^browser}}<p>Pepper cannot change browser settings on this system.</p>{{/browser}}
         <h3>Pepper's own browser</h3>
         {{#pepperBrowser}}<p class="status {{statusClass}}">{{statusText}}</p><p class="detail">Start it with <code>pepper browse</code>; it always loads <code>{{outputPath}}</code>.</p>{{/pepperBrowser}}
         </section>

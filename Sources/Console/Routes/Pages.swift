@@ -13,7 +13,7 @@ struct Pages: Sendable {
     let state: PepperState
     let renderer: PageRenderer
     let sessions: Sessions
-    let gnomeWeb: (any ContentFilterSettings)?
+    let browser: (any BrowserContentFilters)?
     let updates: UpdateRunner
     let picketStore: (any PicketStore)?
     let picketStoreDescription: String

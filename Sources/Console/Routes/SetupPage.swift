@@ -40,7 +40,7 @@ extension Pages {
             var gnomeEngine: String?
         }
         var lists: [ListRow]
-        var gnomeWeb: GNOMEWeb?
+        var browser: GNOMEWeb?
         var pepperBrowser: PepperBrowser
         var dns: DNS
         var search: Search
@@ -48,7 +48,7 @@ extension Pages {
     }
 
     func registerSetup(on router: Router<ConsoleContext>) {
-        let screen = OnboardingScreen(state: state, gnomeWeb: gnomeWeb)
+        let screen = OnboardingScreen(state: state, browser: browser)
         router.get("/setup") { request, context in
             setupPage(screen, request: request, context: context)
         }
@@ -56,7 +56,7 @@ extension Pages {
             redirect("/setup", await screen.chooseLists(Set(form(context).all("lists"))), context: context)
         }
         router.post("/setup/gnome-web") { _, context in
-            redirect("/setup", await screen.installInGNOMEWeb(), context: context)
+            redirect("/setup", await screen.installInBrowser(), context: context)
         }
         router.post("/setup/dns-check") { request, context in
             let address = (form(context)["address"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -81,7 +81,7 @@ extension Pages {
             return failure(error, title: "Setup", request: request, context: context)
         }
         let output = state.home.outputURL.path
-        let gnome = loaded.gnomeWeb.map { setup -> SetupView.GNOMEWeb in
+        let gnome = loaded.browser.map { setup -> SetupView.GNOMEWeb in
             var reason: String?
             if case .notInstalled(let why) = setup.availability { reason = why }
             return SetupView.GNOMEWeb(
@@ -103,7 +103,7 @@ extension Pages {
         let fieldError = notice?.field == "address" ? notice?.text : nil
         let view = SetupView(
             lists: loaded.lists.map { .init(name: $0.name, summary: $0.summary, enabled: $0.enabled, downloaded: $0.downloaded) },
-            gnomeWeb: gnome,
+            browser: gnome,
             pepperBrowser: .init(statusClass: browserCurrent ? "ok" : "warn", statusText: browserText, outputPath: output),
             dns: .init(
                 statusClass: dns.server == nil ? "off" : "ok",
@@ -113,7 +113,7 @@ extension Pages {
                 addressError: fieldError),
             search: .init(
                 answered: loaded.search.answered, pepperEngine: loaded.search.pepperBrowserEngine.displayName,
-                gnomeEngine: loaded.search.gnomeWebEngine),
+                gnomeEngine: loaded.search.browserEngine),
             done: loaded.done)
         let notices = notice.map { $0.field == nil ? [$0] : [Notice(.error, "The check did not work: see below.")] } ?? []
         return renderer.page(

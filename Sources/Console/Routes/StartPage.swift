@@ -32,7 +32,7 @@ extension Pages {
 
     func registerStart(on router: Router<ConsoleContext>) {
         router.get("/") { request, context in
-            let screen = StartScreen(state: state, gnomeWeb: gnomeWeb)
+            let screen = StartScreen(state: state, browser: browser)
             let loaded: StartScreen.State
             do {
                 loaded = try screen.load()
@@ -47,7 +47,7 @@ extension Pages {
             redirect("/", await StartScreen(state: state).rebuildNow(), context: context)
         }
         router.post("/fix/gnome-web") { _, context in
-            redirect("/", await OnboardingScreen(state: state, gnomeWeb: gnomeWeb).installInGNOMEWeb(), context: context)
+            redirect("/", await OnboardingScreen(state: state, browser: browser).installInBrowser(), context: context)
         }
     }
 
@@ -68,7 +68,7 @@ extension Pages {
             case .updateLists: return .init(text: item.text, action: "/lists/update", label: "Update now", post: true)
             case .rebuild: return .init(text: item.text, action: "/rebuild", label: "Compile now", post: true)
             case .onboarding: return .init(text: item.text, action: "/setup", label: "Set up", post: false)
-            case .gnomeWeb: return .init(text: item.text, action: "/fix/gnome-web", label: "Fix GNOME Web", post: true)
+            case .browser: return .init(text: item.text, action: "/fix/gnome-web", label: "Fix GNOME Web", post: true)
             }
         }
         return StartView(

@@ -55,7 +55,7 @@ public struct ConsoleServer: Sendable {
     /// The state it shows and changes.
     public let state: PepperState
     /// GNOME Web's settings, when they can be changed here.
-    public let gnomeWeb: (any ContentFilterSettings)?
+    public let browser: (any BrowserContentFilters)?
     /// The Picket store the Moderation and API keys screens work on (the home's `pepper.sqlite`,
     /// or `--picket-database`); `nil` hides them.
     public let picketStore: (any PicketStore)?
@@ -69,14 +69,14 @@ public struct ConsoleServer: Sendable {
 
     /// A console over `state`.
     public init(
-        state: PepperState, gnomeWeb: (any ContentFilterSettings)?, picketStore: (any PicketStore)? = nil,
+        state: PepperState, browser: (any BrowserContentFilters)?, picketStore: (any PicketStore)? = nil,
         picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0"
     ) throws(StartError) {
         if !configuration.listen.host.isLoopback && configuration.password == nil {
             throw .passwordRequired(configuration.listen)
         }
         self.state = state
-        self.gnomeWeb = gnomeWeb
+        self.browser = browser
         self.picketStore = picketStore
         self.picketStoreDescription = picketStoreDescription
         self.configuration = configuration
@@ -99,7 +99,7 @@ public struct ConsoleServer: Sendable {
         let hosts = AllowedHosts(listenHost: configuration.listen.host.description, port: port, extra: configuration.allowedHosts)
         router.add(middleware: ConsoleGuard(sessions: sessions, hosts: hosts, renderer: renderer))
         Pages(
-            state: state, renderer: renderer, sessions: sessions, gnomeWeb: gnomeWeb, updates: updates, picketStore: picketStore,
+            state: state, renderer: renderer, sessions: sessions, browser: browser, updates: updates, picketStore: picketStore,
             picketStoreDescription: picketStoreDescription
         )
         .register(on: router)

@@ -28,13 +28,11 @@ extension PepperState {
 
     /// The allowlisted domains in effect at `date` (now) that cover `site` (itself or a parent domain).
     public func allowlistEntries(covering site: String, at date: Date = Date()) throws(ActionError) -> [String] {
-        let domains: [String]
         do {
-            domains = try AllowlistStore(database: database).domains(at: date)
+            return try AllowlistStore(database: database).snapshot().domains(covering: site, at: date)
         } catch {
             throw .storage("cannot read the allowlist: \(error)")
         }
-        return domains.filter { site == $0 || site.hasSuffix("." + $0) }
     }
 
     /// Allowlists a site (a domain, or the host of a pasted web address), for good or for

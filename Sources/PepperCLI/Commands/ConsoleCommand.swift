@@ -81,7 +81,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         let server: ConsoleServer
         do {
             server = try ConsoleServer(
-                state: state, gnomeWeb: GNOMEWebSettings(), picketStore: picketStore, picketStoreDescription: location.description,
+                state: state, browser: GNOMEWebSettings(), picketStore: picketStore, picketStoreDescription: location.description,
                 configuration: .init(listen: listen, password: password, allowedHosts: allowHost), version: PepperVersion.current)
         } catch {
             await picketStore.close()

@@ -208,7 +208,7 @@ public struct DNSScreen: Sendable {
             let blocked = entry.isBlocked
             let action: RowAction
             if blocked {
-                let allowed = allowlist.contains { entry.name == $0 || entry.name.hasSuffix("." + $0) }
+                let allowed = allowlist.contains { AllowlistSnapshot.domain($0, covers: entry.name) }
                 action = allowed ? .allowedSince : .allow
             } else {
                 action = rules.contains(Self.blockRule(for: entry.name)) ? .blockedSince : .block

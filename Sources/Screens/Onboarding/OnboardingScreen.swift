@@ -61,7 +61,7 @@ public struct OnboardingScreen: Sendable {
         /// Whether the person accepted or dismissed it.
         public var answered: Bool
         /// GNOME Web's default search engine, when it can be read.
-        public var gnomeWebEngine: String?
+        public var browserEngine: String?
         /// Pepper's browser's search engine.
         public var pepperBrowserEngine: SearchEngine
     }
@@ -71,7 +71,7 @@ public struct OnboardingScreen: Sendable {
         /// The lists on offer.
         public var lists: [ListChoice]
         /// GNOME Web, when Pepper can set it up here.
-        public var gnomeWeb: BrowserSetup?
+        public var browser: BrowserSetup?
         /// Pepper's own browser.
         public var pepperBrowser: PepperBrowserSetup
         /// The DNS filter.
@@ -87,13 +87,18 @@ public struct OnboardingScreen: Sendable {
 
     /// The state.
     public let state: PepperState
-    /// GNOME Web's settings, when Pepper can set them (Linux).
-    public let gnomeWeb: (any ContentFilterSettings)?
+    /// The browser whose content filters the screen sets up: GNOME Web on Linux (Pepper sets its
+    /// settings), Safari in the app (the person turns Pepper's content blockers on; Pepper
+    /// confirms what Safari reports). `nil` where there is none.
+    public let browser: (any BrowserContentFilters)?
+
+    /// The browser, when Pepper may change its settings itself.
+    var settableBrowser: (any ContentFilterSettings)? { browser as? any ContentFilterSettings }
 
     /// The screen over `state`.
-    public init(state: PepperState, gnomeWeb: (any ContentFilterSettings)? = nil) {
+    public init(state: PepperState, browser: (any BrowserContentFilters)? = nil) {
         self.state = state
-        self.gnomeWeb = gnomeWeb
+        self.browser = browser
     }
 
     static let summaries: [String: String] = [
@@ -106,7 +111,7 @@ public struct OnboardingScreen: Sendable {
     /// Reads everything the screen shows.
     public func load() throws(ScreenError) -> State {
         let preferences = PreferenceStore(database: state.database)
-        let browser = BrowserStateStore(database: state.database)
+        let pepperBrowser = BrowserStateStore(database: state.database)
         let lists: [ListSource]
         let done: Bool
         let answered: Bool
@@ -115,7 +120,7 @@ public struct OnboardingScreen: Sendable {
             lists = try state.lists()
             done = try preferences.value(.onboarding) != nil
             answered = try preferences.value(.searchSuggestion) != nil
-            engine = try browser.setting(BrowserSession.SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
+            engine = try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
         } catch {
             throw ScreenError(.storage("cannot read Pepper's state: \(error)"))
         }
@@ -128,28 +133,29 @@ public struct OnboardingScreen: Sendable {
         let identifierFile = state.home.url.appendingPathComponent("browser/content-filters/pepper-identifier")
         let server = DNSServerStatus.current(home: state.home)
         return State(
-            lists: choices, gnomeWeb: gnomeWebSetup(manifest),
+            lists: choices, browser: browserSetup(manifest),
             pepperBrowser: PepperBrowserSetup(
                 compiledIdentifier: try? String(contentsOf: identifierFile, encoding: .utf8), currentIdentifier: manifest?.identifier,
                 searchEngine: engine),
             dns: DNSSetup(
                 server: server, dropInPath: ResolverDropIn.path, dropIn: ResolverDropIn.text(for: server?.listen ?? Self.defaultDNSAddress)),
-            search: SearchSetup(answered: answered, gnomeWebEngine: try? gnomeWeb?.defaultSearchEngine(), pepperBrowserEngine: engine),
+            search: SearchSetup(
+                answered: answered, browserEngine: try? settableBrowser?.defaultSearchEngine(), pepperBrowserEngine: engine),
             done: done)
     }
 
-    private func gnomeWebSetup(_ manifest: Manifest?) -> BrowserSetup? {
-        guard let gnomeWeb else { return nil }
+    private func browserSetup(_ manifest: Manifest?) -> BrowserSetup? {
+        guard let browser else { return nil }
         let expected = manifest.map(state.outputFileAddresses) ?? []
         var setup = BrowserSetup(
-            name: gnomeWeb.browserName, availability: gnomeWeb.availability(), installed: false, filters: [], expected: expected)
+            name: browser.browserName, availability: browser.availability(), installed: false, filters: [], expected: expected)
         guard case .available = setup.availability else { return setup }
         do {
-            setup.filters = try gnomeWeb.contentFilters()
-            let filtering = try gnomeWeb.filteringEnabled()
+            setup.filters = try browser.contentFilters()
+            let filtering = try browser.filteringEnabled()
             setup.installed = !expected.isEmpty && setup.filters == expected && filtering
         } catch {
-            setup.problem = Text.sentence("cannot read \(gnomeWeb.browserName)'s settings: \(error)")
+            setup.problem = Text.sentence("cannot read \(browser.browserName)'s settings: \(error)")
         }
         return setup
     }
@@ -187,12 +193,16 @@ public struct OnboardingScreen: Sendable {
         }
     }
 
-    /// Makes GNOME Web load Pepper's output files (and keeps them right after later rebuilds),
-    /// then reads the settings back to confirm.
-    public func installInGNOMEWeb() async -> Notice {
-        guard let gnomeWeb else { return .error("Pepper cannot change a browser's settings on this system.") }
-        if case .notInstalled(let reason) = gnomeWeb.availability() {
-            return .error("\(gnomeWeb.browserName) is not installed (\(reason)). Install it, then try again.")
+    /// Makes the browser (GNOME Web) load Pepper's output files (and keeps them right after later
+    /// rebuilds), then reads the settings back to confirm. A browser whose settings only the
+    /// person changes (Safari) is not changed: the screen shows its steps instead.
+    public func installInBrowser() async -> Notice {
+        guard let browser else { return .error("Pepper cannot change a browser's settings on this system.") }
+        guard let settings = settableBrowser else {
+            return .error("Only you can turn on \(browser.browserName)'s content blockers: \(browser.enableSteps.joined(separator: " "))")
+        }
+        if case .notInstalled(let reason) = browser.availability() {
+            return .error("\(browser.browserName) is not installed (\(reason)). Install it, then try again.")
         }
         var manifest = state.manifest()
         if manifest == nil {
@@ -205,17 +215,17 @@ public struct OnboardingScreen: Sendable {
         guard let manifest else { return .error("There is no compiled output to load.") }
         let expected = state.outputFileAddresses(manifest)
         do {
-            try gnomeWeb.setContentFilters(expected)
+            try settings.setContentFilters(expected)
             try PreferenceStore(database: state.database).set(.gnomeWebFilters, "on")
-            let readBack = try gnomeWeb.contentFilters()
-            guard readBack == expected, try gnomeWeb.filteringEnabled() else {
-                return .error("\(gnomeWeb.browserName) did not keep the settings: it loads \(Text.plural(readBack.count, "filter file")).")
+            let readBack = try browser.contentFilters()
+            guard readBack == expected, try browser.filteringEnabled() else {
+                return .error("\(browser.browserName) did not keep the settings: it loads \(Text.plural(readBack.count, "filter file")).")
             }
         } catch {
-            return .error(Text.sentence("cannot change \(gnomeWeb.browserName)'s settings: \(error)"))
+            return .error(Text.sentence("cannot change \(browser.browserName)'s settings: \(error)"))
         }
         return .success(
-            "\(gnomeWeb.browserName) now loads Pepper's \(Text.plural(expected.count, "filter file")); it applies them to pages opened from now on."
+            "\(browser.browserName) now loads Pepper's \(Text.plural(expected.count, "filter file")); it applies them to pages opened from now on."
         )
     }
 
@@ -252,25 +262,29 @@ public struct OnboardingScreen: Sendable {
     public func useDuckDuckGo() -> Notice {
         var done: [String] = []
         do {
-            let browser = BrowserStateStore(database: state.database)
-            try browser.setSetting(BrowserSession.SettingKey.searchEngine, SearchEngine.duckDuckGo.rawValue)
-            try browser.setSetting(BrowserSession.SettingKey.searchSuggestionAnswered, "true")
-            guard try browser.setting(BrowserSession.SettingKey.searchEngine) == SearchEngine.duckDuckGo.rawValue else {
+            let pepperBrowser = BrowserStateStore(database: state.database)
+            try pepperBrowser.setSetting(BrowserSession.SettingKey.searchEngine, SearchEngine.duckDuckGo.rawValue)
+            try pepperBrowser.setSetting(BrowserSession.SettingKey.searchSuggestionAnswered, "true")
+            guard try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine) == SearchEngine.duckDuckGo.rawValue else {
                 return .error("Pepper's browser did not keep DuckDuckGo as its search engine.")
             }
             done.append("Pepper's browser")
-            if let gnomeWeb, case .available = gnomeWeb.availability() {
-                try gnomeWeb.useDuckDuckGo()
-                guard try gnomeWeb.defaultSearchEngine() == "DuckDuckGo" else {
-                    return .error("\(gnomeWeb.browserName) did not keep DuckDuckGo as its search engine.")
+            if let browser = settableBrowser, case .available = browser.availability() {
+                try browser.useDuckDuckGo()
+                guard try browser.defaultSearchEngine() == "DuckDuckGo" else {
+                    return .error("\(browser.browserName) did not keep DuckDuckGo as its search engine.")
                 }
-                done.append(gnomeWeb.browserName)
+                done.append(browser.browserName)
             }
             try PreferenceStore(database: state.database).set(.searchSuggestion, "accepted")
         } catch {
             return .error(Text.sentence("cannot change the search engine: \(error)"))
         }
-        return .success("DuckDuckGo is the search engine of \(done.joined(separator: " and ")).")
+        let text = "DuckDuckGo is the search engine of \(done.joined(separator: " and "))."
+        if let browser, settableBrowser == nil, !browser.searchEngineSteps.isEmpty {
+            return .success(text + " Only you can change \(browser.browserName)'s: " + browser.searchEngineSteps.joined(separator: " "))
+        }
+        return .success(text)
     }
 
     /// Dismisses the DuckDuckGo suggestion for good.

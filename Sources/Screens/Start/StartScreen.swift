@@ -43,7 +43,7 @@ public struct StartScreen: Sendable {
         /// Finish the onboarding.
         case onboarding
         /// Point GNOME Web at the current output again.
-        case gnomeWeb = "gnome-web"
+        case browser = "gnome-web"
     }
 
     /// Everything the screen shows.
@@ -61,12 +61,12 @@ public struct StartScreen: Sendable {
     /// The state.
     public let state: PepperState
     /// GNOME Web's settings, when Pepper can look at them (Linux).
-    public let gnomeWeb: (any ContentFilterSettings)?
+    public let browser: (any BrowserContentFilters)?
 
     /// The screen over `state`.
-    public init(state: PepperState, gnomeWeb: (any ContentFilterSettings)? = nil) {
+    public init(state: PepperState, browser: (any BrowserContentFilters)? = nil) {
         self.state = state
-        self.gnomeWeb = gnomeWeb
+        self.browser = browser
     }
 
     /// Reads everything the screen shows.
@@ -108,12 +108,12 @@ public struct StartScreen: Sendable {
         if onboarding == nil {
             attention.append(Attention(text: "Pepper is not set up yet: choose lists and where to use them.", fix: .onboarding))
         }
-        if let gnomeWeb, let manifest, (try? PreferenceStore(database: state.database).value(.gnomeWebFilters)) == "on",
-            case .available = gnomeWeb.availability()
+        if let browser, let manifest, (try? PreferenceStore(database: state.database).value(.gnomeWebFilters)) == "on",
+            case .available = browser.availability()
         {
             let expected = state.outputFileAddresses(manifest)
-            if (try? gnomeWeb.contentFilters()) != expected {
-                attention.append(Attention(text: "\(gnomeWeb.browserName) does not load Pepper's current lists.", fix: .gnomeWeb))
+            if (try? browser.contentFilters()) != expected {
+                attention.append(Attention(text: "\(browser.browserName) does not load Pepper's current lists.", fix: .browser))
             }
         }
         return State(

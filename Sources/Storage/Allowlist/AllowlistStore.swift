@@ -21,7 +21,12 @@ public struct AllowlistStore: Sendable {
 
     /// The allowlisted domains in effect at `date` (expired temporary entries excluded), sorted.
     public func domains(at date: Date = Date()) throws -> [String] {
-        try entries().filter { $0.expiresAt.map { $0 > date } ?? true }.map(\.domain)
+        try snapshot().domains(at: date)
+    }
+
+    /// Every entry as it stands, to ask many questions of without reading the database again.
+    public func snapshot() throws -> AllowlistSnapshot {
+        AllowlistSnapshot(entries: try entries())
     }
 
     /// Every entry, expired ones included, sorted by domain.
@@ -63,5 +68,38 @@ public struct AllowlistStore: Sendable {
             try db.execute(sql: "DELETE FROM allowlist WHERE domain = ?", arguments: [domain])
             return db.changesCount > 0
         }
+    }
+}
+
+/// The allowlist as it was read once: which entries are in effect at a moment, and which cover a
+/// site. The one place where "an entry covers a site" is decided: the site itself or any of its
+/// subdomains.
+public struct AllowlistSnapshot: Sendable, Hashable {
+    /// The entries, sorted by domain.
+    public let entries: [AllowlistStore.Entry]
+
+    /// A snapshot of `entries`.
+    public init(entries: [AllowlistStore.Entry]) {
+        self.entries = entries.sorted { $0.domain < $1.domain }
+    }
+
+    /// The domains in effect at `date` (lapsed temporary entries left out), sorted.
+    public func domains(at date: Date) -> [String] {
+        entries.filter { $0.expiresAt.map { $0 > date } ?? true }.map(\.domain)
+    }
+
+    /// The domains in effect at `date` that cover `site` (lower case, no final dot).
+    public func domains(covering site: String, at date: Date) -> [String] {
+        domains(at: date).filter { Self.domain($0, covers: site) }
+    }
+
+    /// Whether an entry in effect at `date` covers `site`.
+    public func covers(_ site: String, at date: Date) -> Bool {
+        entries.contains { ($0.expiresAt.map { $0 > date } ?? true) && Self.domain($0.domain, covers: site) }
+    }
+
+    /// Whether an entry for `domain` covers `site`: the same name, or a subdomain of it.
+    public static func domain(_ domain: String, covers site: String) -> Bool {
+        site == domain || (site.hasSuffix(domain) && site.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: "."))
     }
 }

@@ -10,6 +10,7 @@ import GRDBSQLite
 public final class PepperDatabase: Sendable {
     /// The GRDB connection pool.
     public let writer: DatabasePool
+    private let registration: OpenPools.Registration
 
     /// Opens (creating if needed) the database at `url` and applies pending migrations.
     public init(url: URL) throws {
@@ -28,6 +29,7 @@ public final class PepperDatabase: Sendable {
             guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
         }
         writer = try DatabasePool(path: url.path, configuration: configuration)
+        registration = OpenPools.shared.register(url)
         let migrator = Self.migrator
         guard try !writer.read(migrator.hasCompletedMigrations) else { return }
         // Processes opening a new or old database at once (a server and the console started
@@ -59,9 +61,19 @@ public final class PepperDatabase: Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(10)
         writer = try DatabasePool(path: url.path, configuration: configuration)
+        registration = OpenPools.shared.register(url)
         guard try writer.read(Self.migrator.hasCompletedMigrations) else {
             throw PepperDatabaseError.notReady("\(url.path) is from another version of Pepper: open Pepper once to update it")
         }
+    }
+
+    /// How many connection pools this process holds open on the database at `url`.
+    ///
+    /// GRDB's first rule is one pool per database file per process: a second pool on the same
+    /// file does not see the first one's schema cache or its serialized writes. Each face opens
+    /// one ``PepperState`` and passes it down; tests hold it to this with this count.
+    public static func openPools(at url: URL) -> Int {
+        OpenPools.shared.count(url)
     }
 
     /// All schema versions, oldest first. Never edit a shipped migration: add a new one.
@@ -128,5 +140,41 @@ public enum PepperDatabaseError: Error, Sendable, Hashable, CustomStringConverti
         switch self {
         case .notReady(let reason): return reason
         }
+    }
+}
+
+/// The pools this process holds open, by file (``PepperDatabase/openPools(at:)``).
+final class OpenPools: @unchecked Sendable {
+    static let shared = OpenPools()
+    // NSLock, not Mutex: Mutex needs iOS 18 and macOS 15.
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    /// Counts a pool on `url` until the returned registration is released.
+    final class Registration: Sendable {
+        let path: String
+        init(path: String) { self.path = path }
+        deinit { OpenPools.shared.unregister(path) }
+    }
+
+    func register(_ url: URL) -> Registration {
+        let path = Self.key(url)
+        lock.withLock { counts[path, default: 0] += 1 }
+        return Registration(path: path)
+    }
+
+    func count(_ url: URL) -> Int {
+        lock.withLock { counts[Self.key(url)] ?? 0 }
+    }
+
+    private func unregister(_ path: String) {
+        lock.withLock {
+            counts[path, default: 1] -= 1
+            if counts[path] == 0 { counts[path] = nil }
+        }
+    }
+
+    private static func key(_ url: URL) -> String {
+        url.standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

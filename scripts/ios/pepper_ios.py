@@ -1,0 +1,800 @@
+#!/usr/bin/env python3
+"""Build Pepper's Apple app for iOS on Linux, against a real iOS SDK, with this machine's Swift toolchain.
+
+    pepper_ios.py check SDK [--work DIR]          compile every target, report errors and warnings
+    pepper_ios.py app SDK --out DIR [--work DIR]  the same, to objects, then link Pepper.app (unsigned)
+    pepper_ios.py shims SDK [--work DIR]          compare Apple/Shims with the SDK's own declarations
+
+What is compiled comes from the package and the Xcode project, not from a list here:
+- `Apple/project.yml` names the app and its extensions, their sources, their package products,
+  their bundle identifiers, Info.plist keys and entitlements, and the app's language mode;
+- `swift package describe` names the package targets behind those products, their sources and
+  their dependencies (compiled first, in dependency order, in Swift 6 mode as SwiftPM does).
+
+Each step is one whole-module `swiftc` run through the complete front end, SIL diagnostics
+included (isolation, `sending`, definite initialisation), as in an Xcode build. A target sees only
+the modules its products give it, so an `import` that `project.yml` does not back fails here as it
+would in Xcode. Any error or warning in Pepper's own code fails the run; the two third-party
+packages (swift-crypto, GRDB) are compiled with their warnings suppressed.
+
+The SDK is never changed: the script works on a copy made of hard links (a few changed files
+are written anew in the copy). Nothing is signed or run. `scripts/ios-check.sh` is the entry point;
+`Apple/README.md` says how to get the SDK.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import plistlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+DEPLOYMENT_TARGET = "17.0"
+TRIPLE = f"arm64-apple-ios{DEPLOYMENT_TARGET}"
+DIAGNOSTIC = re.compile(r"^(?P<file>/[^ :]+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|warning): (?P<text>.*)$")
+LOOSE_DIAGNOSTIC = re.compile(r"^(?:<unknown>:0: )?(?P<kind>error|warning): (?P<text>.*)$")
+
+
+def fail(message: str) -> "NoReturn":  # noqa: F821
+    print(f"pepper_ios: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+# --------------------------------------------------------------------------------------------
+# The toolchain and the SDK
+
+
+@dataclass
+class Toolchain:
+    bin: Path
+    resource_dir: Path
+
+    @staticmethod
+    def prepare(work: Path) -> "Toolchain":
+        swiftc = shutil.which("swiftc")
+        if not swiftc:
+            fail("swiftc is not on PATH")
+        bin_dir = Path(os.environ.get("SWIFT_BIN", Path(swiftc).resolve().parent))
+        library = (bin_dir / ".." / "lib" / "swift").resolve()
+        # The Linux toolchain's resource directory carries module maps for its own Dispatch,
+        # Foundation and os, which clash with the SDK's: a private one keeps only what the
+        # compiler itself needs.
+        res = work / "resource-dir"
+        res.mkdir(parents=True, exist_ok=True)
+        for name in ("shims", "clang", "host", "migrator"):
+            link = res / name
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(library / name)
+        # SDKs from iOS 18 no longer search subdirectories for module maps: name the shims at the top.
+        (res / "module.modulemap").write_text(
+            "".join(
+                f'extern module {name} "shims/module.modulemap"\n'
+                for name in ("SwiftShims", "_SwiftConcurrencyShims", "SwiftOverlayShims", "_SynchronizationShims")
+            )
+        )
+        notes = res / "apinotes"
+        notes.mkdir(exist_ok=True)
+        for source in (library / "apinotes").glob("*.apinotes"):
+            if source.name != "os.apinotes":  # the SDK has its own
+                shutil.copyfile(source, notes / source.name)
+        return Toolchain(bin_dir, res)
+
+    def tool(self, name: str) -> str:
+        path = self.bin / name
+        if not path.exists():
+            fail(f"{name} is not in {self.bin}")
+        return str(path)
+
+
+def prepare_sdk(original: Path, work: Path) -> Path:
+    """A copy of the SDK (hard links) with the two changes this compiler needs; the original is untouched."""
+    if not (original / "SDKSettings.json").exists():
+        fail(f"{original} is not an SDK (no SDKSettings.json); Apple/README.md says how to get one")
+    copy = work / "sdk" / original.name
+    stamp = copy / ".pepper-prepared"
+    source_stamp = f"{original.resolve()} {(original / 'SDKSettings.json').stat().st_mtime_ns}\n"
+    if stamp.exists() and stamp.read_text() == source_stamp:
+        return copy
+    if copy.exists():
+        shutil.rmtree(copy)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(["cp", "-al", str(original), str(copy)], capture_output=True, text=True)
+    if result.returncode != 0:  # another file system: a real copy (about 300 MB)
+        shutil.copytree(original, copy, symlinks=True)
+
+    # 1. The public mirror stores usr/include/libxml as a second copy of libxml2/libxml (git keeps
+    #    no symlink there), so clang sees module `libxml2` defined twice. In the SDK it is a link.
+    include = copy / "usr" / "include"
+    if (include / "libxml").is_dir() and not (include / "libxml").is_symlink() and (include / "libxml2" / "libxml").is_dir():
+        shutil.rmtree(include / "libxml")
+        (include / "libxml").symlink_to("libxml2/libxml")
+
+    # 2. This compiler's Observation macro plugin (Swift 6.2 and later) also adds a member named
+    #    `shouldNotifyObservers`, which the SDK's macro declaration (Swift 6.1) does not announce,
+    #    so every `@Observable` class would fail. Announce it; the code the macro calls is unchanged.
+    for arch in ("arm64-apple-ios", "arm64e-apple-ios"):
+        interface = copy / "usr/lib/swift/Observation.swiftmodule" / f"{arch}.swiftinterface"
+        if not interface.exists():
+            continue
+        text = interface.read_text()
+        patched = text.replace(
+            "named(withMutation)) @attached(memberAttribute)",
+            "named(withMutation), named(shouldNotifyObservers)) @attached(memberAttribute)",
+        )
+        if patched != text:
+            interface.unlink()  # a hard link: write a new file, never the SDK's
+            interface.write_text(patched)
+    stamp.write_text(source_stamp)
+    return copy
+
+
+def sdk_version(sdk: Path) -> str:
+    return json.loads((sdk / "SDKSettings.json").read_text())["Version"]
+
+
+# --------------------------------------------------------------------------------------------
+# What to compile: the package and the Xcode project
+
+
+@dataclass
+class Module:
+    name: str
+    sources: list[Path]
+    depends: list[str]  # modules, in the order they must be compiled
+    kind: str  # "package" or "dependency"
+    flags: list[str] = field(default_factory=list)
+    swift_version: str = "6"
+    suppress_warnings: bool = False
+
+
+@dataclass
+class XcodeTarget:
+    name: str  # also the module name (PRODUCT_MODULE_NAME)
+    kind: str  # "application" or "app-extension"
+    sources: list[Path]
+    products: list[str]
+    destinations: list[str]
+    settings: dict[str, str]
+    info: dict
+    entitlements: dict
+
+    @property
+    def is_extension(self) -> bool:
+        return self.kind == "app-extension"
+
+
+class Package:
+    """The package's targets (from `swift package describe`) and the third-party modules they use."""
+
+    def __init__(self, checkouts: Path, work: Path, sdk: Path):
+        result = subprocess.run(
+            ["swift", "package", "describe", "--type", "json"], cwd=ROOT, capture_output=True, text=True
+        )
+        if result.returncode != 0:
+            fail(f"swift package describe failed:\n{result.stderr}")
+        description = json.loads(result.stdout)
+        self.targets = {target["name"]: target for target in description["targets"]}
+        self.products = {product["name"]: product["targets"] for product in description["products"]}
+        self.checkouts = checkouts
+        self.work = work
+        self.sdk = sdk
+        for name in ("swift-crypto", "GRDB.swift"):
+            if not (checkouts / name).is_dir():
+                fail(f"{checkouts / name} is missing: run `swift package resolve` first (or set CHECKOUTS)")
+
+    def modules_for_products(self, products: list[str]) -> list[str]:
+        """Every module the products bring, dependencies first."""
+        order: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in order:
+                return
+            for dependency in self.module_dependencies(name):
+                visit(dependency)
+            order.append(name)
+
+        for product in products:
+            if product not in self.products:
+                fail(f"project.yml names the product {product}, which Package.swift does not define")
+            for target in self.products[product]:
+                visit(target)
+        return order
+
+    def module_dependencies(self, name: str) -> list[str]:
+        if name in ("Crypto", "GRDB", "GRDBSQLite"):
+            return []
+        target = self.targets.get(name)
+        if target is None:
+            fail(f"no package target named {name}")
+        # Products of other packages used by portable targets: swift-crypto and GRDB only.
+        names = list(target.get("target_dependencies", []))
+        for product in target.get("product_dependencies", []):
+            if product == "GRDBSQLite":
+                continue  # a C module, found through -I
+            if product not in ("Crypto", "GRDB"):
+                fail(f"{name} uses the product {product}, which this script cannot build for iOS")
+            names.append(product)
+        return names
+
+    def module(self, name: str) -> Module:
+        if name == "Crypto":
+            # swift-crypto on Apple platforms is `@_exported import CryptoKit` (CRYPTO_IN_SWIFTPM
+            # without the flag that forces its own implementation).
+            return Module(
+                name, swift_files(self.checkouts / "swift-crypto/Sources/Crypto"), [], "dependency",
+                ["-D", "CRYPTO_IN_SWIFTPM"], swift_version="5", suppress_warnings=True,
+            )
+        if name == "GRDB":
+            return Module(
+                name, swift_files(self.grdb_sources()), [], "dependency",
+                ["-D", "SQLITE_ENABLE_FTS5", "-D", "SQLITE_ENABLE_SNAPSHOT"], suppress_warnings=True,
+            )
+        target = self.targets[name]
+        return Module(name, swift_files(ROOT / target["path"]), self.module_dependencies(name), "package", ["-package-name", "pepper"])
+
+    def grdb_sources(self) -> Path:
+        """GRDB 7 is written for the newest SDK. Where this SDK's standard library lacks
+        `SendableMetatype` (Swift 6.2) or `Int128` (iOS 18), compile a copy without them."""
+        copy = self.work / "grdb-sources"
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(self.checkouts / "GRDB.swift/GRDB", copy)
+        stdlib = (self.sdk / "usr/lib/swift/Swift.swiftmodule/arm64-apple-ios.swiftinterface").read_text()
+        if "protocol SendableMetatype" not in stdlib:
+            utils = copy / "Utils/Utils.swift"
+            utils.write_text(utils.read_text().replace("#if compiler(>=6.2)", "#if compiler(>=99) // no SendableMetatype in this SDK", 1))
+        if "struct Int128" not in stdlib:
+            decodable = copy / "Record/FetchableRecord+Decodable.swift"
+            decodable.write_text(
+                re.sub(r"\n *@available\(macOS 15\.0, iOS 18\.0[^\n]*\n *func decode\(_ type: U?Int128\.Type\)[^\n]*", "\n", decodable.read_text())
+            )
+        return copy
+
+
+class Project:
+    """`Apple/project.yml`: its targets, with XcodeGen's templates and settings applied."""
+
+    def __init__(self, path: Path):
+        try:
+            import yaml  # PyYAML
+        except ImportError:
+            fail("PyYAML is needed to read Apple/project.yml: python3 -m pip install pyyaml")
+        spec = yaml.safe_load(path.read_text())
+        self.settings: dict[str, str] = {k: str(v) for k, v in spec.get("settings", {}).get("base", {}).items()}
+        self.deployment = spec.get("options", {}).get("deploymentTarget", {})
+        templates = spec.get("targetTemplates", {})
+        self.targets: list[XcodeTarget] = []
+        for name, raw in spec["targets"].items():
+            merged: dict = {}
+            attributes = {"target_name": name, **{k: str(v) for k, v in raw.get("templateAttributes", {}).items()}}
+            for template in raw.get("templates", []):
+                merged = deep_merge(merged, templates[template])
+            merged = deep_merge(merged, {k: v for k, v in raw.items() if k not in ("templates", "templateAttributes")})
+            merged = substitute_attributes(merged, attributes)
+            sources = [ROOT / "Apple" / (s["path"] if isinstance(s, dict) else s) for s in merged.get("sources", [])]
+            products = [p for d in merged.get("dependencies", []) if "package" in d for p in d.get("products", [])]
+            settings = {**self.settings, **{k: str(v) for k, v in merged.get("settings", {}).get("base", {}).items()}}
+            settings.setdefault("PRODUCT_MODULE_NAME", name)
+            settings.setdefault("PRODUCT_NAME", name)
+            self.targets.append(
+                XcodeTarget(
+                    name, merged["type"], sources, products, merged.get("supportedDestinations", ["iOS"]), settings,
+                    merged.get("info", {}).get("properties", {}), merged.get("entitlements", {}).get("properties", {}),
+                )
+            )
+        self.embedded = {
+            d["target"]: d.get("destinationFilters", ["iOS"])
+            for t in spec["targets"].values()
+            for d in t.get("dependencies", [])
+            if "target" in d
+        }
+        if spec.get("options", {}).get("deploymentTarget", {}).get("iOS") != DEPLOYMENT_TARGET:
+            fail(f"project.yml's iOS deployment target is not {DEPLOYMENT_TARGET}; change DEPLOYMENT_TARGET here too")
+
+    def ios_targets(self) -> list[XcodeTarget]:
+        return [t for t in self.targets if "iOS" in t.destinations]
+
+    def app(self) -> XcodeTarget:
+        apps = [t for t in self.targets if t.kind == "application"]
+        if len(apps) != 1:
+            fail("project.yml must have exactly one application target")
+        return apps[0]
+
+
+def deep_merge(base: dict, extra: dict) -> dict:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def substitute_attributes(value, attributes: dict[str, str]):
+    """XcodeGen's `${name}` template attributes."""
+    if isinstance(value, str):
+        return re.sub(r"\$\{(\w+)\}", lambda m: attributes.get(m.group(1), m.group(0)), value)
+    if isinstance(value, list):
+        return [substitute_attributes(v, attributes) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute_attributes(v, attributes) for k, v in value.items()}
+    return value
+
+
+def expand_settings(value, settings: dict[str, str]):
+    """Xcode's `$(NAME)` build-setting references, recursively."""
+    if isinstance(value, str):
+        for _ in range(5):
+            expanded = re.sub(r"\$\((\w+)\)", lambda m: settings.get(m.group(1), m.group(0)), value)
+            if expanded == value:
+                break
+            value = expanded
+        return value
+    if isinstance(value, list):
+        return [expand_settings(v, settings) for v in value]
+    if isinstance(value, dict):
+        return {k: expand_settings(v, settings) for k, v in value.items()}
+    return value
+
+
+def swift_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.swift"))
+
+
+# --------------------------------------------------------------------------------------------
+# Compiling
+
+
+@dataclass
+class StepResult:
+    name: str
+    returncode: int
+    errors: list[str]
+    warnings: list[str]
+    seconds: float
+
+
+class Builder:
+    def __init__(self, toolchain: Toolchain, sdk: Path, work: Path, checkouts: Path, objects: bool, optimization: str):
+        self.toolchain = toolchain
+        self.sdk = sdk
+        self.work = work
+        self.checkouts = checkouts
+        self.objects = objects
+        self.optimization = optimization
+        self.modules_dir = work / "modules"
+        self.objects_dir = work / "objects"
+        self.logs = work / "logs"
+        for folder in (self.modules_dir, self.objects_dir, self.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.module_cache = Path(os.environ.get("MODCACHE", work / "module-cache")).resolve()
+        self.results: list[StepResult] = []
+
+    def common(self) -> list[str]:
+        flags = [
+            self.toolchain.tool("swiftc"), "-target", TRIPLE, "-sdk", str(self.sdk),
+            "-resource-dir", str(self.toolchain.resource_dir), "-module-cache-path", str(self.module_cache),
+            "-I", str(self.checkouts / "GRDB.swift/Sources/GRDBSQLite"),
+            self.optimization, "-gnone", "-parse-as-library", "-j1", "-wmo",
+            "-Xfrontend", "-enable-cross-import-overlays",
+        ]
+        if self.objects:
+            # Swift 6.2 and later compilers call swift_coroFrameAlloc from coroutine accessors, an
+            # iOS 26 runtime function this SDK does not export; this is the code Swift 6.1 makes.
+            flags += ["-Xfrontend", "-disable-emit-type-malloc-for-coro-frame"]
+        return flags
+
+    def run(self, name: str, arguments: list[str], own_code: bool) -> StepResult:
+        started = time.monotonic()
+        log = self.logs / f"{name}.log"
+        with log.open("w") as output:
+            returncode = subprocess.run(arguments, stdout=output, stderr=subprocess.STDOUT).returncode
+        errors: list[str] = []
+        warnings: list[str] = []
+        for line in log.read_text(errors="replace").splitlines():
+            match = DIAGNOSTIC.match(line) or LOOSE_DIAGNOSTIC.match(line)
+            if not match:
+                continue
+            text = line.replace(f"{ROOT}/", "")
+            (errors if match.group("kind") == "error" else warnings).append(text)
+        if returncode != 0 and not errors:
+            errors.append(f"swiftc exited with {returncode} (see {log})")
+        result = StepResult(name, returncode, sorted(set(errors)), sorted(set(warnings)) if own_code else [], time.monotonic() - started)
+        self.results.append(result)
+        print(f"  {name:<26} {len(result.errors):>3} errors {len(result.warnings):>3} warnings {result.seconds:6.1f} s", flush=True)
+        for line in result.errors + result.warnings:
+            print(f"      {line}", flush=True)
+        return result
+
+    def up_to_date(self, module: Module, outputs: list[Path]) -> bool:
+        """Whether an earlier run compiled `module` from these very sources and dependencies."""
+        if not all(o.exists() for o in outputs):
+            return False
+        built = min(o.stat().st_mtime for o in outputs)
+        inputs = list(module.sources) + [self.modules_dir / f"{d}.swiftmodule" for d in module.depends]
+        return all(i.exists() and i.stat().st_mtime < built for i in inputs)
+
+    def compile_module(self, module: Module, application_extension: bool = True) -> StepResult:
+        outputs = [self.modules_dir / f"{module.name}.swiftmodule"] + ([self.objects_dir / f"{module.name}.o"] if self.objects else [])
+        stamp = self.logs / f"{module.name}.clean"
+        if stamp.exists() and self.up_to_date(module, outputs + [stamp]):
+            result = StepResult(module.name, 0, [], [], 0.0)
+            self.results.append(result)
+            print(f"  {module.name:<26} unchanged", flush=True)
+            return result
+        stamp.unlink(missing_ok=True)
+        arguments = self.common() + [
+            "-swift-version", module.swift_version, "-D", "SWIFT_PACKAGE", "-module-name", module.name,
+            "-I", str(self.modules_dir), "-emit-module", "-emit-module-path", str(self.modules_dir / f"{module.name}.swiftmodule"),
+            # Emit the module even with errors, so that the modules above it are still checked.
+            "-Xfrontend", "-experimental-allow-module-with-compiler-errors",
+        ]
+        # Xcode builds package code that extensions link as extension-safe; the app links it too.
+        if application_extension:
+            arguments.append("-application-extension")
+        if module.suppress_warnings:
+            arguments.append("-suppress-warnings")
+        if self.objects:
+            arguments += ["-c", "-o", str(self.objects_dir / f"{module.name}.o")]
+        arguments += module.flags + [str(f) for f in module.sources]
+        result = self.run(module.name, arguments, own_code=not module.suppress_warnings)
+        if not result.errors and not result.warnings and result.returncode == 0:
+            stamp.write_text("compiled without a diagnostic\n")  # lets the next run skip it
+        return result
+
+    def compile_target(self, target: XcodeTarget, package: Package, swift_version: str) -> StepResult:
+        # Only the modules of the target's products are visible, as in Xcode.
+        visible = self.work / "visible" / target.name
+        if visible.exists():
+            shutil.rmtree(visible)
+        visible.mkdir(parents=True)
+        for module in package.modules_for_products(target.products):
+            (visible / f"{module}.swiftmodule").symlink_to(self.modules_dir / f"{module}.swiftmodule")
+        files = [f for folder in target.sources for f in swift_files(folder)]
+        if not files:
+            fail(f"{target.name}: no Swift files in {', '.join(map(str, target.sources))}")
+        arguments = self.common() + [
+            "-swift-version", swift_version, "-module-name", target.name, "-I", str(visible),
+            "-emit-module", "-emit-module-path", str(self.work / "target-modules" / f"{target.name}.swiftmodule"),
+        ]
+        if target.is_extension:
+            arguments.append("-application-extension")
+        if swift_version == "5" and target.settings.get("SWIFT_STRICT_CONCURRENCY") == "complete":
+            arguments.append("-strict-concurrency=complete")
+        if self.objects:
+            arguments += ["-c", "-o", str(self.objects_dir / f"target-{target.name}.o")]
+        arguments += [str(f) for f in files]
+        (self.work / "target-modules").mkdir(exist_ok=True)
+        return self.run(f"{'App' if not target.is_extension else 'Ext'}-{target.name}", arguments, own_code=True)
+
+
+def compile_everything(builder: Builder, package: Package, project: Project) -> list[XcodeTarget]:
+    targets = project.ios_targets()
+    needed: list[str] = []
+    for target in targets:
+        for module in package.modules_for_products(target.products):
+            if module not in needed:
+                needed.append(module)
+    print(f"==> {len(needed)} modules for {', '.join(t.name for t in targets)}: {' '.join(needed)}", flush=True)
+    for name in needed:
+        builder.compile_module(package.module(name))
+    swift_version = project.settings.get("SWIFT_VERSION", "5").split(".")[0]
+    if swift_version != "6":
+        print(f"  note: project.yml's SWIFT_VERSION is {swift_version}; the app is meant to build in Swift 6 mode")
+    for target in targets:
+        version = target.settings.get("SWIFT_VERSION", swift_version).split(".")[0]
+        builder.compile_target(target, package, version)
+    return targets
+
+
+def summarize(builder: Builder) -> int:
+    errors = sum(len(r.errors) for r in builder.results)
+    warnings = sum(len(r.warnings) for r in builder.results)
+    print(f"==> {len(builder.results)} steps: {errors} errors, {warnings} warnings (logs: {builder.logs})")
+    return 1 if errors or warnings or any(r.returncode for r in builder.results) else 0
+
+
+# --------------------------------------------------------------------------------------------
+# Linking and the bundle
+
+
+def run_linker(arguments: list[str], log: Path) -> tuple[int, str]:
+    result = subprocess.run(arguments, capture_output=True, text=True)
+    log.write_text(result.stdout + result.stderr)
+    return result.returncode, result.stdout + result.stderr
+
+
+_EXPORTS: dict[Path, dict[str, tuple[str, ...]]] = {}
+
+
+def older_exports(sdk: Path) -> dict[str, tuple[str, ...]]:
+    """Every symbol the SDK's Swift libraries and frameworks export, with the linker options
+    that link its library (`-lswiftIdentityLookup`, `-framework CryptoKit`)."""
+    if sdk not in _EXPORTS:
+        exports: dict[str, tuple[str, ...]] = {}
+        stubs = [(p, ("-l" + p.stem[3:],)) for p in (sdk / "usr/lib/swift").glob("libswift*.tbd")]
+        stubs += [(p, ("-framework", p.stem)) for p in (sdk / "System/Library/Frameworks").glob("*.framework/*.tbd")]
+        for path, option in stubs:
+            for symbol in re.findall(r"'?(_\$s[A-Za-z0-9_$]+|_swift_[A-Za-z0-9_]+)'?", path.read_text(errors="replace")):
+                exports.setdefault(symbol, option)
+        _EXPORTS[sdk] = exports
+    return _EXPORTS[sdk]
+
+
+def libraries_only_in(sdk: Path, older_sdk: Path) -> list[str]:
+    """The Swift libraries the SDK has and the older one does not (`swift_errno`, …)."""
+    names = []
+    for stub in sorted((sdk / "usr/lib/swift").glob("libswift*.tbd")):
+        if not (older_sdk / "usr/lib/swift" / stub.name).exists():
+            names.append(stub.stem[len("lib"):])
+    return names
+
+
+def classify_undefined(toolchain: Toolchain, objects: list[Path], symbols: list[str]) -> tuple[list[str], list[str]]:
+    """Splits the symbols the linker did not find into weak references (API newer than the
+    deployment target, which Swift references weakly) and strong ones (a real missing symbol)."""
+    if not symbols:
+        return [], []
+    weak_refs: set[str] = set()
+    strong_refs: set[str] = set()
+    for obj in objects:
+        listing = subprocess.run([toolchain.tool("llvm-nm"), "-m", "--undefined-only", str(obj)], capture_output=True, text=True).stdout
+        for line in listing.splitlines():
+            name = line.split()[-1]
+            (weak_refs if "weak external" in line else strong_refs).add(name)
+    weak = [s for s in symbols if s in weak_refs and s not in strong_refs]
+    return weak, [s for s in symbols if s not in weak]
+
+
+def link(
+    builder: Builder, package: Package, project: Project, targets: list[XcodeTarget], out: Path, linker: str, older_sdk: Path | None,
+    team_prefix: str,
+) -> int:
+    sdk = builder.sdk
+    newer_than_17: dict[str, list[str]] = {}
+    version = sdk_version(sdk)
+    support = builder.work / "objects" / "availability.o"
+    # Swift's `#available` calls __isPlatformVersionAtLeast, which lives in compiler-rt's
+    # libclang_rt.ios.a; the Linux toolchain has no Darwin compiler-rt (scripts/ios/availability.c).
+    subprocess.run(
+        [builder.toolchain.tool("clang"), "-target", TRIPLE, "-isysroot", str(sdk), "-O2", "-c", str(HERE / "availability.c"), "-o", str(support)],
+        check=True,
+    )
+    app = project.app()
+    app_settings = app.settings
+    bundle = out / f"{app.name}.app"
+    if bundle.exists():
+        shutil.rmtree(bundle)
+    (bundle / "PlugIns").mkdir(parents=True)
+    entitlements_dir = out / "entitlements"
+    entitlements_dir.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    report = []
+    for target in targets:
+        if target.is_extension and "iOS" not in project.embedded.get(target.name, ["iOS"]):
+            continue
+        executable = builder.work / "linked" / target.name
+        executable.parent.mkdir(exist_ok=True)
+        modules = package.modules_for_products(target.products)
+        objects = [builder.objects_dir / f"{m}.o" for m in modules] + [builder.objects_dir / f"target-{target.name}.o", support]
+        arguments = [linker, "-arch", "arm64", "-platform_version", "ios", DEPLOYMENT_TARGET, version]
+        # The iOS 17 stubs first: every symbol the app binds must be there, or be referenced weakly
+        # (newer API behind `#available`). The 18.6 SDK then for what the 17.5 mirror lacks.
+        for root in ([older_sdk] if older_sdk else []) + [sdk]:
+            arguments += ["-syslibroot", str(root)]
+        arguments += [
+            "-L/usr/lib/swift", "-L/usr/lib",
+            # The 18.6 mirror's stubs were made from an iOS 18 device: without this, symbols iOS 18
+            # moved into new frameworks (SwiftUICore) would be bound there, which iOS 17 lacks.
+            "-no_implicit_dylibs", "-dead_strip", "-no_adhoc_codesign", "-rpath", "/usr/lib/swift",
+            "-U", "_swift_coroFrameAlloc", "--error-limit=0", "-o", str(executable),
+        ]
+        if target.is_extension:
+            arguments += ["-e", "_NSExtensionMain", "-application_extension", "-rpath", "@executable_path/../../Frameworks"]
+        arguments += ["-rpath", "@executable_path/Frameworks"] + [str(o) for o in objects]
+        # CryptoKit: swift-crypto re-exports it, and re-exports are not autolinked.
+        arguments += ["-framework", "Foundation", "-framework", "CryptoKit", "-lobjc", "-lSystem"]
+        if not target.is_extension:
+            arguments += ["-framework", "SwiftUI", "-framework", "UIKit"]
+        log = builder.logs / f"link-{target.name}.log"
+        started = time.monotonic()
+        # Swift 6's Darwin module autolinks libraries iOS 18 split out of libswiftDarwin
+        # (swift_errno, swift_math, …). Apple's 18 SDK stubs send apps for older systems to the
+        # old library ($ld$previous); this mirror's do not, so: none of the libraries the iOS 17
+        # SDK lacks, and their symbols must then be found where iOS 17 has them.
+        if older_sdk:
+            arguments += [f"--ignore-auto-link-option={name}" for name in libraries_only_in(sdk, older_sdk)]
+        returncode, output = run_linker(arguments, log)
+        undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+        weak, strong = classify_undefined(builder.toolchain, objects, undefined)
+        if strong and older_sdk:
+            # Where iOS 17 has a symbol that iOS 18 moved (the IdentityLookup overlay's setters live
+            # in libswiftIdentityLookup there): link that library, as Apple's stubs would direct.
+            found = {older_exports(older_sdk).get(symbol) for symbol in strong} - {None}
+            if found:
+                arguments += [a for library in sorted(found) for a in library]
+                returncode, output = run_linker(arguments, log)
+                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+                weak, strong = classify_undefined(builder.toolchain, objects, undefined)
+        if undefined and not strong:
+            # Only symbols newer than iOS 17, each referenced weakly: they are NULL on iOS 17 and
+            # reached only behind `#available` or a back-deployment thunk. Let the loader bind them.
+            returncode, output = run_linker(arguments + [a for symbol in weak for a in ("-U", symbol)], log)
+            newer_than_17[target.name] = weak
+        problems = [line for line in output.splitlines() if ("error" in line or "warning" in line) and line.strip()]
+        problems += [f"{symbol}: referenced strongly, and not in the iOS 17 stubs (the app would not start there)" for symbol in strong]
+        if returncode != 0:
+            problems.append(f"the linker exited with {returncode}")
+        settings = {**target.settings, "EXECUTABLE_NAME": target.name, "AppIdentifierPrefix": team_prefix}
+        principal = expand_settings(target.info.get("NSExtension", {}).get("NSExtensionPrincipalClass"), settings)
+        problems += inspect_binary(builder.toolchain, sdk, older_sdk, executable, principal) if returncode == 0 else []
+        size = executable.stat().st_size if executable.exists() else 0
+        print(f"  link {target.name:<20} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s", flush=True)
+        for problem in problems:
+            print(f"      {problem}")
+        failures += bool(problems)
+        if returncode != 0:
+            continue
+        if target.is_extension:
+            place = bundle / "PlugIns" / f"{target.name}.appex"
+            place.mkdir(parents=True)
+        else:
+            place = bundle
+            (place / "PkgInfo").write_text("APPL????")
+        shutil.copyfile(executable, place / target.name)
+        os.chmod(place / target.name, 0o755)
+        info = standard_info(target, settings, version, app_settings)
+        info.update(expand_settings(target.info, settings))
+        with (place / "Info.plist").open("wb") as file:
+            plistlib.dump(info, file, fmt=plistlib.FMT_BINARY)
+        with (entitlements_dir / f"{target.name}.entitlements").open("wb") as file:
+            plistlib.dump(expand_settings(target.entitlements, settings), file)
+        report.append((target.name, size, place.relative_to(out)))
+    # GRDB's privacy manifest, where SwiftPM would put its resource bundle.
+    manifest = package.checkouts / "GRDB.swift/GRDB/PrivacyInfo.xcprivacy"
+    if manifest.exists():
+        (bundle / "GRDB_GRDB.bundle").mkdir(exist_ok=True)
+        shutil.copyfile(manifest, bundle / "GRDB_GRDB.bundle" / "PrivacyInfo.xcprivacy")
+    if newer_than_17:
+        every = sorted({symbol for symbols in newer_than_17.values() for symbol in symbols})
+        counts = ", ".join(f"{name} {len(symbols)}" for name, symbols in newer_than_17.items())
+        print(f"  iOS 18 symbols bound weakly (behind #available or a back-deployment thunk; NULL on iOS 17): {counts}")
+        print("      " + ", ".join(demangle(builder.toolchain, every)))
+    print(f"==> {bundle} (unsigned); entitlements for a signer in {entitlements_dir}")
+    for name, size, place in report:
+        print(f"      {str(place):<48} {size:>10,} bytes")
+    return 1 if failures else 0
+
+
+def standard_info(target: XcodeTarget, settings: dict[str, str], sdk_version_text: str, app_settings: dict[str, str]) -> dict:
+    """The keys Xcode writes into every bundle's Info.plist beside the project's own."""
+    info = {
+        "CFBundleDevelopmentRegion": "en",
+        "CFBundleExecutable": target.name,
+        "CFBundleIdentifier": expand_settings(settings.get("PRODUCT_BUNDLE_IDENTIFIER", target.name), settings),
+        "CFBundleInfoDictionaryVersion": "6.0",
+        "CFBundleName": target.name,
+        "CFBundlePackageType": "XPC!" if target.is_extension else "APPL",
+        "CFBundleShortVersionString": expand_settings(app_settings.get("MARKETING_VERSION", "1.0"), app_settings),
+        "CFBundleVersion": expand_settings(app_settings.get("CURRENT_PROJECT_VERSION", "1"), app_settings),
+        "CFBundleSupportedPlatforms": ["iPhoneOS"],
+        "MinimumOSVersion": DEPLOYMENT_TARGET,
+        "UIDeviceFamily": [int(x) for x in settings.get("TARGETED_DEVICE_FAMILY", "1,2").split(",")],
+        "UIRequiredDeviceCapabilities": ["arm64"],
+        "DTPlatformName": "iphoneos",
+        "DTPlatformVersion": sdk_version_text,
+        "DTSDKName": f"iphoneos{sdk_version_text}",
+    }
+    if not target.is_extension:
+        info["LSRequiresIPhoneOS"] = True
+    return info
+
+
+def demangle(toolchain: Toolchain, symbols: list[str]) -> list[str]:
+    result = subprocess.run([toolchain.tool("swift-demangle"), "--simplified", "--compact"], input="\n".join(symbols), capture_output=True, text=True)
+    names = result.stdout.splitlines() if result.returncode == 0 else symbols
+    return sorted({n.split(" in ")[0][:80] for n in names})
+
+
+ALLOWED_DYLIBS = re.compile(r"^(/usr/lib/swift/[^/]+\.dylib|/usr/lib/lib[^/]+\.dylib|/System/Library/Frameworks/[^/]+\.framework/[^/]+)$")
+
+
+def inspect_binary(toolchain: Toolchain, sdk: Path, older_sdk: Path | None, path: Path, principal_class: str | None) -> list[str]:
+    """What would keep the binary from loading on iOS 17: the wrong file type or platform, or a
+    library the SDK does not have or that iOS 17 lacks."""
+    objdump = toolchain.tool("llvm-objdump")
+    headers = subprocess.run([objdump, "--macho", "--private-headers", str(path)], capture_output=True, text=True).stdout
+    problems = []
+    if principal_class:
+        # NSExtensionPrincipalClass names `Module.Class`: its Objective-C class must be in the binary.
+        module, name = principal_class.split(".", 1)
+        symbol = f"_OBJC_CLASS_$__TtC{len(module)}{module}{len(name)}{name}"
+        symbols = subprocess.run([toolchain.tool("llvm-nm"), "--defined-only", str(path)], capture_output=True, text=True).stdout
+        if symbol not in symbols:
+            problems.append(f"{path.name}: its principal class {principal_class} is not in the binary ({symbol})")
+    if not re.search(r"ARM64\s+\S+\s+\S+\s+EXECUTE", headers):
+        problems.append(f"{path.name}: not an arm64 executable")
+    build = re.search(r"cmd LC_BUILD_VERSION.*?platform (\S+).*?minos (\S+)", headers, re.S)
+    if not build or build.group(1) != "ios" or build.group(2) != DEPLOYMENT_TARGET:
+        problems.append(f"{path.name}: LC_BUILD_VERSION is {build.groups() if build else None}, not ios {DEPLOYMENT_TARGET}")
+    libraries = subprocess.run([objdump, "--macho", "--dylibs-used", str(path)], capture_output=True, text=True).stdout
+    for line in libraries.splitlines()[1:]:
+        library = line.strip().split(" (")[0]
+        if not ALLOWED_DYLIBS.match(library):
+            problems.append(f"{path.name}: loads {library}, outside the system's libraries")
+            continue
+        relative = library.lstrip("/")
+        stub = sdk / (relative[: -len(".dylib")] + ".tbd" if relative.endswith(".dylib") else relative + ".tbd")
+        if not stub.exists():
+            problems.append(f"{path.name}: loads {library}, which the SDK does not have")
+        if "SwiftUICore" in library:
+            problems.append(f"{path.name}: loads SwiftUICore, which iOS 17 does not have")
+        if older_sdk is not None and stub.exists():
+            relative = stub.relative_to(sdk)
+            # extract_sdk.py lists the files the public mirror lacks (Foundation.tbd, in 17.5).
+            missing = older_sdk.parent / f"{older_sdk.name}.missing.txt"
+            lacking = missing.exists() and f"{older_sdk.name}/{relative}" in missing.read_text().split("\n")
+            if not (older_sdk / relative).exists() and not lacking and "weak)" not in line:
+                problems.append(f"{path.name}: loads {library}, which the iOS 17 SDK does not have")
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["check", "app", "shims"])
+    parser.add_argument("sdk", type=Path, help="the iPhoneOS SDK (iPhoneOS18.6.sdk)")
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pepper-ios", help="scratch folder")
+    parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "ios", help="where `app` writes Pepper.app")
+    parser.add_argument("--optimization", default="-Onone", choices=["-Onone", "-O", "-Osize"])
+    parser.add_argument("--self-test", action="store_true", help="shims: also check that deliberate mistakes are caught")
+    parser.add_argument("--older-sdk", type=Path, default=os.environ.get("PEPPER_IOS_SDK_17"),
+                        help="app: an iOS 17 SDK (iPhoneOS17.5.sdk) whose stubs are linked against first")
+    arguments = parser.parse_args()
+    work = arguments.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    checkouts = Path(os.environ.get("CHECKOUTS", ROOT / ".build" / "checkouts")).resolve()
+    toolchain = Toolchain.prepare(work)
+    sdk = prepare_sdk(arguments.sdk.resolve(), work)
+
+    if arguments.command == "shims":
+        sys.path.insert(0, str(HERE))
+        import shim_check
+
+        return shim_check.run(toolchain, sdk, work, self_test=arguments.self_test)
+
+    started = time.monotonic()
+    package = Package(checkouts, work, sdk)
+    project = Project(ROOT / "Apple" / "project.yml")
+    objects = arguments.command == "app"
+    builder = Builder(toolchain, sdk, work / ("app" if objects else "check"), checkouts, objects, arguments.optimization)
+    targets = compile_everything(builder, package, project)
+    status = summarize(builder)
+    if objects and status == 0:
+        linker = os.environ.get("LD64", "/usr/lib/llvm-19/bin/ld64.lld")
+        if not Path(linker).exists():
+            fail(f"{linker} is missing: apt-get install lld-19 (or set LD64 to a Mach-O ld64.lld that takes iOS objects)")
+        older = Path(arguments.older_sdk).resolve() if arguments.older_sdk else None
+        if older is None:
+            print("  note: no --older-sdk: linking against the 18.6 stubs only, whose Swift-only frameworks (CryptoKit) lack symbols")
+        team = os.environ.get("PEPPER_TEAM_ID", "")
+        status = link(builder, package, project, targets, arguments.out.resolve(), linker, older, f"{team}." if team else "$(AppIdentifierPrefix)")
+    print(f"==> {time.monotonic() - started:.0f} s")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
