@@ -25,8 +25,9 @@ struct ExtensionsBenchmark: AsyncParsableCommand {
             employers; the content filter judges --queries flows through ContentFilterJudge.
 
             On Linux the figures include the Swift runtime and Foundation, which iOS shares between
-            processes; the growth column is the work's own share. docs/benchmarks.md has the limits
-            and their sources.
+            processes; the growth column is the work's own share, and the open-only row shows what
+            opening the shared database alone costs. docs/benchmarks.md has the limits and their
+            sources.
             """
     )
 
@@ -105,6 +106,9 @@ struct ExtensionWork: AsyncParsableCommand {
         commandName: "extension-work", abstract: "One extension's work (run by `pepper-bench extensions`).", shouldDisplay: false)
 
     enum Kind: String, CaseIterable, ExpressibleByArgument {
+        /// Only opening the shared database read-only and reading one row: what every extension
+        /// pays before its own work (SQLite, GRDB, on Linux also Foundation's ICU data).
+        case openOnly = "open-only"
         case callDirectory = "call-directory"
         case messageFilter = "message-filter"
         case packetTunnel = "packet-tunnel"
@@ -122,6 +126,10 @@ struct ExtensionWork: AsyncParsableCommand {
         let began = DispatchTime.now().uptimeNanoseconds
         let work: String
         switch kind {
+        case .openOnly:
+            let database = try PepperDatabase(readingOnly: container.databaseURL)
+            let words = try MessageRuleStore(database: database).words().count
+            work = "database opened, \(words) words counted"
         case .callDirectory:
             let context = CountingContext()
             guard case .success = CallDirectoryLoad(container: container).run(into: context) else { throw ExitCode(2) }

@@ -59,7 +59,7 @@ struct BlockListView: View {
             Section {
                 TextField("Number or range, such as +1 206 555 01##", text: $number)
                     .keyboardType(.phonePad)
-                    .onChange(of: number) { showPreview() }
+                    .onChange(of: number) { Task { await showPreview() } }
                 if let preview { Text(preview).font(.caption).foregroundStyle(.secondary) }
                 Button("Block") { change { [number] screen in screen.block(number) } }.disabled(number.isEmpty)
             }
@@ -87,12 +87,15 @@ struct BlockListView: View {
         Binding(get: { state?.blockAllExceptContacts ?? false }, set: { on in change { $0.setBlockAllExceptContacts(on) } })
     }
 
-    private func showPreview() {
-        guard let pepper = model.pepper, !number.isEmpty else {
+    /// The number as it will be saved, read off the main actor (the region is in the database).
+    private func showPreview() async {
+        let typed = number
+        guard !typed.isEmpty, let result = await model.load({ CallsScreen(state: $0).preview(typed) }) else {
             preview = nil
             return
         }
-        switch CallsScreen(state: pepper).preview(number) {
+        guard typed == number else { return }  // typed on meanwhile: a newer preview comes
+        switch result {
         case .success(let found): preview = "\(found.normalized): \(found.numbers) number(s)"
         case .failure(let notice): preview = notice.text
         }
