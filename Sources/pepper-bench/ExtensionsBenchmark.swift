@@ -84,7 +84,8 @@ struct ExtensionsBenchmark: AsyncParsableCommand {
             for domain in ["employer\(index).example", "shop-employer\(index).example"] {
                 urls.append(
                     BlocklistEntry(
-                        url: domain, employer: "Employer \(index)", employerId: "emp_\(index)", actionType: "strike", actionId: "act_\(index)"))
+                        url: domain, employer: "Employer \(index)", employerId: "emp_\(index)", actionType: "strike",
+                        actionId: "act_\(index)"))
             }
         }
         let data = MobileData(
