@@ -338,7 +338,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "PepperActionsTests", dependencies: ["PepperActions", "Storage", "ListSync", "ContentBlocker", "PepperTestSupport"]),
+            name: "PepperActionsTests",
+            dependencies: ["PepperActions", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(
             name: "ScreensTests",
             dependencies: [

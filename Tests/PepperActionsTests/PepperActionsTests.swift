@@ -1,4 +1,6 @@
 import ContentBlocker
+import FilterEngine
+import FilterLists
 import Foundation
 import ListSync
 import PepperTestSupport
@@ -307,5 +309,40 @@ struct RunningServiceTests {
         #expect(DNSServerStatus.current(home: home) == nil)
         DNSServerStatus.remove(home: home, pid: 4_194_305)
         #expect(!FileManager.default.fileExists(atPath: DNSServerStatus.url(home: home).path))
+    }
+}
+
+@Suite("DNS engines")
+struct DNSEngineTests {
+    /// A Disconnect `services.json` with one tracker in each of two categories.
+    static let services = Data(
+        """
+        {"categories": {
+          "Advertising": [{"AdCo": {"https://adco.example/": ["adco.example"]}}],
+          "Analytics": [{"StatsCo": {"https://stats.example/": ["stats.example"]}}]
+        }}
+        """.utf8)
+
+    static func disconnect(_ categories: [String]) -> ListInput {
+        ListInput(
+            name: "disconnect", location: "/lists/services.json", data: services, format: .disconnect, disconnectCategories: categories)
+    }
+
+    /// The regression: the engine cache's key left the Disconnect categories out, so an engine
+    /// built for other categories was taken from `dns-engine.bin` after they changed.
+    @Test func changingADisconnectListsCategoriesRebuildsTheCachedEngine() throws {
+        let temporary = TemporaryState()
+        let advertising = try DNSEngines(state: temporary.state, sources: [Self.disconnect(["Advertising"])]).engine()
+        #expect(advertising.domainDecision("adco.example") == .blocked)
+        #expect(advertising.domainDecision("stats.example") == .noMatch)
+        #expect(FileManager.default.fileExists(atPath: temporary.home.url.appendingPathComponent("dns-engine.bin").path))
+
+        let analytics = try DNSEngines(state: temporary.state, sources: [Self.disconnect(["Analytics"])]).engine()
+        #expect(analytics.domainDecision("stats.example") == .blocked, "the categories changed: a new engine")
+        #expect(analytics.domainDecision("adco.example") == .noMatch)
+
+        // The same inputs again: the cached engine, identical.
+        let again = try DNSEngines(state: temporary.state, sources: [Self.disconnect(["Analytics"])]).engine()
+        #expect(again.identifier == analytics.identifier)
     }
 }

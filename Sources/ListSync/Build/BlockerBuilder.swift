@@ -217,7 +217,7 @@ public enum BlockerBuilder {
         let identities = inputs.map { input in
             ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
         }
-        let key = CompileCache.key(for: inputs, sha256: identities.map(\.sha256))
+        let key = InputsIdentity(lists: inputs, sha256: identities.map(\.sha256)).digest
         let previousInputs = (try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")))
             .flatMap { try? Manifest.decode($0) }?.inputs
         let engineIdentifier = "lists:" + key

@@ -31,49 +31,17 @@ public enum CompileCache {
         public var inputs: [BlockerBuilder.InputSummary]
     }
 
-    /// Changes whenever the conversion's output could change for the same lists: bump it with
-    /// every change to `FilterLists`' parsing or `ContentBlocker`'s conversion. The program's size
-    /// and modification time are part of the key too (``programIdentity``), so a new build never
-    /// reads an entry of another one even when this was not bumped.
-    static let compilerVersion = "pepper-compiler-2026-11-25"
-
     /// The entry's file.
     public static func url(home: PepperHome) -> URL {
         home.url.appendingPathComponent("cache", isDirectory: true).appendingPathComponent("compiled.bin")
     }
 
-    /// The digest of what the rules are compiled from: each input's name, format, Disconnect
-    /// categories and bytes, in order, and the compiler.
+    /// The key of the rules compiled from `inputs`: their ``InputsIdentity`` (names, formats,
+    /// Disconnect categories, bytes, and the compiling program) without the allowlist, which is
+    /// applied when the rules are laid out.
     public static func key(for inputs: [ListInput]) -> String {
-        key(for: inputs, sha256: inputs.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0.data) })
+        InputsIdentity(lists: inputs).digest
     }
-
-    /// ``key(for:)`` with each input's SHA-256 (hex) already computed.
-    static func key(for inputs: [ListInput], sha256: [String]) -> String {
-        var hasher = SHA256()
-        func add(_ text: String) { hasher.update(data: Array(text.utf8) + [0]) }
-        add(compilerVersion)
-        add(programIdentity)
-        for (input, digest) in zip(inputs, sha256) {
-            add(input.name)
-            add(input.format?.rawValue ?? "auto")
-            add((input.disconnectCategories ?? []).joined(separator: ","))
-            add(digest)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// The size and modification time of the `pepper` beside the running program (the
-    /// installation's compiler: `pepper-browser` compiles with the same code as the `pepper`
-    /// it is installed with, so the two share entries), or of the running program.
-    static let programIdentity: String = {
-        guard let path = Bundle.main.executablePath else { return "unknown" }
-        let sibling = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("pepper").path
-        let program = FileManager.default.isExecutableFile(atPath: sibling) ? sibling : path
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: program) else { return "unknown" }
-        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return "\(attributes[.size] as? Int ?? 0):\(modified)"
-    }()
 
     /// The entry stored under `key`, if there is one and it can be read.
     public static func load(home: PepperHome, key: String) -> Entry? {

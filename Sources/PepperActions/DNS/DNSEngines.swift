@@ -115,7 +115,7 @@ public struct DNSEngines: Sendable {
         } catch {
             throw .storage("cannot read the allowlist: \(error)")
         }
-        let identifier = Self.digest(inputs, allowlist: allowlist)
+        let identifier = "dns:" + InputsIdentity(lists: inputs, allowlist: allowlist).digest
         let cacheURL = state.home.url.appendingPathComponent(cacheName)
         if let cached = try? FilterEngine(contentsOf: cacheURL), cached.identifier == identifier { return cached }
         let parsed = BlockerBuilder.parse(inputs)
@@ -154,19 +154,6 @@ public struct DNSEngines: Sendable {
         var copy = input
         copy.data = Data()
         return copy
-    }
-
-    static func digest(_ inputs: [ListInput], allowlist: [String]) -> String {
-        var hasher = SHA256()
-        for input in inputs {
-            hasher.update(data: Data(input.name.utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: Data((input.format?.rawValue ?? "auto").utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: input.data)
-        }
-        hasher.update(data: Data(allowlist.sorted().joined(separator: ",").utf8))
-        return "dns:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// Changes whenever a rebuild rewrote the state's engine or output, or `groupsFile` changed.
