@@ -324,7 +324,7 @@ let package = Package(
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
-        .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists"]),
+        .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
         .testTarget(name: "PicketTests", dependencies: ["Picket", "PepperTestSupport"]),
         .testTarget(

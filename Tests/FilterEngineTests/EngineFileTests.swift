@@ -1,14 +1,13 @@
 import FilterEngine
 import FilterLists
 import Foundation
+import PepperTestSupport
 import Testing
 
 @Suite("Saving and loading an engine")
 struct EngineFileTests {
-    static let filters = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/data/filters").standardizedFileURL
-    static let requests = filters.deletingLastPathComponent().appendingPathComponent("requests/ghostery-requests.json")
-    static let hasData = FileManager.default.fileExists(atPath: requests.path)
+    static let filters = TestData.filters
+    static let requests = TestData.ghosteryRequests
 
     static func temporaryFile() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("pepper-engine-\(UUID().uuidString.prefix(8)).bin")
@@ -20,8 +19,7 @@ struct EngineFileTests {
         var cpt: String
     }
 
-    @Test(.enabled(if: hasData, "../shared/data is absent"))
-    func aLoadedEngineGivesTheSameVerdictsOnRealListsAndRequests() throws {
+    @Test func aLoadedEngineGivesTheSameVerdictsOnRealListsAndRequests() throws {
         let parser = FilterListParser()
         let lists = try ["easylist.txt", "easyprivacy.txt"].map {
             try parser.parse(Data(contentsOf: Self.filters.appendingPathComponent($0)), name: $0)

@@ -92,7 +92,7 @@ struct PiecewiseParsingTests {
         Self.expectSame(converted, try FilterListParser().parse(disconnect, name: "disconnect"), "disconnect")
     }
 
-    @Test(.enabled(if: RealListsTests.available, "../shared/data/filters is absent"))
+    @Test
     func realListsInPiecesAreTheWholeLists() throws {
         let names = ["easylist.txt", "easyprivacy.txt"]
         let datas = try names.map { try Data(contentsOf: RealListsTests.filters.appendingPathComponent($0)) }

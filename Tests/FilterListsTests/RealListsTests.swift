@@ -1,16 +1,15 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import FilterLists
 
-/// Parses the real lists under `../shared/data/filters` when they are present.
+/// Parses the real lists of `Tests/Fixtures/filters`.
 @Suite("Real filter lists")
 struct RealListsTests {
-    static let filters = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/data/filters").standardizedFileURL
-    static let available = FileManager.default.fileExists(atPath: filters.appendingPathComponent("easylist.txt").path)
+    static let filters = TestData.filters
 
-    @Test(.enabled(if: available, "../shared/data/filters is absent"))
+    @Test
     func easyListParsesWithEveryLineAccountedFor() throws {
         let data = try Data(contentsOf: Self.filters.appendingPathComponent("easylist.txt"))
         let list = try FilterListParser().parse(data, name: "easylist")
@@ -24,7 +23,7 @@ struct RealListsTests {
         #expect(list.metadata.title?.contains("EasyList") == true)
     }
 
-    @Test(.enabled(if: available, "../shared/data/filters is absent"))
+    @Test
     func badwareListReportsUBlockExtensions() throws {
         let data = try Data(contentsOf: Self.filters.appendingPathComponent("ublock-badware.txt"))
         let list = try FilterListParser().parse(data, name: "badware")

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import FilterLists
@@ -7,9 +8,7 @@ import Testing
 /// conformance, and refuses what it refuses, with the place.
 @Suite("TDS reader")
 struct TrackerDataSetReaderTests {
-    static let realFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/data/trackerradar/tds.json").standardizedFileURL
-    static let hasRealFile = FileManager.default.fileExists(atPath: realFile.path)
+    static let realFile = TestData.trackerRadar
 
     func read(_ json: String) throws(TrackerDataSetReadError) -> TrackerDataSet {
         let result = Array(json.utf8).withUnsafeBytes { bytes in
@@ -29,8 +28,7 @@ struct TrackerDataSetReaderTests {
         #expect(!read.trackers.isEmpty && read.cnames?.isEmpty == false)
     }
 
-    @Test(.enabled(if: hasRealFile, "../shared/data/trackerradar/tds.json is absent"))
-    func readsDuckDuckGosFileAsJSONDecoderDoes() throws {
+    @Test func readsDuckDuckGosFileAsJSONDecoderDoes() throws {
         let data = try Data(contentsOf: Self.realFile)
         let read = try data.withUnsafeBytes { bytes in try TrackerDataSet(json: bytes) }
         let reference = try decoded(data)

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @testable import FilterLists
@@ -98,8 +99,7 @@ struct TrackerRadarAndDisconnectTests {
             DisconnectConverter.categories(in: try fixture("disconnect-fixture.json")) == ["Advertising", "Analytics", "Content", "Social"])
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.realTDS.path), "../shared/data/trackerradar is absent"))
-    func realTrackerRadarDataset() throws {
+    @Test func realTrackerRadarDataset() throws {
         let list = try FilterListParser().parse(Data(contentsOf: Self.realTDS), name: "tds")
         #expect(list.format == .tds)
         #expect(list.networkRules.count > 4_000)
@@ -108,6 +108,5 @@ struct TrackerRadarAndDisconnectTests {
         #expect(analytics.domains.excluded.contains("google.com"), "owned by Google LLC: first party on google.com")
     }
 
-    static let realTDS = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/data/trackerradar/tds.json").standardizedFileURL
+    static let realTDS = TestData.trackerRadar
 }

@@ -1,13 +1,14 @@
 import FilterEngine
 import FilterLists
 import Foundation
+import PepperTestSupport
 import Testing
 
 @Suite("pepper check")
 struct CheckCommandTests {
     static let easyPrivacy = TestPaths.filters.appendingPathComponent("easyprivacy.txt")
 
-    @Test(.enabled(if: TestPaths.hasFilters, "../shared/data/filters is absent"))
+    @Test
     func namesTheBlockingRuleItsListAndLine() throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -53,7 +54,7 @@ struct CheckCommandTests {
         #expect(!own.stdout.hasPrefix("BLOCKED\t\(fields[1])"), "\(own.stdout)")
     }
 
-    @Test(.enabled(if: TestPaths.hasFilters, "../shared/data/filters is absent"))
+    @Test
     func batchVerdictsFollowTheRequestsInOrderAndMatchTheEngine() throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -63,7 +64,7 @@ struct CheckCommandTests {
             var cpt: String?
         }
         let all = try JSONDecoder().decode(
-            [Entry].self, from: Data(contentsOf: TestPaths.sharedData.appendingPathComponent("requests/ghostery-requests.json")))
+            [Entry].self, from: Data(contentsOf: TestData.ghosteryRequests))
         var entries = Array(all.prefix(400))
         entries.append(Entry(url: "no scheme here", frameUrl: nil, cpt: "script"))
         entries.append(Entry(url: nil, frameUrl: nil, cpt: nil))

@@ -2,14 +2,14 @@ import ContentBlocker
 import FilterEngine
 import FilterLists
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// The filter engine is an independent reading of the lists: on real requests, its verdict must
 /// be what WebKit, loaded with our compiled rules, actually does.
 @Suite("FilterEngine agrees with WebKit", .serialized, .enabled(if: WebKitJudge.enabled, "WebKitGTK 4.1 is not installed"))
 struct EngineAgreesWithWebKitTests {
-    static let requestsFile = TestPaths.sharedData.appendingPathComponent("requests/ghostery-requests.json")
-    static let hasData = TestPaths.hasFilters && FileManager.default.fileExists(atPath: requestsFile.path)
+    static let requestsFile = TestData.ghosteryRequests
 
     struct Entry: Decodable {
         var url: String
@@ -45,7 +45,7 @@ struct EngineAgreesWithWebKitTests {
             && url.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !"\"'<>\\`".unicodeScalars.contains($0) }
     }
 
-    @Test(.enabled(if: hasData, "../shared/data/filters or requests are absent"), .timeLimit(.minutes(8)))
+    @Test(.timeLimit(.minutes(8)))
     func engineVerdictsMatchWhatWebKitLoads() throws {
         guard WebKitJudge.ready() else { return }
         let home = TestPaths.temporaryDirectory("home")

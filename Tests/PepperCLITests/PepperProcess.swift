@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 
 /// Runs the built `pepper` executable, as a user would.
 struct PepperProcess {
@@ -76,9 +77,7 @@ enum Subprocess {
 /// Shared test locations.
 enum TestPaths {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
-    static let sharedData = repository.appendingPathComponent("../shared/data").standardizedFileURL
-    static let filters = sharedData.appendingPathComponent("filters")
-    static let hasFilters = FileManager.default.fileExists(atPath: filters.appendingPathComponent("easylist.txt").path)
+    static let filters = TestData.filters
     static let artifacts = repository.appendingPathComponent("artifacts")
 
     static func temporaryDirectory(_ label: String) -> URL {

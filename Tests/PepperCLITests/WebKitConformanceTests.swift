@@ -1,6 +1,7 @@
 import AppExtensionSupport
 import ContentBlocker
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// WebKit itself judges the compiled output: it must accept every list, and pages must behave
@@ -20,7 +21,7 @@ struct WebKitConformanceTests {
         #expect(results.map(\.ok) == [true, false], "\(results.map { $0.error ?? "ok" })")
     }
 
-    @Test(.enabled(if: TestPaths.hasFilters, "../shared/data/filters is absent"), .timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(5)))
     func easyListAndEasyPrivacyCompileInWebKitAndAreDeterministic() throws {
         guard WebKitJudge.ready() else { return }
         let home = TestPaths.temporaryDirectory("home")
@@ -250,11 +251,9 @@ struct WebKitConformanceTests {
         #expect(fetched("http://widgets.test/track.js", "owner"))
     }
 
-    static let realTDS = TestPaths.sharedData.appendingPathComponent("trackerradar/tds.json")
+    static let realTDS = TestData.trackerRadar
 
-    @Test(
-        .enabled(if: FileManager.default.fileExists(atPath: realTDS.path), "../shared/data/trackerradar is absent"), .timeLimit(.minutes(5))
-    )
+    @Test(.timeLimit(.minutes(5)))
     func realTrackerRadarCompilesAndBlocksGoogleAnalyticsOnlyAsThirdParty() throws {
         guard WebKitJudge.ready() else { return }
         let home = try homeWithTrackerRadar(Self.realTDS)

@@ -6,7 +6,7 @@ import Testing
 /// page reloads with its new filters before WebKit has compiled the new output, the output
 /// compiled behind it gives every page the same answer, and a browser quit in the middle of
 /// that compile is right when it starts again. Prints the click-to-loaded times.
-@Suite("pepper browse: the shield with large lists", .serialized, .enabled(if: WebKitJudge.enabled && TestPaths.hasFilters))
+@Suite("pepper browse: the shield with large lists", .serialized, .enabled(if: WebKitJudge.enabled))
 struct ShieldWithLargeListsTests {
     static let page = "http://a.test/"
     static let otherSite = "http://b.test/"
