@@ -248,7 +248,7 @@ struct PicketBenchmark: AsyncParsableCommand {
             let point = jitter(place.coordinate, 5_000)
             items.append([
                 "id": String(format: "act_bench_%05d", index), "employerId": String(format: "emp_bench_%04d", index % 500),
-                "organization": "Union \(index % 97)", "actionType": ActionType.allCases[index % 5].rawValue,
+                "organization": "Union \(index % 97)", "actionType": ActionType.allCases[index % ActionType.allCases.count].rawValue,
                 "location": "\(place.name), \(place.countryCode)", "startDate": "2024-01-01", "durationDays": 3_650,
                 "description": "Benchmark action \(index): workers at this site are on strike for a fair contract.",
                 "coordinates": ["latitude": point.latitude, "longitude": point.longitude],

@@ -131,7 +131,8 @@ extension Pages {
             }
             let title: String
             if item.kind == "strike" {
-                title = "Strike \(item.id): \(item.employerName ?? "?") — \(item.actionType ?? "?")"
+                title =
+                    "Reported \(item.actionType.map(ActionType.noun(of:)) ?? "labor action") at \(item.employerName ?? "?") (\(item.id))"
                 add("Employer", item.employerName)
                 add("Website", item.website)
                 add("Union or group", item.organization)

@@ -366,7 +366,7 @@ struct PicketCommand: AsyncParsableCommand {
                     let item = submission.item
                     if item.kind == "strike" {
                         print(
-                            "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType ?? "?") by \(item.organization ?? "?")"
+                            "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType.map(ActionType.noun(of:)) ?? "?") by \(item.organization ?? "?")"
                         )
                         print("    where: \(item.location ?? "?")   from \(item.startDate ?? "?")\(item.endDate.map { " to \($0)" } ?? "")")
                         if let website = item.website { print("    website: \(website)") }
@@ -651,7 +651,7 @@ struct TrackOutput {
                 "time": time, "event": event.title, "geofenceId": geofence.id, "type": geofence.type, "actionId": geofence.actionId,
                 "employerName": geofence.employerName, "actionType": geofence.actionType, "distance": Int(event.distance.rounded()),
             ],
-            "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(geofence.actionType) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
+            "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(ActionType.noun(of: geofence.actionType)) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
         )
     }
 

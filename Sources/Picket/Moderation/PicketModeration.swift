@@ -103,7 +103,7 @@ public struct PicketModeration: Sendable {
                         employers[action.employerId] = try await store.employer(id: action.employerId)
                     }
                     let employer = (employers[action.employerId] ?? nil)?.name ?? action.employerId
-                    submission.action = "\(employer) — \(action.actionType)"
+                    submission.action = "\(employer) — \(ActionType.noun(of: action.actionType))"
                     actionCoordinate = action.coordinate
                 }
             }
