@@ -11,21 +11,26 @@ struct PicketCommandTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], home: home)
         defer { server.kill() }
+        // First the one key the apps need (to read and to report), labelled for them; then a key per side.
+        let keyLines = server.output.split(separator: "\n").filter { $0.contains(" key (") }
+        #expect(keyLines.first?.hasPrefix("App key (for the mobile apps: read:mobile write:submit-strike write:gps-snapshot): ") == true)
+        let appKey = try #require(
+            server.output.firstMatch(after: "App key (for the mobile apps: read:mobile write:submit-strike write:gps-snapshot): "))
         let readKey = try #require(server.output.firstMatch(after: "Read key (read:mobile): "))
         let writeKey = try #require(server.output.firstMatch(after: "Write key (write:gps-snapshot write:submit-strike): "))
-        #expect(APIKeyFormat.isWellFormed(readKey) && APIKeyFormat.isWellFormed(writeKey))
+        #expect(APIKeyFormat.isWellFormed(appKey) && APIKeyFormat.isWellFormed(readKey) && APIKeyFormat.isWellFormed(writeKey))
         #expect(server.output.contains("Demo data: 4 employers, 6 actions (1 pending), 4 locations."))
 
-        // The README's block of curl commands, run as a script: only the port differs.
+        // The README's block of curl commands, run as a script with the app key: only the port differs.
         let readme = try String(contentsOf: TestPaths.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let block = try #require(Self.codeBlock(in: readme, containing: "export KEY=opl_"))
         let script = block.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("export KEY=") && !$0.hasPrefix("export WRITE_KEY=") }
+            .filter { !$0.hasPrefix("export KEY=") }
             .joined(separator: "\n")
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(server.port)")
         #expect(script.components(separatedBy: "curl ").count - 1 == 9, "the README shows nine curl commands")
-        let run = try Subprocess.run(
-            URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": readKey, "WRITE_KEY": writeKey])
+        #expect(!script.contains("WRITE_KEY"), "one key reads and reports, as in the apps")
+        let run = try Subprocess.run(URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": appKey])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 8, "\(run.stdout)")
@@ -102,6 +107,12 @@ struct PicketCommandTests {
         #expect((key["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot"])
         #expect(APIKeyFormat.isWellFormed(key["key"] as? String ?? ""))
         let id = try #require(key["id"] as? String)
+        // The mobile apps' preset: the three scopes the OPL apps use with their one key.
+        let app = try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--json"], home: home)
+        #expect(app.status == 0, "\(app.stderr)")
+        let appKey = try #require(try JSONSerialization.jsonObject(with: Data(app.stdout.utf8)) as? [String: Any])
+        #expect((appKey["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot", "write:submit-strike"])
+        #expect(try PepperProcess.run(["picket", "keys", "list"], home: home).stdout.contains("mobile apps"), "labelled for the apps")
         let human = try PepperProcess.run(["picket", "keys", "create", "--scope", "write:submit-strike", "--label", "phone"], home: home)
         #expect(human.stdout.split(separator: "\n").last.map { APIKeyFormat.isWellFormed(String($0)) } == true)
         let listed = try PepperProcess.run(["picket", "keys", "list"], home: home)
@@ -118,6 +129,10 @@ struct PicketCommandTests {
         // Usage errors exit 64, failures 1.
         #expect(try PepperProcess.run(["picket", "keys", "create"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "keys", "create", "--scope", "admin"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "keys", "create", "--preset", "everything"], home: home).status == 64)
+        #expect(
+            try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--scope", "read:mobile"], home: home).status
+                == 64)
         #expect(try PepperProcess.run(["picket", "keys", "list", "--database", "mysql://x"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "serve", "--listen", "nowhere"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)

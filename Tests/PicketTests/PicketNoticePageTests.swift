@@ -77,4 +77,10 @@ struct ActionTypeTests {
             PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/p")).contains(
                 "Acme &lt;Tools&gt; &amp; Co has locked its workers out."))
     }
+
+    @Test func theMobileAppsPresetReadsAndReports() {
+        #expect(APIKeyPreset.mobileApps.scopes == [.readMobile, .writeSubmitStrike, .writeGPSSnapshot])
+        #expect(APIKeyPreset(rawValue: "mobile-apps") == .mobileApps)
+        #expect(APIKeyPreset.mobileApps.purpose == "for the mobile apps")
+    }
 }

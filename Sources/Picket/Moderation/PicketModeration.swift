@@ -150,6 +150,12 @@ public struct PicketModeration: Sendable {
         return try await APIKeys.create(scopes: scopes, label: label, in: store)
     }
 
+    /// Creates a key with the scopes of `preset`, labelled `label` or else the preset's label.
+    public func createKey(preset: APIKeyPreset, label: String?) async throws -> (key: String, record: APIKeyRecord) {
+        let given = try Self.cleaned(label, limit: Self.maximumLabelLength, RequestError.invalidLabel)
+        return try await createKey(scopes: preset.scopes, label: given ?? preset.defaultLabel)
+    }
+
     /// Revokes a key; `false` when there is no active key with that identifier. Servers on the
     /// same store refuse it within their refresh interval (`--refresh-check`, 1 s by default).
     public func revokeKey(id: String) async throws -> Bool {
