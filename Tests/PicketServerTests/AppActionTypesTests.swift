@@ -4,8 +4,8 @@ import PicketServer
 import Testing
 
 /// What the public OPL apps send, end to end on both stores: every action type their strike
-/// forms offer.
-@Suite("Picket API: the apps' action types")
+/// forms offer, and two servers on one store answering with the same bytes.
+@Suite("Picket API: the apps' action types, several servers on one store")
 struct AppActionTypesTests {
     /// The iOS app's strike form (opl-for-apple, SubmitStrikeView's `actionTypes`).
     static let iOSActionTypes = ["strike", "lockout", "picket", "boycott", "work_stoppage", "other"]
@@ -79,6 +79,50 @@ struct AppActionTypesTests {
         for (index, type) in offered.enumerated() {
             let details = (object["Type Works \(index)"] as? [String: Any])?["actionDetails"] as? [String: Any]
             #expect(details?["actionType"] as? String == type, "the feed's \(type)")
+        }
+    }
+
+    @Test("two servers on one store: the same bytes and hashes, a 304 from either, a change on both", arguments: StoreKind.allCases)
+    func twoServersAnswerAlike(_ kind: StoreKind) async throws {
+        let setup = try await EndToEndTests.Setup.make(kind)
+        defer { Task { await setup.close() } }
+        let other = try await setup.test.reopen()
+        let second = try await TestServer.start(store: other)
+        defer {
+            Task {
+                await second.stop()
+                await other.close()
+            }
+        }
+        let servers = [setup.server, second]
+        func answers(_ path: String, _ query: [URLQueryItem] = []) async throws -> [(status: Int, hash: String?, body: Data)] {
+            var result: [(status: Int, hash: String?, body: Data)] = []
+            for server in servers {
+                let answer = try await server.client(setup.keys.all).raw(method: "GET", path: path, query: query)
+                result.append((answer.status, answer.headers["x-content-hash"], answer.body))
+            }
+            return result
+        }
+        let seattle: [URLQueryItem] = [.init(name: "lat", value: "47.6062"), .init(name: "lng", value: "-122.3321")]
+        for round in ["fixtures", "after an approval"] {
+            for (path, query) in [("/api/mobile/data", seattle), ("/api/blocklist.json", []), ("/api/mobile/active-strikes", [])] {
+                let both = try await answers(path, query)
+                #expect(both.allSatisfy { $0.status == 200 }, "\(round): \(path)")
+                #expect(both[0].body == both[1].body, "\(round): \(path) is the same bytes from both servers")
+                #expect(both[0].hash == both[1].hash, "\(round): \(path)")
+                // generatedAt is when the content was published, not when a server answered.
+                let object = try #require(try JSONSerialization.jsonObject(with: both[0].body) as? [String: Any])
+                let generatedAt = (object["generatedAt"] ?? (object["_meta"] as? [String: Any])?["generatedAt"]) as? String
+                #expect(generatedAt.flatMap(ISO8601.parse).map { $0 <= Date() } == true, "\(round): \(path)")
+                if let hash = both[0].hash {
+                    let conditional = try await answers(path, query + [.init(name: "hash", value: hash)])
+                    #expect(conditional.allSatisfy { $0.status == 304 && $0.body.isEmpty }, "\(round): \(path): 304 from either")
+                }
+            }
+            if round == "fixtures" {
+                let receipt = try await setup.write.submit(Self.report("walkout", index: 1, now: Date()))
+                _ = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
+            }
         }
     }
 }
