@@ -441,7 +441,10 @@ final class ServerProcess: @unchecked Sendable {
         func append(_ data: Data) { lock.withLock { collected += String(decoding: data, as: UTF8.self) } }
     }
 
-    init(_ arguments: [String], home: URL, environment: [String: String] = [:]) throws {
+    /// Starts `pepper` with `arguments` and waits (a minute at most) for the line starting with
+    /// `ready` and an address (`Listening on http://127.0.0.1:8080 …`, or the console's `Pepper
+    /// console: open http://127.0.0.1:5380/?token=…`), whose port it keeps.
+    init(_ arguments: [String], home: URL, environment: [String: String] = [:], ready: String = "Listening on http://") throws {
         process.executableURL = PepperProcess.executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
@@ -459,11 +462,9 @@ final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(60)
         var port: Int?
         while Date() < deadline, process.isRunning {
-            if let line = collector.text.split(separator: "\n").first(where: { $0.hasPrefix("Listening on http://") }),
-                let colon = line.dropFirst("Listening on http://".count).split(separator: " ").first?.lastIndex(of: ":")
-            {
-                let address = line.dropFirst("Listening on http://".count).split(separator: " ").first!
-                port = Int(address[address.index(after: colon)...])
+            if let line = collector.text.split(separator: "\n").first(where: { $0.hasPrefix(ready) }) {
+                let address = line.dropFirst(ready.count).prefix { $0 != " " && $0 != "/" }
+                port = address.lastIndex(of: ":").flatMap { Int(address[address.index(after: $0)...]) }
                 break
             }
             Thread.sleep(forTimeInterval: 0.05)

@@ -1,0 +1,528 @@
+import Foundation
+import Picket
+import Testing
+
+/// Several `pepper picket serve` processes on one PostgreSQL database behind HAProxy, which runs
+/// `deploy/haproxy-picket.cfg` byte for byte (its settings come from the environment, as
+/// `/etc/default/haproxy` gives them on Debian): docs/deploy.md, "Setup 3".
+///
+/// PostgreSQL is the server `scripts/test.sh` starts (`PEPPER_TEST_POSTGRES_URL`; each test makes
+/// a database of its own on it); HAProxy, the servers and the console are started and stopped
+/// by the tests. Without PostgreSQL or HAProxy the tests are skipped, unless
+/// `PEPPER_REQUIRE_POSTGRES=1` / `PEPPER_REQUIRE_HAPROXY=1` (scripts/test.sh sets both) make
+/// that a failure.
+@Suite("pepper picket serve: three servers behind HAProxy on one PostgreSQL", .serialized)
+struct PicketClusterTests {
+    /// `--refresh-check` of the servers: how long a change made elsewhere may take to show.
+    static let refreshWindow = 1.0
+    /// What a loaded two-core CI machine may add to the window (polling every 50 ms, a request
+    /// queued behind other tests' work): the tests print the times they saw.
+    static let grace = 1.5
+
+    @Test(
+        "moderation on one console and revocation reach every server within the refresh window; same bytes and hashes everywhere; one rate limit for all"
+    )
+    func consistencyAcrossServers() async throws {
+        // Rate limit 20 a minute for all servers together (HAProxy's stick table); each server keeps
+        // its own default of 600 as a backstop, far above what it sees of one key.
+        let cluster = try await PicketCluster(instances: 3, rateLimit: 20, serverArguments: ["--refresh-check", "1"])
+        defer { cluster.stop() }
+        let appKey = try await cluster.createKey()
+
+        // A strike reported through the first server, as the iOS app sends it.
+        let report = StrikeSubmission(
+            employer: .init(name: "Cluster Foods", website: "https://clusterfoods.example"),
+            action: .init(
+                organization: "Cluster Workers", actionType: "lockout", location: "Unknown",
+                startDate: ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3_600)), durationDays: 7,
+                description: "Locked out", coordinates: GPSCoordinates(latitude: 47.61, longitude: -122.33)))
+        let receipt = try await cluster.instanceClient(0, appKey).submit(report)
+
+        // Approved on the console (its own process, on the same database), then published by
+        // every server within the refresh window.
+        let console = try cluster.startConsole()
+        defer { console.stop() }
+        let approved = try console.post("/moderation/decide", ["id": receipt.id, "decision": "approve"])
+        #expect(approved.hasPrefix("30"), "a redirect back to the page: \(approved)")
+        let approvedAt = Date()
+        var seen: [TimeInterval] = []
+        for index in 0..<3 {
+            let client = cluster.instanceClient(index, appKey)
+            let after = try await Self.poll(within: Self.refreshWindow + Self.grace, since: approvedAt) {
+                try await client.activeStrikes().strikes.contains { $0.id == receipt.id && $0.actionType == "lockout" }
+            }
+            #expect(after != nil, "server \(index + 1) publishes the approved strike within the refresh window")
+            seen.append(after ?? .infinity)
+        }
+        print("PicketClusterTests: published by servers 1, 2, 3 after \(seen.map { String(format: "%.2f s", $0) }) (window 1 s)")
+
+        // Every server answers the same request with the same bytes and hash; a client that got
+        // a hash from one server gets its 304 from the others, and through HAProxy.
+        let seattle: [URLQueryItem] = [.init(name: "lat", value: "47.6062"), .init(name: "lng", value: "-122.3321")]
+        for (path, query) in [("/api/mobile/data", seattle), ("/api/blocklist.json", [])] {
+            var answers: [(status: Int, headers: [String: String], body: Data)] = []
+            for index in 0..<3 {
+                answers.append(try await cluster.instanceClient(index, appKey).raw(method: "GET", path: path, query: query))
+            }
+            #expect(answers.allSatisfy { $0.status == 200 }, "\(path)")
+            let hash = try #require(answers[0].headers["x-content-hash"])
+            #expect(answers.allSatisfy { $0.headers["x-content-hash"] == hash && $0.body == answers[0].body }, "\(path): the same bytes")
+            #expect(String(decoding: answers[0].body, as: UTF8.self).contains("clusterfoods.example"), "\(path)")
+            for index in 0..<3 {
+                let conditional = try await cluster.instanceClient(index, appKey).raw(
+                    method: "GET", path: path, query: query + [.init(name: "hash", value: hash)])
+                #expect(conditional.status == 304, "\(path): 304 from server \(index + 1)")
+            }
+            for _ in 0..<3 {
+                let through = try await cluster.client(appKey).raw(
+                    method: "GET", path: path, query: query + [.init(name: "hash", value: hash)])
+                #expect(through.status == 304 && through.headers["x-content-hash"] == hash, "\(path) through HAProxy")
+            }
+        }
+
+        // The rate limit: 20 requests a minute for a key across all three servers, not 20 each.
+        let limitedKey = try await cluster.createKey()
+        let before = try cluster.stats()
+        var statuses: [Int] = []
+        var refusal: (headers: [String: String], body: Data)?
+        for _ in 0..<30 {
+            let answer = try await cluster.client(limitedKey).raw(method: "GET", path: "/api/mobile/active-strikes")
+            statuses.append(answer.status)
+            if answer.status == 429 { refusal = (answer.headers, answer.body) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 20, "\(statuses)")
+        #expect(statuses.filter { $0 == 429 }.count == 10, "\(statuses)")
+        #expect(refusal?.headers["retry-after"] == "60")
+        #expect(refusal?.headers["content-type"]?.hasPrefix("application/json") == true)
+        let message = try refusal.map { try JSONDecoder().decode(APIErrorBody.self, from: $0.body).error }
+        #expect(message == "rate limit of 20 requests per minute exceeded; retry after 60 s")
+        let after = try cluster.stats()
+        let served = (1...3).map { (after["picket\($0)"]?.answered2xx ?? 0) - (before["picket\($0)"]?.answered2xx ?? 0) }
+        #expect(served.reduce(0, +) == 20, "\(served)")
+        #expect(served.allSatisfy { $0 >= 5 }, "the 20 were spread over the three servers: \(served)")
+        #expect(try await cluster.client(appKey).raw(method: "GET", path: "/api/mobile/active-strikes").status == 200, "other keys go on")
+
+        // A key revoked on the console is refused by every server within the refresh window.
+        let keyID = try cluster.keyID(label: "cluster test 1")
+        let revoked = try console.post("/moderation/keys/revoke", ["id": keyID])
+        #expect(revoked.hasPrefix("30"), "a redirect back to the page: \(revoked)")
+        let revokedAt = Date()
+        var refused: [TimeInterval] = []
+        for index in 0..<3 {
+            let client = cluster.instanceClient(index, appKey)
+            let after = try await Self.poll(within: Self.refreshWindow + Self.grace, since: revokedAt) {
+                let answer = try await client.raw(method: "GET", path: "/api/mobile/active-strikes")
+                return answer.status == 401 && String(decoding: answer.body, as: UTF8.self).contains("revoked")
+            }
+            #expect(after != nil, "server \(index + 1) refuses the revoked key within the refresh window")
+            refused.append(after ?? .infinity)
+        }
+        print("PicketClusterTests: revoked key refused by servers 1, 2, 3 after \(refused.map { String(format: "%.2f s", $0) })")
+        for _ in 0..<3 { #expect(try await cluster.client(appKey).raw(method: "GET", path: "/api/mobile/active-strikes").status == 401) }
+    }
+
+    @Test("one server SIGKILLed under load: HAProxy takes it out, no accepted submission is lost, it rejoins when restarted")
+    func killedUnderLoad() async throws {
+        // No rate limit to get in the way of the load (the servers' and HAProxy's).
+        let cluster = try await PicketCluster(instances: 3, rateLimit: 1_000_000, serverArguments: ["--rate-limit", "0"])
+        defer { cluster.stop() }
+        let key = try await cluster.createKey()
+        let load = Load()
+        let workers = 6
+        let running = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<workers {
+                    group.addTask { await Self.work(worker: worker, client: cluster.client(key), load: load) }
+                }
+            }
+        }
+
+        // Under load: kill the second server with SIGKILL (no graceful stop, requests in flight lost).
+        #expect(try await Self.poll(within: 60, since: Date()) { load.acceptedCount >= 100 } != nil, "the load runs")
+        let killedAt = Date()
+        cluster.kill(1)
+        let down = try await Self.poll(within: 10, since: killedAt) { try cluster.stats()["picket2"]?.status.hasPrefix("DOWN") == true }
+        #expect(down != nil, "HAProxy's health check takes the killed server out")
+        let acceptedWhileDown = load.acceptedCount
+        #expect(
+            try await Self.poll(within: 30, since: Date()) { load.acceptedCount >= acceptedWhileDown + 100 } != nil,
+            "the other servers take the load")
+
+        // Restarted on its address: HAProxy's health check brings it back, and it serves again.
+        let restartedAt = Date()
+        try cluster.restart(1)
+        let up = try await Self.poll(within: 15, since: restartedAt) { try cluster.stats()["picket2"]?.status == "UP" }
+        #expect(up != nil, "HAProxy's health check brings the restarted server back")
+        let answeredAtRejoin = try cluster.stats()["picket2"]?.answered2xx ?? 0
+        let serving = try await Self.poll(within: 20, since: Date()) {
+            (try cluster.stats()["picket2"]?.answered2xx ?? 0) >= answeredAtRejoin + 20
+        }
+        #expect(serving != nil, "the restarted server answers requests again")
+        load.stop()
+        await running.value
+
+        // Every accepted (201) submission is in the database; a row without a 201 is one the
+        // killed server stored and could not answer for, which only a failed request can be.
+        let rows = Set(try cluster.psql("SELECT id FROM picket_action WHERE origin = 'submission'").split(separator: "\n").map(String.init))
+        let accepted = load.acceptedIDs
+        let lost = accepted.subtracting(rows)
+        #expect(lost.isEmpty, "accepted submissions missing from the database: \(lost.sorted())")
+        #expect(Set(accepted).count == load.acceptedCount, "no identifier answered twice")
+        let failures = load.failures
+        let failedSubmissions = failures.filter { $0.method == "POST" }
+        #expect(rows.subtracting(accepted).count <= failedSubmissions.count)
+        // Only what was in flight on the killed server can fail: at most one request per worker,
+        // and only submissions (HAProxy retries a read on another server, never a submission).
+        #expect(failures.count <= workers, "\(failures)")
+        #expect(failures.allSatisfy { [502, 503, 504, 0].contains($0.status) }, "\(failures)")
+        #expect(failures.allSatisfy { $0.method == "POST" }, "\(failures)")
+        #expect(load.unexpected.isEmpty, "\(load.unexpected)")
+        print(
+            "PicketClusterTests: \(load.acceptedCount) submissions accepted, \(rows.count) rows, \(load.readCount) reads; "
+                + "failed: \(failures.map { "\($0.method) \($0.status) \($0.error)" }); server 2 out after "
+                + String(format: "%.2f s", down ?? .infinity) + ", back after " + String(format: "%.2f s", up ?? .infinity))
+    }
+
+    // MARK: Helpers
+
+    /// Runs `condition` every 50 ms until it holds; the seconds since `start` when it did, or
+    /// `nil` after `seconds`.
+    static func poll(within seconds: TimeInterval, since start: Date, _ condition: () async throws -> Bool) async throws -> TimeInterval? {
+        while Date().timeIntervalSince(start) < seconds {
+            if try await condition() { return Date().timeIntervalSince(start) }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return try await condition() ? Date().timeIntervalSince(start) : nil
+    }
+
+    /// One load worker: a strike report as the apps send it, then a read of the data, again and
+    /// again until stopped, each through HAProxy.
+    static func work(worker: Int, client: PicketClient, load: Load) async {
+        var round = 0
+        while load.isRunning {
+            round += 1
+            let report = StrikeSubmission(
+                employer: .init(name: "Load Co \(worker)-\(round)"),
+                action: .init(
+                    organization: "Load Union", actionType: ActionType.allCases[round % ActionType.allCases.count].rawValue,
+                    location: "Unknown", startDate: "2026-01-01", durationDays: 7, description: "Load \(worker)-\(round)"))
+            do {
+                let body = try JSONEncoder().encode(report)
+                let answer = try await client.raw(method: "POST", path: "/api/mobile/submit-strike", body: body)
+                if answer.status == 201, let receipt = try? JSONDecoder().decode(SubmissionReceipt.self, from: answer.body) {
+                    load.accepted(receipt.id)
+                } else if [502, 503, 504].contains(answer.status) {
+                    load.failed(method: "POST", status: answer.status)
+                } else {
+                    load.unexpected("POST \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                }
+            } catch {
+                load.failed(method: "POST", status: 0, error: "\(error)")
+            }
+            let query: [URLQueryItem] = [
+                .init(name: "lat", value: String(47 + Double(round % 100) / 100)), .init(name: "lng", value: "-122.33"),
+            ]
+            do {
+                let answer = try await client.raw(method: "GET", path: "/api/mobile/data", query: query)
+                if answer.status == 200 {
+                    load.read()
+                } else if [502, 503, 504].contains(answer.status) {
+                    load.failed(method: "GET", status: answer.status)
+                } else {
+                    load.unexpected("GET \(answer.status)")
+                }
+            } catch {
+                load.failed(method: "GET", status: 0, error: "\(error)")
+            }
+        }
+    }
+
+    /// What the load workers saw.
+    final class Load: @unchecked Sendable {
+        private let lock = NSLock()
+        private var running = true
+        private var ids: [String] = []
+        private var reads = 0
+        private var failed: [(method: String, status: Int, error: String)] = []
+        private var odd: [String] = []
+
+        var isRunning: Bool { lock.withLock { running } }
+        var acceptedCount: Int { lock.withLock { ids.count } }
+        var acceptedIDs: Set<String> { lock.withLock { Set(ids) } }
+        var readCount: Int { lock.withLock { reads } }
+        var failures: [(method: String, status: Int, error: String)] { lock.withLock { failed } }
+        var unexpected: [String] { lock.withLock { odd } }
+
+        func stop() { lock.withLock { running = false } }
+        func accepted(_ id: String) { lock.withLock { ids.append(id) } }
+        func read() { lock.withLock { reads += 1 } }
+        func failed(method: String, status: Int, error: String = "") { lock.withLock { failed.append((method, status, error)) } }
+        func unexpected(_ text: String) { lock.withLock { odd.append(text) } }
+    }
+}
+
+/// The processes of one cluster test: a new database on the test PostgreSQL server, the
+/// `pepper picket serve` processes, and HAProxy running `deploy/haproxy-picket.cfg`.
+final class PicketCluster: @unchecked Sendable {
+    let home: URL
+    let database: String
+    let ports: [Int]
+    let listenPort: Int
+    let statsPort: Int
+    private let serverArguments: [String]
+    private var servers: [ServerProcess?]
+    private let haproxy = Process()
+    private let haproxyLog: URL
+    private var keys = 0
+
+    static let configuration = TestPaths.repository.appendingPathComponent("deploy/haproxy-picket.cfg")
+
+    /// Starts `instances` servers with `serverArguments` on a new database, then HAProxy with
+    /// `rateLimit` requests per minute per key, and waits until HAProxy sees every server up.
+    init(instances: Int, rateLimit: Int, serverArguments: [String]) async throws {
+        let (postgres, haproxyBinary) = try Self.requirements()
+        home = TestPaths.temporaryDirectory("picket-cluster")
+        database = try Self.createDatabase(on: postgres)
+        self.serverArguments = serverArguments
+        var started: [ServerProcess] = []
+        for _ in 0..<instances {
+            started.append(
+                try ServerProcess(
+                    ["picket", "serve", "--listen", "127.0.0.1:0", "--database", database] + serverArguments, home: home))
+        }
+        servers = started
+        ports = started.map(\.port)
+        listenPort = try Self.freePort()
+        statsPort = try Self.freePort()
+        haproxyLog = home.appendingPathComponent("haproxy.log")
+        _ = FileManager.default.createFile(atPath: haproxyLog.path, contents: nil)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PICKET_LISTEN"] = "127.0.0.1:\(listenPort)"
+        environment["PICKET_HAPROXY_STATS"] = "127.0.0.1:\(statsPort)"
+        environment["PICKET_RATE_LIMIT"] = String(rateLimit)
+        for (index, port) in ports.enumerated() { environment["PICKET_SERVER_\(index + 1)"] = "127.0.0.1:\(port)" }
+        // Root (CI) runs HAProxy as the config says, dropping to the haproxy user; anyone else
+        // cannot, and runs it as themselves.
+        if getuid() != 0 { environment["PICKET_HAPROXY_AS_INVOKER"] = "1" }
+        haproxy.executableURL = haproxyBinary
+        haproxy.arguments = ["-db", "-f", Self.configuration.path]
+        haproxy.environment = environment
+        let log = try FileHandle(forWritingTo: haproxyLog)
+        haproxy.standardOutput = log
+        haproxy.standardError = log
+        haproxy.standardInput = FileHandle.nullDevice
+        try haproxy.run()
+        let allUp = try await PicketClusterTests.poll(within: 20, since: Date()) {
+            guard self.haproxy.isRunning, let stats = try? self.stats() else { return false }
+            return (1...instances).allSatisfy { stats["picket\($0)"]?.status == "UP" }
+        }
+        guard allUp != nil else {
+            let log = (try? String(contentsOf: haproxyLog, encoding: .utf8)) ?? ""
+            stop()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "HAProxy did not see the servers up: \(log)"])
+        }
+    }
+
+    /// PostgreSQL's URL and HAProxy's binary; the test is skipped (or fails when required) without them.
+    static func requirements() throws -> (postgres: String, haproxy: URL) {
+        let environment = ProcessInfo.processInfo.environment
+        guard let postgres = environment["PEPPER_TEST_POSTGRES_URL"], !postgres.isEmpty else {
+            if environment["PEPPER_REQUIRE_POSTGRES"] == "1" {
+                Issue.record("PEPPER_REQUIRE_POSTGRES=1 but PEPPER_TEST_POSTGRES_URL is not set")
+            }
+            try Test.cancel("needs PEPPER_TEST_POSTGRES_URL (scripts/test.sh starts a throwaway PostgreSQL)")
+        }
+        guard
+            let haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"].first(
+                where: FileManager.default.isExecutableFile)
+        else {
+            if environment["PEPPER_REQUIRE_HAPROXY"] == "1" { Issue.record("PEPPER_REQUIRE_HAPROXY=1 but haproxy is not installed") }
+            try Test.cancel("needs HAProxy (apt-get install haproxy; scripts/test.sh installs it)")
+        }
+        return (postgres, URL(fileURLWithPath: haproxy))
+    }
+
+    /// A client of HAProxy's address.
+    func client(_ key: String) -> PicketClient {
+        PicketClient(server: URL(string: "http://127.0.0.1:\(listenPort)")!, apiKey: key, timeout: 20)
+    }
+
+    /// A client of one server's own address.
+    func instanceClient(_ index: Int, _ key: String) -> PicketClient {
+        PicketClient(server: URL(string: "http://127.0.0.1:\(ports[index])")!, apiKey: key, timeout: 20)
+    }
+
+    /// A new key for the mobile apps, labelled `cluster test N`, once every server accepts it
+    /// (they read new keys within their refresh window, like revocations).
+    func createKey() async throws -> String {
+        keys += 1
+        let created = try pepper(["picket", "keys", "create", "--preset", "mobile-apps", "--label", "cluster test \(keys)"])
+        guard created.status == 0, let key = created.stdout.split(separator: "\n").last.map(String.init) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "keys create failed: \(created.stderr)"])
+        }
+        let createdAt = Date()
+        for index in ports.indices {
+            let client = instanceClient(index, key)
+            let known = try await PicketClusterTests.poll(
+                within: PicketClusterTests.refreshWindow + PicketClusterTests.grace, since: createdAt
+            ) {
+                try await client.raw(method: "GET", path: "/api/mobile/active-strikes").status == 200
+            }
+            guard known != nil else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "server \(index + 1) does not accept the new key"])
+            }
+        }
+        return key
+    }
+
+    /// The identifier of the key labelled `label`.
+    func keyID(label: String) throws -> String {
+        let listed = try pepper(["picket", "keys", "list", "--json"])
+        let keys = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+        guard let id = keys.first(where: { $0["label"] as? String == label })?["id"] as? String else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no key labelled \(label): \(listed.stdout)"])
+        }
+        return id
+    }
+
+    /// `pepper` with `--database` of this cluster.
+    func pepper(_ arguments: [String]) throws -> PepperProcess.Outcome {
+        try PepperProcess.run(arguments + ["--database", database], home: home)
+    }
+
+    /// `pepper console` on the cluster's database (a process of its own, as on another machine).
+    func startConsole() throws -> ConsoleSession {
+        try ConsoleSession(database: database, home: home)
+    }
+
+    /// Kills server `index` with SIGKILL: no graceful stop.
+    func kill(_ index: Int) {
+        guard let server = servers[index] else { return }
+        Foundation.kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        servers[index] = nil
+    }
+
+    /// Starts server `index` again on its address.
+    func restart(_ index: Int) throws {
+        servers[index] = try ServerProcess(
+            ["picket", "serve", "--listen", "127.0.0.1:\(ports[index])", "--database", database] + serverArguments, home: home)
+    }
+
+    /// HAProxy's view of the servers (`/stats;csv`): each server's status (`UP`, `DOWN`,
+    /// `DOWN 1/2` …) and how many 2xx answers it gave.
+    func stats() throws -> [String: (status: String, answered2xx: Int)] {
+        let csv = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-sf", "--max-time", "5", "http://127.0.0.1:\(statsPort)/stats;csv"])
+        guard csv.status == 0 else { throw CocoaError(.fileReadUnknown) }
+        let lines = csv.stdout.split(separator: "\n")
+        guard let header = lines.first?.dropFirst(2).split(separator: ",", omittingEmptySubsequences: false).map(String.init),
+            let name = header.firstIndex(of: "svname"), let status = header.firstIndex(of: "status"),
+            let answered = header.firstIndex(of: "hrsp_2xx")
+        else { throw CocoaError(.fileReadCorruptFile) }
+        var result: [String: (status: String, answered2xx: Int)] = [:]
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count > max(name, status, answered), fields[0] == "picket", fields[name].hasPrefix("picket") else { continue }
+            result[fields[name]] = (fields[status], Int(fields[answered]) ?? 0)
+        }
+        return result
+    }
+
+    /// Runs SQL on the cluster's database; the rows, one a line.
+    func psql(_ sql: String) throws -> String {
+        let run = try Subprocess.run(Self.psqlBinary, [database, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql])
+        guard run.status == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: run.stderr]) }
+        return run.stdout
+    }
+
+    /// Stops HAProxy and the servers, and removes the home.
+    func stop() {
+        if haproxy.isRunning {
+            haproxy.terminate()
+            haproxy.waitUntilExit()
+        }
+        for server in servers { _ = server?.stop(signal: SIGTERM) }
+        servers = servers.map { _ in nil }
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    static var psqlBinary: URL {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        for version in versions.sorted(by: { $0.compare($1, options: .numeric) == .orderedDescending }) {
+            let path = "/usr/lib/postgresql/\(version)/bin/psql"
+            if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }
+        }
+        return URL(fileURLWithPath: "/usr/bin/psql")
+    }
+
+    /// A new, empty database on the server at `url`; its URL.
+    static func createDatabase(on url: String) throws -> String {
+        let name = "pepper_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let run = try Subprocess.run(psqlBinary, [url, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "CREATE DATABASE \(name)"])
+        guard run.status == 0, var components = URLComponents(string: url) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot create a database: \(run.stderr)"])
+        }
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// A free TCP port on loopback (HAProxy needs a port number in its configuration).
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// `pepper console --picket-database` signed in as a person would be: its one-time link opened
+/// by curl with a cookie jar, forms posted with the page's CSRF token.
+final class ConsoleSession: @unchecked Sendable {
+    private let server: ServerProcess
+    private let jar: URL
+    private let base: String
+    private var csrf = ""
+
+    init(database: String, home: URL) throws {
+        server = try ServerProcess(
+            ["console", "--listen", "127.0.0.1:0", "--picket-database", database], home: home, ready: "Pepper console: open http://")
+        base = "http://127.0.0.1:\(server.port)"
+        jar = home.appendingPathComponent("console-cookies-\(UUID().uuidString.prefix(8)).txt")
+        guard let link = server.output.firstMatch(after: "Pepper console: open ") else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no link: \(server.output)"])
+        }
+        _ = try curl(["-o", "/dev/null", link])
+        let page = try curl(["\(base)/moderation"])
+        guard let range = page.range(of: #"name="csrf" content=""#) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "not signed in: \(page.prefix(300))"])
+        }
+        csrf = String(page[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Posts a form; `status redirect-URL` as curl writes them.
+    func post(_ path: String, _ fields: [String: String]) throws -> String {
+        let form = (fields.merging(["csrf": csrf]) { $1 }).sorted { $0.key < $1.key }.flatMap {
+            ["--data-urlencode", "\($0.key)=\($0.value)"]
+        }
+        return try curl(["-o", "/dev/null", "-w", "%{http_code} %{redirect_url}"] + form + ["\(base)\(path)"])
+    }
+
+    func stop() {
+        _ = server.stop(signal: SIGTERM)
+    }
+
+    private func curl(_ arguments: [String]) throws -> String {
+        try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--max-time", "30", "-c", jar.path, "-b", jar.path] + arguments)
+            .stdout
+    }
+}
