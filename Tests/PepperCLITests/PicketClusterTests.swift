@@ -2,6 +2,10 @@ import Foundation
 import Picket
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Several `pepper picket serve` processes on one PostgreSQL database behind HAProxy, which runs
 /// `deploy/haproxy-picket.cfg` byte for byte (its settings come from the environment, as
 /// `/etc/default/haproxy` gives them on Debian): docs/deploy.md, "Setup 3".
@@ -76,7 +80,7 @@ struct PicketClusterTests {
 
         // The rate limit: 20 requests a minute for a key across all three servers, not 20 each.
         let limitedKey = try await cluster.createKey()
-        let before = try cluster.stats()
+        let before = try await cluster.stats()
         var statuses: [Int] = []
         var refusal: (headers: [String: String], body: Data)?
         for _ in 0..<30 {
@@ -90,7 +94,7 @@ struct PicketClusterTests {
         #expect(refusal?.headers["content-type"]?.hasPrefix("application/json") == true)
         let message = try refusal.map { try JSONDecoder().decode(APIErrorBody.self, from: $0.body).error }
         #expect(message == "rate limit of 20 requests per minute exceeded; retry after 60 s")
-        let after = try cluster.stats()
+        let after = try await cluster.stats()
         let served = (1...3).map { (after["picket\($0)"]?.answered2xx ?? 0) - (before["picket\($0)"]?.answered2xx ?? 0) }
         #expect(served.reduce(0, +) == 20, "\(served)")
         #expect(served.allSatisfy { $0 >= 5 }, "the 20 were spread over the three servers: \(served)")
@@ -129,7 +133,9 @@ struct PicketClusterTests {
         #expect(try await Self.poll(within: 60, since: Date()) { load.acceptedCount >= 100 } != nil, "the load runs")
         let killedAt = Date()
         cluster.kill(1)
-        let down = try await Self.poll(within: 10, since: killedAt) { try cluster.stats()["picket2"]?.status.hasPrefix("DOWN") == true }
+        let down = try await Self.poll(within: 10, since: killedAt) {
+            try await cluster.stats()["picket2"]?.status.hasPrefix("DOWN") == true
+        }
         #expect(down != nil, "HAProxy's health check takes the killed server out")
         let acceptedWhileDown = load.acceptedCount
         #expect(
@@ -139,11 +145,11 @@ struct PicketClusterTests {
         // Restarted on its address: HAProxy's health check brings it back, and it serves again.
         let restartedAt = Date()
         try cluster.restart(1)
-        let up = try await Self.poll(within: 15, since: restartedAt) { try cluster.stats()["picket2"]?.status == "UP" }
+        let up = try await Self.poll(within: 15, since: restartedAt) { try await cluster.stats()["picket2"]?.status == "UP" }
         #expect(up != nil, "HAProxy's health check brings the restarted server back")
-        let answeredAtRejoin = try cluster.stats()["picket2"]?.answered2xx ?? 0
+        let answeredAtRejoin = try await cluster.stats()["picket2"]?.answered2xx ?? 0
         let serving = try await Self.poll(within: 20, since: Date()) {
-            (try cluster.stats()["picket2"]?.answered2xx ?? 0) >= answeredAtRejoin + 20
+            (try await cluster.stats()["picket2"]?.answered2xx ?? 0) >= answeredAtRejoin + 20
         }
         #expect(serving != nil, "the restarted server answers requests again")
         load.stop()
@@ -324,14 +330,30 @@ final class PicketCluster: @unchecked Sendable {
         haproxy.standardError = log
         haproxy.standardInput = FileHandle.nullDevice
         try haproxy.run()
-        let allUp = try await PicketClusterTests.poll(within: 20, since: Date()) {
-            guard self.haproxy.isRunning, let stats = try? self.stats() else { return false }
-            return (1...instances).allSatisfy { stats["picket\($0)"]?.status == "UP" }
+        // Ready when HAProxy reports every server up (a minute at most: the whole suite may be
+        // running beside this on two cores).
+        var seen = "nothing"
+        let allUp = try await PicketClusterTests.poll(within: 60, since: Date()) {
+            guard self.haproxy.isRunning else { return false }
+            do {
+                let stats = try await self.stats()
+                seen = "\(stats)"
+                return (1...instances).allSatisfy { stats["picket\($0)"]?.status == "UP" }
+            } catch {
+                seen = "\(error)"
+                return false
+            }
         }
         guard allUp != nil else {
             let log = (try? String(contentsOf: haproxyLog, encoding: .utf8)) ?? ""
+            let running = haproxy.isRunning
             stop()
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "HAProxy did not see the servers up: \(log)"])
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "HAProxy (running: \(running)) did not see the servers up; last statistics: \(seen); log: \(log)"
+                ])
         }
     }
 
@@ -415,11 +437,12 @@ final class PicketCluster: @unchecked Sendable {
 
     /// HAProxy's view of the servers (`/stats;csv`): each server's status (`UP`, `DOWN`,
     /// `DOWN 1/2` …) and how many 2xx answers it gave.
-    func stats() throws -> [String: (status: String, answered2xx: Int)] {
-        let csv = try Subprocess.run(
-            URL(fileURLWithPath: "/usr/bin/curl"), ["-sf", "--max-time", "5", "http://127.0.0.1:\(statsPort)/stats;csv"])
-        guard csv.status == 0 else { throw CocoaError(.fileReadUnknown) }
-        let lines = csv.stdout.split(separator: "\n")
+    func stats() async throws -> [String: (status: String, answered2xx: Int)] {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(statsPort)/stats;csv")!)
+        request.timeoutInterval = 10
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw CocoaError(.fileReadUnknown) }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         guard let header = lines.first?.dropFirst(2).split(separator: ",", omittingEmptySubsequences: false).map(String.init),
             let name = header.firstIndex(of: "svname"), let status = header.firstIndex(of: "status"),
             let answered = header.firstIndex(of: "hrsp_2xx")
