@@ -424,22 +424,19 @@ func trackTime(_ date: Date) -> String {
     return text.hasSuffix(".000Z") ? String(text.dropLast(5)) + "Z" : text
 }
 
-/// A long-running `pepper` process (a server): its stdout is collected as it comes, so a test
-/// can wait for "Listening on …" and read the port.
+/// A long-running `pepper` process (a server): its stdout goes to a file the test reads as it
+/// grows, so a test can wait for "Listening on …" and read the port. (A file, not a pipe with a
+/// `readabilityHandler`: Foundation's handler keeps firing at end of file once the process is
+/// gone, and its file descriptor's lifetime is not the test's to control; with many servers
+/// started, killed and restarted in one test process, plain files are the safe way.)
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
-    private let collector = Collector()
+    private let outputURL: URL
     private let errorURL: URL
 
-    var output: String { collector.text }
-
-    private final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var collected = ""
-        var text: String { lock.withLock { collected } }
-        func append(_ data: Data) { lock.withLock { collected += String(decoding: data, as: UTF8.self) } }
-    }
+    /// What the process printed on stdout so far.
+    var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
 
     /// Starts `pepper` with `arguments` and waits (a minute at most) for the line starting with
     /// `ready` and an address (`Listening on http://127.0.0.1:8080 …`, or the console's `Pepper
@@ -448,21 +445,20 @@ final class ServerProcess: @unchecked Sendable {
         process.executableURL = PepperProcess.executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
-        let pipe = Pipe()
-        errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(UUID())")
+        let unique = UUID().uuidString
+        outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-out-\(unique)")
+        errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(unique)")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.standardOutput = pipe
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         process.standardInput = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [collector] handle in
-            let data = handle.availableData
-            if !data.isEmpty { collector.append(data) }
-        }
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         var port: Int?
         while Date() < deadline, process.isRunning {
-            if let line = collector.text.split(separator: "\n").first(where: { $0.hasPrefix(ready) }) {
+            let printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+            if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix(ready) }) {
                 let address = line.dropFirst(ready.count).prefix { $0 != " " && $0 != "/" }
                 port = address.lastIndex(of: ":").flatMap { Int(address[address.index(after: $0)...]) }
                 break
@@ -471,17 +467,24 @@ final class ServerProcess: @unchecked Sendable {
         }
         guard let port else {
             process.terminate()
+            process.waitUntilExit()
             let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(at: outputURL)
+            try? FileManager.default.removeItem(at: errorURL)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(errors)"])
         }
         self.port = port
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: outputURL)
+        try? FileManager.default.removeItem(at: errorURL)
     }
 
     /// Sends `signal` and waits for the exit.
     func stop(signal: Int32) -> (status: Int32, stderr: String) {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
         process.waitUntilExit()
-        defer { try? FileManager.default.removeItem(at: errorURL) }
         return (process.terminationStatus, (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
     }
 
