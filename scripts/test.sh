@@ -2,25 +2,26 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb, curl, PostgreSQL, dig, dnsmasq, dnsperf, dnsdist, openssl, Chromium with its
-# driver and Selenium, GNOME Web, systemd; axe-core from PyPI), checks the systemd units in
+# bindings, Xvfb, curl, PostgreSQL, HAProxy, dig, dnsmasq, dnsperf, dnsdist, openssl, Chromium
+# with its driver and Selenium, GNOME Web, systemd; axe-core from PyPI), checks the systemd units in
 # deploy/ (scripts/check-units.sh) and formatting with `swift format lint`, builds, starts a
 # throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit,
-# PostgreSQL, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1,
-# PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one fails the run instead of
-# skipping).
+# PostgreSQL, HAProxy, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1,
+# PEPPER_REQUIRE_HAPROXY=1, PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one
+# fails the run instead of skipping).
 # Test artefacts (WebKit page logs, screenshots) land in artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
 # generator of the DNS tests; dnsdist and openssl: a DNS-over-TLS and DNS-over-HTTPS upstream
-# with a test CA; postgresql: the Picket store's scale-out database.
+# with a test CA; postgresql: the Picket store's scale-out database; haproxy: the load balancer in
+# front of several Picket servers (deploy/haproxy-picket.cfg, run as it is by PicketClusterTests).
 # chromium, chromium-driver and python3-selenium: the real browser the console's screens are
 # walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
 # and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
 # systemd: systemd-analyze and systemd-sysusers, which check the units in deploy/ offline.
-packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
+packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd)
 
 missing=()
@@ -89,4 +90,4 @@ trap pepper_postgres_stop EXIT
 
 echo "==> swift test"
 mkdir -p artifacts
-PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"
+PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_HAPROXY=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"

@@ -12,7 +12,7 @@ struct PepperBench: AsyncParsableCommand {
         discussion: "Build in release mode: swift run -c release pepper-bench <benchmark> ...",
         subcommands: [
             CompileBenchmark.self, TrackerRadarBenchmark.self, MatchBenchmark.self, CallsBenchmark.self, PicketBenchmark.self,
-            ConsoleBenchmark.self, MetricsBenchmark.self, ExtensionsBenchmark.self, ExtensionWork.self,
+            PicketClusterBenchmark.self, ConsoleBenchmark.self, MetricsBenchmark.self, ExtensionsBenchmark.self, ExtensionWork.self,
         ]
     )
 }

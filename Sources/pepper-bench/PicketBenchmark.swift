@@ -150,20 +150,31 @@ struct PicketBenchmark: AsyncParsableCommand {
     }
 
     private func runWrk(_ wrk: String, port: Int, key: String, paths: [String], work: URL, label: String) throws -> Result {
+        try Self.runWrk(
+            wrk, port: port, key: key, paths: paths, work: work, label: label, threads: threads, connections: connections,
+            duration: duration)
+    }
+
+    /// wrk with `script` (by default ``lua``: GET `paths` in turn) against the port, after a 2 s
+    /// warm-up; prints wrk's report under `label` and returns its figures.
+    static func runWrk(
+        _ wrk: String, port: Int, key: String, paths: [String], work: URL, label: String, threads: Int, connections: Int, duration: Int,
+        script: String = lua
+    ) throws -> Result {
         let pathsURL = work.appendingPathComponent("paths-\(label).txt")
         try (paths.joined(separator: "\n") + "\n").write(to: pathsURL, atomically: true, encoding: .utf8)
-        let script = work.appendingPathComponent("picket.lua")
-        try Self.lua.write(to: script, atomically: true, encoding: .utf8)
+        let scriptURL = work.appendingPathComponent("picket-\(label).lua")
+        try script.write(to: scriptURL, atomically: true, encoding: .utf8)
         let environment = ["PEPPER_BENCH_PATHS": pathsURL.path, "PEPPER_BENCH_KEY": key]
         // A short warm-up, then the measured run.
-        _ = try Measurement.run(wrk, ["-t1", "-c4", "-d2s", "-s", script.path, "http://127.0.0.1:\(port)"], environment: environment)
+        _ = try Measurement.run(wrk, ["-t1", "-c4", "-d2s", "-s", scriptURL.path, "http://127.0.0.1:\(port)"], environment: environment)
         let run = try Measurement.run(
-            wrk, ["-t\(threads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script.path, "http://127.0.0.1:\(port)"],
+            wrk, ["-t\(threads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", scriptURL.path, "http://127.0.0.1:\(port)"],
             environment: environment)
         guard run.status == 0 else { throw ValidationError("wrk failed: \(run.stderr)") }
         print("--- \(label) ---")
         print(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        return Self.parse(run.stdout)
+        return parse(run.stdout)
     }
 
     /// Requests/sec, the 50th and 99th latency percentiles (ms) and the error count of a wrk report.
@@ -212,6 +223,11 @@ struct PicketBenchmark: AsyncParsableCommand {
 
     /// The seed file and the request positions. Deterministic: the same arguments give the
     /// same data.
+    /// The action types of the seed: the five of the first benchmarks (2026-11-22), so that every
+    /// figure since is for the same data, and a build from before the apps' other types (lockout,
+    /// walkout, …) can import it for a before-and-after run.
+    static let seedActionTypes = ["strike", "boycott", "picket", "protest", "other"]
+
     static func seed(actions: Int, positions: Int) -> (Data, [GeoCoordinate]) {
         var random = SplitMix(seed: 2_026)
         // Places weighted by population (square root, so big cities do not take everything).
@@ -248,7 +264,7 @@ struct PicketBenchmark: AsyncParsableCommand {
             let point = jitter(place.coordinate, 5_000)
             items.append([
                 "id": String(format: "act_bench_%05d", index), "employerId": String(format: "emp_bench_%04d", index % 500),
-                "organization": "Union \(index % 97)", "actionType": ActionType.allCases[index % 5].rawValue,
+                "organization": "Union \(index % 97)", "actionType": seedActionTypes[index % seedActionTypes.count],
                 "location": "\(place.name), \(place.countryCode)", "startDate": "2024-01-01", "durationDays": 3_650,
                 "description": "Benchmark action \(index): workers at this site are on strike for a fair contract.",
                 "coordinates": ["latitude": point.latitude, "longitude": point.longitude],

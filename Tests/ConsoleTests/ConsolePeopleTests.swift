@@ -299,5 +299,17 @@ struct ConsolePeopleTests {
         #expect(try await console.request(.get, "/moderation/keys", cookie: cookie).text.contains("There is no active key") == false)
         _ = try await post("/moderation/keys/revoke", [("id", record.id)])
         #expect(try await console.request(.get, "/moderation/keys", cookie: cookie).text.contains("There is no active key \(record.id)."))
+
+        // The preset: the one key the OPL apps keep, to read and to report with.
+        #expect(try await console.request(.get, "/moderation/keys", cookie: cookie).text.contains("Create a key for the mobile apps"))
+        let app = try await post("/moderation/keys/create", [("preset", "mobile-apps"), ("label", "")])
+        #expect(app.status == .ok && app.text.contains("for the mobile apps"))
+        let appKey = String(
+            try #require(app.text.components(separatedBy: #"<code id="new-key" class="wrap">"#).dropFirst().first?.prefix(68)))
+        let appRecord = try #require(try await store.apiKeys().first { $0.hash == APIKeys.hash(appKey) })
+        #expect(appRecord.scopes == [.readMobile, .writeGPSSnapshot, .writeSubmitStrike] && appRecord.label == "mobile apps")
+        let unknown = try await post("/moderation/keys/create", [("preset", "everything")])
+        #expect(unknown.status == .unprocessableContent && unknown.text.contains("Unknown kind of key everything."))
+        #expect(try await store.apiKeys().count == 2, "nothing else was created")
     }
 }

@@ -11,21 +11,26 @@ struct PicketCommandTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], home: home)
         defer { server.kill() }
+        // First the one key the apps need (to read and to report), labelled for them; then a key per side.
+        let keyLines = server.output.split(separator: "\n").filter { $0.contains(" key (") }
+        #expect(keyLines.first?.hasPrefix("App key (for the mobile apps: read:mobile write:submit-strike write:gps-snapshot): ") == true)
+        let appKey = try #require(
+            server.output.firstMatch(after: "App key (for the mobile apps: read:mobile write:submit-strike write:gps-snapshot): "))
         let readKey = try #require(server.output.firstMatch(after: "Read key (read:mobile): "))
         let writeKey = try #require(server.output.firstMatch(after: "Write key (write:gps-snapshot write:submit-strike): "))
-        #expect(APIKeyFormat.isWellFormed(readKey) && APIKeyFormat.isWellFormed(writeKey))
+        #expect(APIKeyFormat.isWellFormed(appKey) && APIKeyFormat.isWellFormed(readKey) && APIKeyFormat.isWellFormed(writeKey))
         #expect(server.output.contains("Demo data: 4 employers, 6 actions (1 pending), 4 locations."))
 
-        // The README's block of curl commands, run as a script: only the port differs.
+        // The README's block of curl commands, run as a script with the app key: only the port differs.
         let readme = try String(contentsOf: TestPaths.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let block = try #require(Self.codeBlock(in: readme, containing: "export KEY=opl_"))
         let script = block.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("export KEY=") && !$0.hasPrefix("export WRITE_KEY=") }
+            .filter { !$0.hasPrefix("export KEY=") }
             .joined(separator: "\n")
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(server.port)")
         #expect(script.components(separatedBy: "curl ").count - 1 == 9, "the README shows nine curl commands")
-        let run = try Subprocess.run(
-            URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": readKey, "WRITE_KEY": writeKey])
+        #expect(!script.contains("WRITE_KEY"), "one key reads and reports, as in the apps")
+        let run = try Subprocess.run(URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": appKey])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 8, "\(run.stdout)")
@@ -102,6 +107,12 @@ struct PicketCommandTests {
         #expect((key["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot"])
         #expect(APIKeyFormat.isWellFormed(key["key"] as? String ?? ""))
         let id = try #require(key["id"] as? String)
+        // The mobile apps' preset: the three scopes the OPL apps use with their one key.
+        let app = try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--json"], home: home)
+        #expect(app.status == 0, "\(app.stderr)")
+        let appKey = try #require(try JSONSerialization.jsonObject(with: Data(app.stdout.utf8)) as? [String: Any])
+        #expect((appKey["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot", "write:submit-strike"])
+        #expect(try PepperProcess.run(["picket", "keys", "list"], home: home).stdout.contains("mobile apps"), "labelled for the apps")
         let human = try PepperProcess.run(["picket", "keys", "create", "--scope", "write:submit-strike", "--label", "phone"], home: home)
         #expect(human.stdout.split(separator: "\n").last.map { APIKeyFormat.isWellFormed(String($0)) } == true)
         let listed = try PepperProcess.run(["picket", "keys", "list"], home: home)
@@ -118,6 +129,10 @@ struct PicketCommandTests {
         // Usage errors exit 64, failures 1.
         #expect(try PepperProcess.run(["picket", "keys", "create"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "keys", "create", "--scope", "admin"], home: home).status == 64)
+        #expect(try PepperProcess.run(["picket", "keys", "create", "--preset", "everything"], home: home).status == 64)
+        #expect(
+            try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--scope", "read:mobile"], home: home).status
+                == 64)
         #expect(try PepperProcess.run(["picket", "keys", "list", "--database", "mysql://x"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "serve", "--listen", "nowhere"], home: home).status == 64)
         #expect(try PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)
@@ -409,63 +424,67 @@ func trackTime(_ date: Date) -> String {
     return text.hasSuffix(".000Z") ? String(text.dropLast(5)) + "Z" : text
 }
 
-/// A long-running `pepper` process (a server): its stdout is collected as it comes, so a test
-/// can wait for "Listening on …" and read the port.
+/// A long-running `pepper` process (a server): its stdout goes to a file the test reads as it
+/// grows, so a test can wait for "Listening on …" and read the port. (A file, not a pipe with a
+/// `readabilityHandler`: Foundation's handler keeps firing at end of file once the process is
+/// gone, and its file descriptor's lifetime is not the test's to control; with many servers
+/// started, killed and restarted in one test process, plain files are the safe way.)
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
-    private let collector = Collector()
+    private let outputURL: URL
     private let errorURL: URL
 
-    var output: String { collector.text }
+    /// What the process printed on stdout so far.
+    var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
 
-    private final class Collector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var collected = ""
-        var text: String { lock.withLock { collected } }
-        func append(_ data: Data) { lock.withLock { collected += String(decoding: data, as: UTF8.self) } }
-    }
-
-    init(_ arguments: [String], home: URL, environment: [String: String] = [:]) throws {
+    /// Starts `pepper` with `arguments` and waits (a minute at most) for the line starting with
+    /// `ready` and an address (`Listening on http://127.0.0.1:8080 …`, or the console's `Pepper
+    /// console: open http://127.0.0.1:5380/?token=…`), whose port it keeps.
+    init(_ arguments: [String], home: URL, environment: [String: String] = [:], ready: String = "Listening on http://") throws {
         process.executableURL = PepperProcess.executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
-        let pipe = Pipe()
-        errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(UUID())")
+        let unique = UUID().uuidString
+        outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-out-\(unique)")
+        errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-serve-err-\(unique)")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.standardOutput = pipe
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         process.standardInput = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [collector] handle in
-            let data = handle.availableData
-            if !data.isEmpty { collector.append(data) }
-        }
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         var port: Int?
         while Date() < deadline, process.isRunning {
-            if let line = collector.text.split(separator: "\n").first(where: { $0.hasPrefix("Listening on http://") }),
-                let colon = line.dropFirst("Listening on http://".count).split(separator: " ").first?.lastIndex(of: ":")
-            {
-                let address = line.dropFirst("Listening on http://".count).split(separator: " ").first!
-                port = Int(address[address.index(after: colon)...])
+            let printed = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+            if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix(ready) }) {
+                let address = line.dropFirst(ready.count).prefix { $0 != " " && $0 != "/" }
+                port = address.lastIndex(of: ":").flatMap { Int(address[address.index(after: $0)...]) }
                 break
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
         guard let port else {
             process.terminate()
+            process.waitUntilExit()
             let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(at: outputURL)
+            try? FileManager.default.removeItem(at: errorURL)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(errors)"])
         }
         self.port = port
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: outputURL)
+        try? FileManager.default.removeItem(at: errorURL)
     }
 
     /// Sends `signal` and waits for the exit.
     func stop(signal: Int32) -> (status: Int32, stderr: String) {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
         process.waitUntilExit()
-        defer { try? FileManager.default.removeItem(at: errorURL) }
         return (process.terminationStatus, (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
     }
 

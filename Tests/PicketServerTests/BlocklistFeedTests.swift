@@ -170,6 +170,30 @@ struct BlocklistFeedTests {
         #expect(later.body != feed.body)
     }
 
+    @Test("data's region hashes: each the hash of its own selection, one per centre and radius, the same when looked up again")
+    func regionTags() {
+        let records = Fixtures.records()
+        let content = PublishedContent(
+            records: PublishedRecords(employers: records.employers, actions: records.actions, locations: records.locations), revision: 1,
+            now: Date())
+        func fresh(_ region: PublishedContent.RegionKey) -> String {
+            content.contentHash(
+                center: region.center, radius: Int(region.radius),
+                selection: content.select(center: region.center.geoCoordinate, radius: Double(region.radius)))
+        }
+        let seattle = PublishedContent.RegionKey(latitude: 47.6062, longitude: -122.3321, radius: 160_934)
+        let nearby = PublishedContent.RegionKey(latitude: 47.6071, longitude: -122.3329, radius: 160_934)
+        let small = PublishedContent.RegionKey(latitude: 47.6062, longitude: -122.3321, radius: 100)
+        let tokyo = PublishedContent.RegionKey(latitude: 35.68, longitude: 139.65, radius: 160_934)
+        #expect(seattle == nearby, "the same 0.01° cell")
+        let first = content.tag(for: seattle)
+        #expect(first.hash == fresh(seattle) && first.entityTag == "\"\(first.hash)\"")
+        #expect(content.tag(for: nearby) == first)
+        #expect(content.tag(for: small).hash == fresh(small) && content.tag(for: small) != first, "another radius, another hash")
+        #expect(content.tag(for: tokyo).hash == fresh(tokyo) && content.tag(for: tokyo) != first)
+        #expect(content.tag(for: seattle) == first, "looked up again")
+    }
+
     @Test("keys: names shared by two employers, names starting with _, blank names")
     func keys() {
         var taken = Set<String>()

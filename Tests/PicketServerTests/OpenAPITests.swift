@@ -33,6 +33,30 @@ struct OpenAPITests {
         #expect(registered == declared)
     }
 
+    @Test("the documented action types are exactly the server's (ActionType), wherever an actionType is")
+    func actionTypes() throws {
+        let document = try Self.document()
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        #expect(schemas["ActionType"]?["enum"] as? [String] == ActionType.allCases.map(\.rawValue))
+        // Every actionType property refers to it: no list of its own to fall behind.
+        var references: [String] = []
+        func walk(_ value: Any, _ path: String) {
+            if let object = value as? [String: Any] {
+                for (key, child) in object {
+                    if key == "actionType", path.hasSuffix("properties") {
+                        references.append((child as? [String: Any])?["$ref"] as? String ?? "")
+                    }
+                    walk(child, path + "/" + key)
+                }
+            } else if let array = value as? [Any] {
+                for element in array { walk(element, path) }
+            }
+        }
+        walk(document, "")
+        #expect(references.count == 5)
+        #expect(references.allSatisfy { $0 == "#/components/schemas/ActionType" }, "\(references)")
+    }
+
     @Test("real responses match the documented schemas", arguments: StoreKind.allCases)
     func responses(_ kind: StoreKind) async throws {
         let setup = try await EndToEndTests.Setup.make(

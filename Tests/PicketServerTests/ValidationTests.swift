@@ -98,7 +98,7 @@ struct ValidationTests {
         Case(path: "submit-strike", body: action(replacing: "actionType", with: nil), message: "action.actionType is required"),
         Case(
             path: "submit-strike", body: action(replacing: "actionType", with: #""riot""#),
-            message: "action.actionType must be one of strike, boycott, picket, protest, other"),
+            message: "action.actionType must be one of strike, lockout, walkout, slowdown, work_stoppage, picket, boycott, protest, other"),
         Case(path: "submit-strike", body: action(replacing: "location", with: nil), message: "action.location is required"),
         Case(
             path: "submit-strike", body: action(replacing: "location", with: #""\#(long501)""#),

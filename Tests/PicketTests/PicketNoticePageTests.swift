@@ -42,3 +42,45 @@ struct PicketNoticePageTests {
         #expect(HTML.escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;")
     }
 }
+
+@Suite("Action types")
+struct ActionTypeTests {
+    /// What the public OPL apps' strike forms send (opl-for-apple's SubmitStrikeView; the
+    /// Android app's model classes).
+    static let iOS = ["strike", "lockout", "picket", "boycott", "work_stoppage", "other"]
+    static let android = ["strike", "walkout", "slowdown", "picket", "boycott", "other"]
+
+    @Test func everyTypeTheAppsSendIsKnownWithWordsForIt() {
+        let known = ActionType.allCases.map(\.rawValue)
+        #expect(known == ["strike", "lockout", "walkout", "slowdown", "work_stoppage", "picket", "boycott", "protest", "other"])
+        #expect(Set(Self.iOS + Self.android + ["protest"]) == Set(known), "the apps' types and protest, nothing else")
+        #expect(ActionType.workStoppage.label == "Work stoppage" && ActionType.workStoppage.noun == "work stoppage")
+        #expect(Set(ActionType.allCases.map(\.label)).count == ActionType.allCases.count, "no two types read the same")
+        #expect(ActionType.allCases.allSatisfy { !$0.label.contains("_") && $0.situation(at: "Acme").contains("Acme") })
+        #expect(ActionType.lockout.situation(at: "Acme") == "Acme has locked its workers out.")
+        // Another OPL server's type is shown as it came, readably.
+        #expect(ActionType.label(of: "sit_in") == "Sit in" && ActionType.noun(of: "sit_in") == "sit in")
+        #expect(ActionType.label(of: "") == "Labor action")
+        #expect(ActionType.situation(of: "sit_in", at: "Acme") == "Workers at Acme are taking a labor action (sit in).")
+    }
+
+    @Test func theNoticeSaysWhatIsGoingOnInWords() {
+        var notice = PicketNoticePageTests.acme
+        notice.actionType = "work_stoppage"
+        let page = PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/proceed"))
+        #expect(page.contains("<title>Acme &lt;Tools&gt; &amp; Co: work stoppage in progress</title>"))
+        #expect(page.contains("Workers at Acme &lt;Tools&gt; &amp; Co have stopped work."))
+        #expect(page.contains("<th>Action</th><td>Work stoppage</td>"))
+        #expect(!page.contains("work_stoppage"))
+        notice.actionType = "lockout"
+        #expect(
+            PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/p")).contains(
+                "Acme &lt;Tools&gt; &amp; Co has locked its workers out."))
+    }
+
+    @Test func theMobileAppsPresetReadsAndReports() {
+        #expect(APIKeyPreset.mobileApps.scopes == [.readMobile, .writeSubmitStrike, .writeGPSSnapshot])
+        #expect(APIKeyPreset(rawValue: "mobile-apps") == .mobileApps)
+        #expect(APIKeyPreset.mobileApps.purpose == "for the mobile apps")
+    }
+}

@@ -125,8 +125,18 @@ extension Templates {
         <p class="wrap"><a href="/moderation">Back to moderation</a> · Store: {{store}}</p>
         {{#created}}<section class="card created" aria-labelledby="created-title"><h2 id="created-title">New key {{id}}</h2>
         <p>Copy it now: it is shown only this once.</p><p><code id="new-key" class="wrap">{{key}}</code></p><p class="detail">Scopes: {{scopes}}</p></section>{{/created}}
+        {{#presets}}<section class="card" aria-labelledby="preset-{{value}}-title">
+        <h2 id="preset-{{value}}-title">A key {{purpose}}</h2>
+        <p>{{explanation}}</p><p class="detail">Scopes: <code>{{scopes}}</code></p>
+        <form method="post" action="/moderation/keys/create">\(csrf)<input type="hidden" name="preset" value="{{value}}">
+        <label for="preset-{{value}}-label">Whose key (optional)</label>
+        <input id="preset-{{value}}-label" name="label" maxlength="100" value="{{label}}"{{#labelError}} aria-invalid="true" aria-describedby="preset-{{value}}-error"{{/labelError}}>
+        {{#labelError}}<p class="field-error" id="preset-{{value}}-error">{{labelError}}</p>{{/labelError}}
+        <button type="submit">Create a key {{purpose}}</button>
+        </form>
+        </section>{{/presets}}
         <section class="card" aria-labelledby="create-title">
-        <h2 id="create-title">Create a key</h2>
+        <h2 id="create-title">Create a key with the scopes you choose</h2>
         <form method="post" action="/moderation/keys/create">\(csrf)
         <fieldset{{#scopesError}} aria-describedby="scopes-error"{{/scopesError}}><legend>What it may do</legend>
         {{#scopes}}<div class="choice"><input type="checkbox" id="scope-{{index}}" name="scope" value="{{value}}"><label for="scope-{{index}}"><code>{{value}}</code>: {{allows}}</label></div>{{/scopes}}

@@ -240,7 +240,7 @@ extension Pages {
             ]
         case .action:
             let types = ActionType.allCases.map {
-                FieldView.Option(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0.rawValue == report.action.actionType)
+                FieldView.Option(value: $0.rawValue, label: $0.label, selected: $0.rawValue == report.action.actionType)
             }
             fields = [
                 field("action.organization", "Union or group", report.action.organization, required: true),
@@ -273,7 +273,8 @@ extension Pages {
         let review: [ReportView.Fact] = [
             .init(label: "Employer", value: report.employer.name), .init(label: "Industry", value: report.employer.industry),
             .init(label: "Website", value: report.employer.website), .init(label: "Union or group", value: report.action.organization),
-            .init(label: "Kind", value: report.action.actionType), .init(label: "Where", value: report.action.location),
+            .init(label: "Kind", value: ActionType.label(of: report.action.actionType)),
+            .init(label: "Where", value: report.action.location),
             .init(label: "Starts on", value: report.action.startDate), .init(label: "Lasts (days)", value: report.action.durationDays),
             .init(label: "What it is about", value: report.action.description), .init(label: "Demands", value: report.action.demands),
             .init(label: "Contact", value: report.action.contactInfo), .init(label: "Learn more at", value: report.action.learnMoreUrl),
@@ -356,7 +357,7 @@ extension Pages {
             case .success(let found):
                 strikes = found.map { strike in
                     .init(
-                        id: strike.id, title: "\(strike.employerName) — \(strike.actionType)",
+                        id: strike.id, title: "\(strike.employerName) — \(ActionType.noun(of: strike.actionType))",
                         detail: [strike.organization, strike.location].compactMap { $0 }.joined(separator: ", "),
                         checked: strike.id == draft.actionId)
                 }

@@ -52,8 +52,18 @@ extension Pages {
             var key: String
             var scopes: String
         }
+        /// A kind of client's key, made with one button (APIKeyPreset).
+        struct Preset {
+            var value: String
+            var purpose: String
+            var explanation: String
+            var scopes: String
+            var label: String
+            var labelError: String?
+        }
         var store: String
         var created: Created?
+        var presets: [Preset]
         var scopes: [Scope]
         var scopesError: String?
         var label: String
@@ -88,7 +98,14 @@ extension Pages {
         router.post("/moderation/keys/create") { request, context in
             guard let moderation = moderation(context) else { return noStore(request, context) }
             let fields = form(context)
-            let (notice, created) = await APIKeysScreen(moderation: moderation).create(scopes: fields.all("scope"), label: fields["label"])
+            let screen = APIKeysScreen(moderation: moderation)
+            // The preset buttons ("for the mobile apps") and the form with scopes post here alike.
+            let (notice, created) =
+                if let preset = fields["preset"] {
+                    await screen.create(preset: preset, label: fields["label"])
+                } else {
+                    await screen.create(scopes: fields.all("scope"), label: fields["label"])
+                }
             // Rendered, not redirected: the key must not wait in the session for the next page.
             return await keysPage(moderation, request: request, context: context, notice: notice, created: created, label: fields["label"])
         }
@@ -131,7 +148,8 @@ extension Pages {
             }
             let title: String
             if item.kind == "strike" {
-                title = "Strike \(item.id): \(item.employerName ?? "?") — \(item.actionType ?? "?")"
+                title =
+                    "Reported \(item.actionType.map(ActionType.noun(of:)) ?? "labor action") at \(item.employerName ?? "?") (\(item.id))"
                 add("Employer", item.employerName)
                 add("Website", item.website)
                 add("Union or group", item.organization)
@@ -181,10 +199,18 @@ extension Pages {
         let view = KeysView(
             store: picketStoreDescription,
             created: created.map { .init(id: $0.id, key: $0.key, scopes: $0.scopes.joined(separator: " ")) },
+            presets: APIKeyPreset.allCases.map { preset in
+                let chosen = notice?.field?.hasPrefix("preset") == true
+                return .init(
+                    value: preset.rawValue, purpose: preset.purpose, explanation: preset.explanation,
+                    scopes: preset.scopes.map(\.rawValue).joined(separator: " "), label: chosen && created == nil ? label ?? "" : "",
+                    labelError: chosen ? notice?.text : nil)
+            },
             scopes: APIKeysScreen.scopes.enumerated().map {
                 .init(index: $0.offset, value: $0.element.scope.rawValue, allows: $0.element.allows)
             },
-            scopesError: notice?.field == "scopes" ? notice?.text : nil, label: created == nil ? label ?? "" : "",
+            scopesError: notice?.field == "scopes" ? notice?.text : nil,
+            label: created == nil && notice?.field?.hasPrefix("preset") != true ? label ?? "" : "",
             labelError: notice?.field == "label" ? notice?.text : nil,
             keys: keys.map { key in
                 .init(

@@ -98,7 +98,8 @@ struct PicketCommand: AsyncParsableCommand {
                 extension) and GET /health (docs/picket-openapi.json). Requests need an
                 X-API-Key with the endpoint's scope (`pepper picket keys create`). --demo
                 loads demo data (fictional employers around Seattle, Chicago, New York
-                and London) and prints a read key and a write key. --metrics IP:PORT
+                and London) and prints, first, a key for the mobile apps (read and
+                report), then a read key and a write key. --metrics IP:PORT
                 serves Prometheus metrics on an address of its own (docs/metrics.md).
                 SIGINT or SIGTERM stops the server after the requests in flight.
                 """)
@@ -202,15 +203,20 @@ struct PicketCommand: AsyncParsableCommand {
         private static func seedDemo(_ store: any PicketStore, host: String, port: Int) async throws {
             let records = DemoData.records()
             _ = try await store.importRecords(records)
+            // First the one key the OPL apps keep (they read and report with the same key), then
+            // a key per side, to try what each scope allows.
+            let preset = APIKeyPreset.mobileApps
+            let app = try await APIKeys.create(scopes: preset.scopes, label: "demo " + preset.defaultLabel, in: store)
             let read = try await APIKeys.create(scopes: [.readMobile], label: "demo read", in: store)
             let write = try await APIKeys.create(scopes: [.writeGPSSnapshot, .writeSubmitStrike], label: "demo write", in: store)
             let pending = records.actions.filter { $0.status == .pending }.count
             Terminal.line(
                 "Demo data: \(records.employers.count) employers, \(records.actions.count) actions (\(pending) pending), "
                     + "\(records.locations.count) locations.")
+            Terminal.line("App key (\(preset.purpose): \(preset.scopes.map(\.rawValue).joined(separator: " "))): \(app.key)")
             Terminal.line("Read key (read:mobile): \(read.key)")
             Terminal.line("Write key (write:gps-snapshot write:submit-strike): \(write.key)")
-            Terminal.line("Try: curl -H \"X-API-Key: \(read.key)\" \"http://\(host):\(port)/api/mobile/data?lat=47.61&lng=-122.33\"")
+            Terminal.line("Try: curl -H \"X-API-Key: \(app.key)\" \"http://\(host):\(port)/api/mobile/data?lat=47.61&lng=-122.33\"")
         }
     }
 
@@ -223,7 +229,9 @@ struct PicketCommand: AsyncParsableCommand {
             discussion: """
                 Scopes: read:mobile (data, active-strikes, geocode, reverse-geocode,
                 blocklist.json), read:blocklist (blocklist.json only), write:gps-snapshot,
-                write:submit-strike. Only a hash of each key is stored: `create` shows
+                write:submit-strike. --preset mobile-apps gives the one key the OPL iOS
+                and Android apps keep (read:mobile write:submit-strike
+                write:gps-snapshot). Only a hash of each key is stored: `create` shows
                 the key once. The console's API keys screen does the same.
                 """,
             subcommands: [Create.self, List.self, Revoke.self],
@@ -234,18 +242,27 @@ struct PicketCommand: AsyncParsableCommand {
             @OptionGroup var homeOptions: HomeOptions
             @OptionGroup var databaseOptions: DatabaseOptions
             @Option(name: .customLong("scope"), help: ArgumentHelp("A scope (repeatable).", valueName: "scope")) var scopes: [APIScope] = []
+            @Option(
+                help: ArgumentHelp(
+                    "The key a kind of client needs: mobile-apps (read:mobile write:submit-strike write:gps-snapshot, the one key the OPL apps keep).",
+                    valueName: "kind"))
+            var preset: APIKeyPreset?
             @Option(help: "A note saying whose key it is.") var label: String?
             @Flag(help: "Print {\"id\", \"key\", \"scopes\"} as JSON.") var json = false
 
             func validate() throws {
-                guard !scopes.isEmpty else {
-                    throw ValidationError("give at least one --scope: \(APIScope.allCases.map(\.rawValue).joined(separator: ", "))")
+                guard !scopes.isEmpty || preset != nil else {
+                    throw ValidationError(
+                        "give --preset \(APIKeyPreset.allCases.map(\.rawValue).joined(separator: "|")) or at least one --scope: "
+                            + APIScope.allCases.map(\.rawValue).joined(separator: ", "))
                 }
+                guard scopes.isEmpty || preset == nil else { throw ValidationError("give --preset or --scope, not both") }
             }
 
             func run() async throws {
                 let created = try await databaseOptions.withModeration(home: homeOptions) { moderation in
                     do {
+                        if let preset { return try await moderation.createKey(preset: preset, label: label) }
                         return try await moderation.createKey(scopes: scopes, label: label)
                     } catch {
                         throw CLIError("cannot create the key: \(error)")
@@ -366,7 +383,7 @@ struct PicketCommand: AsyncParsableCommand {
                     let item = submission.item
                     if item.kind == "strike" {
                         print(
-                            "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType ?? "?") by \(item.organization ?? "?")"
+                            "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType.map(ActionType.noun(of:)) ?? "?") by \(item.organization ?? "?")"
                         )
                         print("    where: \(item.location ?? "?")   from \(item.startDate ?? "?")\(item.endDate.map { " to \($0)" } ?? "")")
                         if let website = item.website { print("    website: \(website)") }
@@ -651,7 +668,7 @@ struct TrackOutput {
                 "time": time, "event": event.title, "geofenceId": geofence.id, "type": geofence.type, "actionId": geofence.actionId,
                 "employerName": geofence.employerName, "actionType": geofence.actionType, "distance": Int(event.distance.rounded()),
             ],
-            "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(geofence.actionType) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
+            "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(ActionType.noun(of: geofence.actionType)) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
         )
     }
 
@@ -665,3 +682,4 @@ struct TrackOutput {
 
 extension APIScope: ExpressibleByArgument {}
 extension PicketPolicy: ExpressibleByArgument {}
+extension APIKeyPreset: ExpressibleByArgument {}

@@ -27,7 +27,7 @@ public struct ActiveStrike: Codable, Sendable, Hashable, Identifiable {
     public var id: String
     /// The organisation (union) running it.
     public var organization: String?
-    /// `strike`, `boycott`, `picket`, `protest` or `other`.
+    /// An ``ActionType`` raw value (`strike`, `work_stoppage`, …).
     public var actionType: String
     /// Where, as written by people.
     public var location: String?
@@ -116,7 +116,7 @@ public struct StrikeSubmission: Codable, Sendable, Hashable {
     public struct Action: Codable, Sendable, Hashable {
         /// The organisation (union) running it.
         public var organization: String
-        /// `strike`, `boycott`, `picket`, `protest` or `other`.
+        /// An ``ActionType`` raw value (`strike`, `work_stoppage`, …); others are refused.
         public var actionType: String
         /// Where, as written by people.
         public var location: String
@@ -195,20 +195,6 @@ public struct APIErrorBody: Codable, Sendable, Hashable {
     public init(error: String) {
         self.error = error
     }
-}
-
-/// The kinds of labor action.
-public enum ActionType: String, Codable, Sendable, CaseIterable {
-    /// A strike.
-    case strike
-    /// A consumer boycott.
-    case boycott
-    /// A picket line.
-    case picket
-    /// A protest.
-    case protest
-    /// Anything else.
-    case other
 }
 
 /// Where an action or a snapshot is in moderation.

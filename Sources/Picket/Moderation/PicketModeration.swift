@@ -103,7 +103,7 @@ public struct PicketModeration: Sendable {
                         employers[action.employerId] = try await store.employer(id: action.employerId)
                     }
                     let employer = (employers[action.employerId] ?? nil)?.name ?? action.employerId
-                    submission.action = "\(employer) — \(action.actionType)"
+                    submission.action = "\(employer) — \(ActionType.noun(of: action.actionType))"
                     actionCoordinate = action.coordinate
                 }
             }
@@ -148,6 +148,12 @@ public struct PicketModeration: Sendable {
         guard !scopes.isEmpty else { throw RequestError.noScope }
         let label = try Self.cleaned(label, limit: Self.maximumLabelLength, RequestError.invalidLabel)
         return try await APIKeys.create(scopes: scopes, label: label, in: store)
+    }
+
+    /// Creates a key with the scopes of `preset`, labelled `label` or else the preset's label.
+    public func createKey(preset: APIKeyPreset, label: String?) async throws -> (key: String, record: APIKeyRecord) {
+        let given = try Self.cleaned(label, limit: Self.maximumLabelLength, RequestError.invalidLabel)
+        return try await createKey(scopes: preset.scopes, label: given ?? preset.defaultLabel)
     }
 
     /// Revokes a key; `false` when there is no active key with that identifier. Servers on the

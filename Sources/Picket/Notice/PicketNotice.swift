@@ -10,7 +10,8 @@ public struct PicketNotice: Hashable, Sendable {
     public var employer: String
     /// The employer's identifier: "Proceed anyway" lets a person through to all its sites.
     public var employerId: String
-    /// The kind of labor action (`strike`, `boycott`, ...).
+    /// The kind of labor action: an ``ActionType`` raw value (`strike`, `work_stoppage`, …), or
+    /// whatever another OPL server sent.
     public var actionType: String
     /// Who called the action (a union or workers' organisation), when known.
     public var organization: String?
@@ -68,7 +69,9 @@ public enum PicketNoticePage {
 
     /// The page for `notice`, with `controls`.
     public static func html(for notice: PicketNotice, controls: Controls) -> String {
-        let action = notice.actionType.isEmpty ? "labor action" : notice.actionType
+        // Every type the OPL apps send reads as words (`work_stoppage` → "Work stoppage"), and
+        // a lockout is said to be the employer's doing (ActionType).
+        let action = ActionType.label(of: notice.actionType)
         var facts: [(String, String)] = [("Action", action)]
         if let organization = notice.organization, !organization.isEmpty { facts.append(("Called by", organization)) }
         if let location = notice.location, !location.isEmpty { facts.append(("Where", location)) }
@@ -98,7 +101,7 @@ public enum PicketNoticePage {
         let employer = HTML.escape(notice.employer)
         return """
             <!doctype html>
-            <html><head><meta charset="utf-8"><title>\(employer): \(HTML.escape(action)) in progress</title>
+            <html><head><meta charset="utf-8"><title>\(employer): \(HTML.escape(ActionType.noun(of: notice.actionType))) in progress</title>
             <style>
             body { font: 15px/1.5 system-ui, sans-serif; max-width: 40em; margin: 3em auto; padding: 0 1em; color: #222; }
             h1 { font-size: 1.6em; margin-bottom: 0.2em; } th { text-align: left; padding-right: 1em; vertical-align: top; }
@@ -107,7 +110,7 @@ public enum PicketNoticePage {
             </style></head>
             <body>
             <h1>Picket line ahead: \(employer)</h1>
-            <p>Workers at \(employer) are on a \(HTML.escape(action)). They ask you not to cross the picket line, online included.</p>
+            <p>\(HTML.escape(ActionType.situation(of: notice.actionType, at: notice.employer))) The workers ask you not to cross the picket line, online included.</p>
             \(details)
             <table>
             \(rows)

@@ -213,11 +213,16 @@ public struct PicketRevision: Sendable, Hashable, Codable {
     public var content: Int64
     /// Bumped when a key is created or revoked.
     public var keys: Int64
+    /// When ``content`` was last bumped (the store's clock): the publication time every server
+    /// on the store gives that content (`generatedAt`), so they all serve the same bytes.
+    /// `nil` from a store that does not keep it.
+    public var contentChangedAt: Date?
 
     /// A revision.
-    public init(content: Int64, keys: Int64) {
+    public init(content: Int64, keys: Int64, contentChangedAt: Date? = nil) {
         self.content = content
         self.keys = keys
+        self.contentChangedAt = contentChangedAt
     }
 }
 
@@ -230,12 +235,16 @@ public struct PublishedRecords: Sendable, Hashable {
     public var actions: [ActionRecord]
     /// Picket sites of ``actions`` and locations of ``employers``.
     public var locations: [LocationRecord]
+    /// The revision these records are, read in the same transaction (`nil` when the store
+    /// cannot say): a server labels what it publishes with it, so content and revision agree.
+    public var revision: PicketRevision?
 
     /// Records.
-    public init(employers: [EmployerRecord], actions: [ActionRecord], locations: [LocationRecord]) {
+    public init(employers: [EmployerRecord], actions: [ActionRecord], locations: [LocationRecord], revision: PicketRevision? = nil) {
         self.employers = employers
         self.actions = actions
         self.locations = locations
+        self.revision = revision
     }
 }
 

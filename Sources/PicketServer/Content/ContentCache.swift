@@ -59,7 +59,10 @@ final class ContentCache: @unchecked Sendable {
             if oldContent == nil || oldContent!.revision != revision.content || timeChanged {
                 if try await store.completeEndedActions(now: now) > 0 { revision = try await store.revision() }
                 let records = try await store.publishedRecords(now: now)
-                newContent = PublishedContent(records: records, revision: revision.content, now: now, radii: radii)
+                // Labelled with the revision read with the records (one transaction), so a change
+                // committed between the two reads is not published under the older revision.
+                newContent = PublishedContent(
+                    records: records, revision: records.revision?.content ?? revision.content, now: now, radii: radii)
             }
             var newKeys = oldKeys
             if oldKeys == nil || oldKeys!.revision != revision.keys {

@@ -1,11 +1,18 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 import Picket
 
 /// What clients are served for one content revision, prepared once: every current geofence
 /// as a JSON fragment with its digest and a 1° grid over them, the blocklist and the active
-/// strikes as finished JSON. A request then only selects geofences, writes distances and hashes
-/// digests, which keeps a 304 to a few microseconds.
+/// strikes as finished JSON. A request then only selects geofences and writes distances (200),
+/// or looks its region's content hash up (304): each region's hash is computed once per
+/// revision (``tag(for:selection:)``).
+///
+/// Everything here follows from the store's records and revision, never from which server
+/// built it or when: `generatedAt` is the content's publication time (``publishedAt``), so every
+/// server on one store answers the same request with the same bytes.
 final class PublishedContent: Sendable {
     /// A geofence ready to be written: `{"distance":N` + ``body``.
     struct PreparedGeofence: Sendable {
@@ -30,8 +37,44 @@ final class PublishedContent: Sendable {
         var employerLocation = 200
     }
 
+    /// A region asked about: its centre in hundredths of a degree (requests are rounded to
+    /// 0.01°) and its radius in metres.
+    struct RegionKey: Hashable, Sendable {
+        let latitude: Int32
+        let longitude: Int32
+        let radius: Int32
+
+        /// The region of a request at (`latitude`, `longitude`), in degrees.
+        init(latitude: Double, longitude: Double, radius: Int) {
+            self.latitude = Int32((latitude * 100).rounded())
+            self.longitude = Int32((longitude * 100).rounded())
+            self.radius = Int32(radius)
+        }
+
+        /// The rounded centre, as the payload's `cachedRegion.center` gives it.
+        var center: Coordinates { Coordinates(lat: Double(latitude) / 100, lng: Double(longitude) / 100) }
+    }
+
+    /// A region's content hash, as the `X-Content-Hash` and `ETag` headers carry it.
+    struct RegionTag: Sendable, Hashable {
+        /// 64 hex digits.
+        let hash: String
+        /// The hash in quotes.
+        let entityTag: String
+    }
+
+    /// How many regions' hashes are kept before starting over: a bound on memory however many
+    /// places are asked about (each entry is about 200 bytes).
+    static let regionTagLimit = 50_000
+
     let revision: Int64
     let builtAt: Date
+    /// When this content was published: the later of the store's last content change and the
+    /// latest start of an action being served (an action that starts changes the content with
+    /// no write). The same on every server on the store.
+    let publishedAt: Date
+    /// ``publishedAt`` as every body writes it (`generatedAt`).
+    let generatedAt: String
     /// When the set of current actions changes next (an action starts or ends): rebuild then.
     let validUntil: Date?
     let geofences: [PreparedGeofence]
@@ -42,19 +85,27 @@ final class PublishedContent: Sendable {
     let blocklistDigest: [UInt8]
     /// `GET /api/blocklist.json`, for the other OPL clients.
     let blocklistFeed: BlocklistFeed
-    /// The `strikes` array of `active-strikes`.
-    let activeStrikesJSON: [UInt8]
-    let activeStrikeCount: Int
+    /// The whole `active-strikes` body, newline included: shared, not copied, by every answer.
+    let activeStrikesBody: ByteBuffer
     /// The actions a GPS snapshot may be submitted for (approved and current).
     let currentActionIDs: Set<String>
     /// The blocklist entries (for the list-source and DNS side, and tests).
     let blocklist: [BlocklistEntry]
+    /// The content hash of each region asked about since this content was built. A 304 (the
+    /// apps' hourly refresh at home) is then a lookup: `perf` showed selecting the geofences
+    /// (great-circle distances, a sort) and hashing their digests on every request was 80 % of
+    /// `data`'s time, twice the cost of a `blocklist.json` 304, whose hash is computed once.
+    private let regionTags = NIOLockedValueBox<[RegionKey: RegionTag]>([:])
 
     init(records: PublishedRecords, revision: Int64, now: Date, radii: Radii = Radii()) {
         self.revision = revision
         builtAt = now
         let current = records.actions.filter { $0.isCurrent(at: now) }
         currentActionIDs = Set(current.map(\.id))
+        // Without the store's time (a store that does not keep it), the time of building.
+        let started = current.map(\.startDate).max()
+        publishedAt = [records.revision?.contentChangedAt ?? now, started].compactMap { $0 }.max()!
+        generatedAt = ISO8601.format(publishedAt)
         var transitions: [Date] = []
         for action in records.actions {
             if action.startDate > now { transitions.append(action.startDate) }
@@ -219,7 +270,7 @@ final class PublishedContent: Sendable {
         list.raw("]}")
         blocklistJSON = list.bytes
         blocklistDigest = Array(SHA256.hash(data: list.bytes))
-        blocklistFeed = BlocklistFeed(entries: entries, employers: employersByID, actions: primary, generatedAt: now)
+        blocklistFeed = BlocklistFeed(entries: entries, employers: employersByID, actions: primary, generatedAt: publishedAt)
 
         let strikes = current.sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
         var strikesJSON = JSONWriter(capacity: 256 * strikes.count + 2)
@@ -249,8 +300,21 @@ final class PublishedContent: Sendable {
             strikesJSON.raw("}")
         }
         strikesJSON.raw("]")
-        activeStrikesJSON = strikesJSON.bytes
-        activeStrikeCount = count
+        var body = JSONWriter(capacity: strikesJSON.bytes.count + 96)
+        body.raw("{")
+        body.key("success")
+        body.bool(true)
+        body.raw(",")
+        body.key("count")
+        body.integer(count)
+        body.raw(",")
+        body.key("generatedAt")
+        body.string(generatedAt)
+        body.raw(",")
+        body.key("strikes")
+        body.raw(strikesJSON.bytes)
+        body.raw("}\n")
+        activeStrikesBody = ByteBuffer(bytes: body.bytes)
     }
 
     private static func optional(_ writer: inout JSONWriter, _ key: StaticString, _ value: String?) {
@@ -288,9 +352,25 @@ final class PublishedContent: Sendable {
         return selected
     }
 
+    /// The content hash of `region`: computed from `selection` (or a new selection) the first
+    /// time the region is asked about, then looked up.
+    func tag(for region: RegionKey, selection: [(index: Int32, distance: Double)]? = nil) -> RegionTag {
+        if let known = regionTags.withLockedValue({ $0[region] }) { return known }
+        let center = region.center
+        let radius = Int(region.radius)
+        let hash = contentHash(
+            center: center, radius: radius, selection: selection ?? select(center: center.geoCoordinate, radius: Double(radius)))
+        let tag = RegionTag(hash: hash, entityTag: "\"\(hash)\"")
+        regionTags.withLockedValue { tags in
+            if tags.count >= Self.regionTagLimit { tags.removeAll(keepingCapacity: true) }
+            tags[region] = tag
+        }
+        return tag
+    }
+
     /// The content hash of the payload for a region: SHA-256 over the region, the blocklist
-    /// and the selected geofences' digests in order. Equal hashes mean equal payloads (but for
-    /// `generatedAt`), and a change elsewhere in the world leaves a region's hash alone.
+    /// and the selected geofences' digests in order. Equal hashes mean equal payloads, and a
+    /// change elsewhere in the world leaves a region's hash alone.
     func contentHash(center: Coordinates, radius: Int, selection: [(index: Int32, distance: Double)]) -> String {
         var hasher = SHA256()
         var header = JSONWriter(capacity: 64)
@@ -309,7 +389,7 @@ final class PublishedContent: Sendable {
 
     /// The `data` body.
     func renderData(
-        center: Coordinates, radius: Int, refreshThreshold: Int, suggestedRefreshInterval: Int, generatedAt: String,
+        center: Coordinates, radius: Int, refreshThreshold: Int, suggestedRefreshInterval: Int,
         selection: [(index: Int32, distance: Double)]
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: blocklistJSON.count + selection.count * 2 * 600 + 512)
@@ -382,25 +462,6 @@ final class PublishedContent: Sendable {
         writer.key("distance")
         writer.integer(Int(item.distance.rounded()))
         writer.raw(geofences[Int(item.index)].body)
-    }
-
-    /// The `active-strikes` body.
-    func renderActiveStrikes(generatedAt: String) -> [UInt8] {
-        var writer = JSONWriter(capacity: activeStrikesJSON.count + 96)
-        writer.raw("{")
-        writer.key("success")
-        writer.bool(true)
-        writer.raw(",")
-        writer.key("count")
-        writer.integer(activeStrikeCount)
-        writer.raw(",")
-        writer.key("generatedAt")
-        writer.string(generatedAt)
-        writer.raw(",")
-        writer.key("strikes")
-        writer.raw(activeStrikesJSON)
-        writer.raw("}")
-        return writer.bytes
     }
 
     // MARK: Grid

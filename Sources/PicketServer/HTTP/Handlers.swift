@@ -49,19 +49,20 @@ struct Handlers: Sendable {
         // The centre is rounded to 0.01° (about 1 km): the same neighbourhood gets the same
         // payload and hash, so the hourly refresh at home is a 304, and the server never echoes a
         // precise position.
-        let center = Coordinates(lat: (latitude * 100).rounded() / 100, lng: (longitude * 100).rounded() / 100)
+        let region = PublishedContent.RegionKey(latitude: latitude, longitude: longitude, radius: radius)
+        if let known {
+            // A client with a hash is most likely up to date: its region's hash is a lookup.
+            let tag = content.tag(for: region)
+            metrics.conditional(route: "/api/mobile/data", notModified: known == tag.hash)
+            if known == tag.hash { return Response(status: .notModified, headers: Self.contentHeaders(tag)) }
+        }
+        let center = region.center
         let selection = content.select(center: center.geoCoordinate, radius: Double(radius))
-        let hash = content.contentHash(center: center, radius: radius, selection: selection)
-        if let known { metrics.conditional(route: "/api/mobile/data", notModified: known == hash) }
-        var headers = HTTPFields()
-        headers[Self.contentHashField] = hash
-        headers[.eTag] = "\"\(hash)\""
-        headers[.cacheControl] = "private, no-cache"
-        if known == hash { return Response(status: .notModified, headers: headers) }
+        let tag = content.tag(for: region, selection: selection)
         let body = content.renderData(
             center: center, radius: radius, refreshThreshold: Int((Double(radius) * 0.8).rounded()),
-            suggestedRefreshInterval: configuration.suggestedRefreshInterval, generatedAt: ISO8601.format(Date()), selection: selection)
-        return json(body, headers: headers)
+            suggestedRefreshInterval: configuration.suggestedRefreshInterval, selection: selection)
+        return json(body, headers: Self.contentHeaders(tag))
     }
 
     /// `GET /api/blocklist.json`: the finished body of the content revision, or 304.
@@ -82,7 +83,9 @@ struct Handlers: Sendable {
 
     func activeStrikes(_ request: Request) async throws -> Response {
         let content = try await authorize(request, scope: .readMobile)
-        return json(content.renderActiveStrikes(generatedAt: ISO8601.format(Date())))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: content.activeStrikesBody))
     }
 
     func gpsSnapshot(_ request: Request) async throws -> Response {
@@ -281,6 +284,16 @@ struct Handlers: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return json(Array(try encoder.encode(value)), status: status)
+    }
+
+    /// `X-Content-Hash`, `ETag` and `Cache-Control` of a `data` answer.
+    static func contentHeaders(_ tag: PublishedContent.RegionTag) -> HTTPFields {
+        var headers = HTTPFields()
+        headers.reserveCapacity(4)
+        headers[contentHashField] = tag.hash
+        headers[.eTag] = tag.entityTag
+        headers[.cacheControl] = "private, no-cache"
+        return headers
     }
 
     /// The hash a client already has: `hash=` (400 when it is not 64 hex digits), else an

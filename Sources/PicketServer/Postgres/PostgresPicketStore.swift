@@ -81,11 +81,16 @@ public final class PostgresPicketStore: PicketStore {
     // MARK: Reads
 
     public func revision() async throws -> PicketRevision {
-        try await run { connection in
-            let rows = try await self.rows("SELECT content_revision, keys_revision FROM picket_state WHERE id = 1", connection)
-            guard let row = rows.first else { return PicketRevision(content: 0, keys: 0) }
-            return PicketRevision(content: try row.int64("content_revision"), keys: try row.int64("keys_revision"))
-        }
+        try await run { connection in try await self.revision(connection) }
+    }
+
+    private func revision(_ connection: PostgresConnection) async throws -> PicketRevision {
+        let rows = try await self.rows(
+            "SELECT content_revision, keys_revision, content_changed_at FROM picket_state WHERE id = 1", connection)
+        guard let row = rows.first else { return PicketRevision(content: 0, keys: 0) }
+        return PicketRevision(
+            content: try row.int64("content_revision"), keys: try row.int64("keys_revision"),
+            contentChangedAt: try row.optionalDate("content_changed_at"))
     }
 
     public func publishedRecords(now: Date) async throws -> PublishedRecords {
@@ -104,7 +109,8 @@ public final class PostgresPicketStore: PicketStore {
             let locations = try await self.rows(
                 "SELECT * FROM picket_location WHERE employer_id = ANY(\(employerIDs)) ORDER BY id", connection
             ).map(Self.location).filter { location in location.actionId.map(actionIDs.contains) ?? true }
-            return PublishedRecords(employers: employers, actions: actions, locations: locations)
+            return PublishedRecords(
+                employers: employers, actions: actions, locations: locations, revision: try await self.revision(connection))
         }
     }
 
@@ -415,8 +421,11 @@ public final class PostgresPicketStore: PicketStore {
         return rows
     }
 
+    /// Records that what clients are served changed, and when (the database's clock, which
+    /// every server on it shares; see ``PicketRevision``).
     private func bumpContent(_ connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE picket_state SET content_revision = content_revision + 1 WHERE id = 1", logger: logger)
+        try await connection.query(
+            "UPDATE picket_state SET content_revision = content_revision + 1, content_changed_at = now() WHERE id = 1", logger: logger)
     }
 
     private func employers(ids: [String], _ connection: PostgresConnection) async throws -> [EmployerRecord] {

@@ -73,6 +73,13 @@ enum PostgresSchema {
                 "CREATE INDEX picket_moderation_by_time ON picket_moderation (decided_at)",
             ]
         ),
+        (
+            "v-picket-3-content-time",
+            [
+                "ALTER TABLE picket_state ADD COLUMN content_changed_at TIMESTAMPTZ",
+                "UPDATE picket_state SET content_changed_at = now()",
+            ]
+        ),
     ]
 
     /// Brings the database up to date; returns the versions applied.

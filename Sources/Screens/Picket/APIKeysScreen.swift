@@ -78,6 +78,24 @@ public struct APIKeysScreen: Sendable {
         }
     }
 
+    /// Creates a key from `preset` (a ``APIKeyPreset`` raw value: the key a kind of client needs,
+    /// such as the mobile apps' one key for reading and reporting); shown once, like any key.
+    public func create(preset name: String, label: String?) async -> (Notice, Created?) {
+        guard let preset = APIKeyPreset(rawValue: name) else { return (.error("Unknown kind of key \(name).", field: "preset"), nil) }
+        do {
+            let (key, record) = try await moderation.createKey(preset: preset, label: label)
+            return (
+                .success(
+                    "Created \(record.id) \(preset.purpose). Copy the key now: only its hash is kept, so it cannot be shown again."),
+                Created(id: record.id, key: key, scopes: record.scopes.map(\.rawValue))
+            )
+        } catch let error as PicketModeration.RequestError {
+            return (.error(Text.sentence(error.description), field: "preset-label"), nil)
+        } catch {
+            return (.error("Cannot create the key: \(error)."), nil)
+        }
+    }
+
     /// Revokes a key; servers on the same store refuse it within their refresh interval.
     public func revoke(_ id: String) async -> Notice {
         do {

@@ -127,6 +127,7 @@ public final class PepperDatabase: Sendable {
         }
         migrator.registerMigration("v-picket-2-moderation-log", migrate: PicketSchema.addModerationLog)
         migrator.registerMigration("v-console-2-shared-contacts", migrate: CallsSchema.shareContacts)
+        migrator.registerMigration("v-picket-3-content-time", migrate: PicketSchema.addContentTime)
         return migrator
     }
 }

@@ -15,6 +15,8 @@ import GRDB
 /// - `picketSetting`: client-side settings (the `policy`).
 /// - `picketModeration`: the audit trail of moderation decisions (migration
 ///   `v-picket-2-moderation-log`).
+/// - `picketState.contentChangedAt`: when the content revision last moved (migration
+///   `v-picket-3-content-time`).
 enum PicketSchema {
     static func migrate(_ db: Database) throws {
         try db.create(table: "picketEmployer") { table in
@@ -114,5 +116,13 @@ enum PicketSchema {
             table.column("summary", .text).notNull()
         }
         try db.create(index: "picketModerationByTime", on: "picketModeration", columns: ["decidedAt"])
+    }
+
+    /// When the content revision last moved: the publication time (`generatedAt`) every server
+    /// on the store gives the content, so that servers behind one load balancer answer with the
+    /// same bytes. Existing stores start from the migration's time.
+    static func addContentTime(_ db: Database) throws {
+        try db.alter(table: "picketState") { table in table.add(column: "contentChangedAt", .datetime) }
+        try db.execute(sql: "UPDATE picketState SET contentChangedAt = ?", arguments: [Date()])
     }
 }

@@ -19,12 +19,14 @@ public struct SQLitePicketStore: PicketStore {
     }
 
     static func revision(_ db: Database) throws -> PicketRevision {
-        let row = try Row.fetchOne(db, sql: "SELECT contentRevision, keysRevision FROM picketState WHERE id = 1")
-        return PicketRevision(content: row?[0] ?? 0, keys: row?[1] ?? 0)
+        let row = try Row.fetchOne(db, sql: "SELECT contentRevision, keysRevision, contentChangedAt FROM picketState WHERE id = 1")
+        return PicketRevision(content: row?[0] ?? 0, keys: row?[1] ?? 0, contentChangedAt: row?[2])
     }
 
+    /// Records that what clients are served changed, and when (see ``PicketRevision``).
     private static func bumpContent(_ db: Database) throws {
-        try db.execute(sql: "UPDATE picketState SET contentRevision = contentRevision + 1 WHERE id = 1")
+        try db.execute(
+            sql: "UPDATE picketState SET contentRevision = contentRevision + 1, contentChangedAt = ? WHERE id = 1", arguments: [Date()])
     }
 
     public func publishedRecords(now: Date) async throws -> PublishedRecords {
@@ -46,7 +48,7 @@ public struct SQLitePicketStore: PicketStore {
                     db, sql: "SELECT * FROM picketLocation WHERE employerId IN (\(marks)) ORDER BY id", arguments: StatementArguments(chunk)
                 ).map(Self.location).filter { location in location.actionId.map(actionIDs.contains) ?? true }
             }
-            return PublishedRecords(employers: employers, actions: actions, locations: locations)
+            return PublishedRecords(employers: employers, actions: actions, locations: locations, revision: try Self.revision(db))
         }
     }
 

@@ -140,12 +140,10 @@ try:
     wait_for("the guard on", lambda: text("#guard-state").startswith("On"))
     steps.append("messages")
 
-    # 3. An API key with the scopes a reporter needs, shown once.
+    # 3. The key a reporter's app needs (the preset "for the mobile apps"), shown once.
     walk.open("/moderation/keys")
-    for scope in ("read:mobile", "write:gps-snapshot", "write:submit-strike"):
-        driver.find_element(By.CSS_SELECTOR, 'input[name=scope][value="%s"]' % scope).click()
-    fill("#key-label", "browser walk")
-    click_button("Create the key")
+    fill("#preset-mobile-apps-label", "browser walk")
+    click_button("Create a key for the mobile apps")
     wait_for("the new key", lambda: exists("#new-key"))
     key = text("#new-key").strip()
     check(key.startswith("opl_") and len(key) == 68, "a key is shown: " + key)
@@ -153,8 +151,9 @@ try:
     shot("keys-created")
     walk.open("/moderation/keys")
     check(key not in driver.page_source, "the key is shown only once")
-    key_id = [row.find_element(By.TAG_NAME, "th").text for row in driver.find_elements(By.CSS_SELECTOR, "#key-table tbody tr")
-              if "browser walk" in row.text][0]
+    key_row = [row for row in driver.find_elements(By.CSS_SELECTOR, "#key-table tbody tr") if "browser walk" in row.text][0]
+    key_id = key_row.find_element(By.TAG_NAME, "th").text
+    check("read:mobile write:gps-snapshot write:submit-strike" in key_row.text, "the preset's scopes: " + key_row.text)
     steps.append("key")
 
     # 4. The Picket server, set once; the key never shown back in full.
