@@ -97,7 +97,7 @@ public struct StrikeZoneNotification: Sendable, Hashable {
         identifier = "pepper.strike-zone.\(geofence.id).\(event.kind)"
         title = event.title
         threadIdentifier = "pepper.action." + geofence.actionId
-        var what = "\(geofence.employerName): \(geofence.actionType)"
+        var what = "\(geofence.employerName): \(ActionType.noun(of: geofence.actionType))"
         if let organization = geofence.organization, !organization.isEmpty { what += " by \(organization)" }
         if let place = geofence.locationName ?? geofence.location, !place.isEmpty { what += " at \(place)" }
         let distance = Self.distance(event.distance)

@@ -236,3 +236,19 @@ struct ExtensionWorkTests {
         #expect(judge.verdict(for: .init(host: "acme.example", url: nil, sourceApp: nil)) == .allow)
     }
 }
+
+/// The app's notifications name an action type in words, as every other face does.
+@Suite("Action types in notifications")
+struct ActionTypeWordingTests {
+    @Test func everyTypeReadsAsWordsInTheTunnelsQuestion() {
+        for type in ActionType.allCases {
+            let notice = PicketNotice(
+                url: "acme.example", employer: "Acme", employerId: "emp", actionType: type.rawValue, organization: "Acme Workers",
+                location: nil, startDate: nil, endDate: nil, details: nil, source: "s", canProceed: true)
+            let question = PicketAskNotification(host: "acme.example", notice: notice)
+            #expect(question.title == "Acme: \(type.noun) in progress")
+            #expect(!question.title.contains("_") && !question.body.contains("_"), "\(type)")
+            #expect(question.body.contains("(\(type.noun) by Acme Workers)"))
+        }
+    }
+}

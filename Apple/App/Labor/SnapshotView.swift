@@ -16,7 +16,7 @@ struct SnapshotView: View {
     var body: some View {
         Form {
             Picker("Strike", selection: $draft.actionId) {
-                ForEach(strikes, id: \.id) { Text("\($0.employerName): \($0.actionType)").tag($0.id) }
+                ForEach(strikes, id: \.id) { Text("\($0.employerName): \(ActionType.noun(of: $0.actionType))").tag($0.id) }
             }
             Section("Where") {
                 Button("Use my current location") {

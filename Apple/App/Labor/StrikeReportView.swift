@@ -20,7 +20,7 @@ struct StrikeReportView: View {
             case .action:
                 field("Union or group", \.action.organization, "action.organization")
                 Picker("Kind", selection: $report.action.actionType) {
-                    ForEach(ActionType.allCases, id: \.rawValue) { Text($0.rawValue.capitalized).tag($0.rawValue) }
+                    ForEach(ActionType.allCases, id: \.rawValue) { Text($0.label).tag($0.rawValue) }
                 }
                 field("Where", \.action.location, "action.location")
                 field("Starts (YYYY-MM-DD)", \.action.startDate, "action.startDate")
@@ -35,7 +35,7 @@ struct StrikeReportView: View {
                 if let found = report.place.found { Text(found).font(.footnote) }
             case .review:
                 LabeledContent("Employer", value: report.employer.name)
-                LabeledContent("Action", value: "\(report.action.actionType) by \(report.action.organization)")
+                LabeledContent("Action", value: "\(ActionType.label(of: report.action.actionType)) by \(report.action.organization)")
                 LabeledContent("Where", value: report.action.location)
                 Button("Submit for moderation") { send { await StrikeReportScreen(state: $0).submit($1) } }
             case .submitted:

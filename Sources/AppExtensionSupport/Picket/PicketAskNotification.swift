@@ -32,10 +32,11 @@ public struct PicketAskNotification: Sendable, Hashable {
     /// The notification for a lookup of `host`, owned by the struck employer of `notice`.
     public init(host: String, notice: PicketNotice) {
         identifier = "pepper.picket.ask." + notice.employerId
-        let action = notice.actionType.isEmpty ? "labor action" : notice.actionType
+        // "work_stoppage" reads "work stoppage": the type's words, as every face shows them.
+        let action = ActionType.noun(of: notice.actionType)
         title = "\(notice.employer): \(action) in progress"
         var text = "\(host) belongs to \(notice.employer)"
-        if let organization = notice.organization, !organization.isEmpty { text += ", where \(organization) is on \(action)" }
+        if let organization = notice.organization, !organization.isEmpty { text += " (\(action) by \(organization))" }
         if let location = notice.location, !location.isEmpty { text += " (\(location))" }
         body = text + ". It stays blocked unless you choose Proceed, which lets it through for 24 hours."
         userInfo = [Self.hostKey: host, Self.employerKey: notice.employerId]
