@@ -27,7 +27,7 @@ class Walk:
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
-                         "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]]:
+                         "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]] + config.get("chromiumArguments", []):
             options.add_argument(argument)
         # The driver is given explicitly, so Selenium never tries to download one.
         self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
