@@ -34,7 +34,7 @@ final class ContentCache: @unchecked Sendable {
     func current() async throws -> (PublishedContent, KeyTable) {
         let uptime = ProcessInfo.processInfo.systemUptime
         let now = Date()
-        let loaded: (PublishedContent, KeyTable)? = lock.withLock {
+        let loaded: (PublishedContent, KeyTable)? = lock.withLock { () -> (PublishedContent, KeyTable)? in
             guard let content, let keys else { return nil }
             let fresh = uptime - lastCheck < checkInterval && (content.validUntil.map { now < $0 } ?? true)
             if fresh || refreshing { return (content, keys) }
@@ -42,8 +42,21 @@ final class ContentCache: @unchecked Sendable {
             return nil
         }
         if let loaded { return loaded }
-        return try await refresh(now: now, uptime: uptime)
+        let previous: (PublishedContent, KeyTable)? = lock.withLock { () -> (PublishedContent, KeyTable)? in
+            guard let content, let keys else { return nil }
+            return (content, keys)
+        }
+        guard let previous else { return try await refresh(now: now, uptime: uptime) }
+        // Something is loaded: wait for the store at most `refreshWait`, then answer from what
+        // is loaded while the refresh goes on (a store that is down would hold every request
+        // otherwise: PostgreSQL's client waits for a connection as long as the server is down).
+        let refreshTask = Task { try await self.refresh(now: now, uptime: uptime) }
+        if case .success(let refreshed) = await Deadline.value(of: refreshTask, within: Self.refreshWait) { return refreshed }
+        return previous
     }
+
+    /// How long a request waits for a refresh when it could answer from what is loaded.
+    static let refreshWait: Duration = .seconds(1)
 
     /// Forces the next request to check the store (after this server changed it).
     func invalidate() {
