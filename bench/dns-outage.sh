@@ -109,8 +109,9 @@ outage_run() {
     # Every cached answer expires (TTL 2 s) while the upstream is down.
     kill "$stub"
     wait "$stub" 2>/dev/null || true
+    echo "  upstream stopped; dnsperf for $outage s" >&2
     sleep 2.5
-    dnsperf -s 127.0.0.1 -p "$port" -d "$work/q-outage.txt" -l "$outage" -Q "$qps" -c 4 -v >"$work/$label-perf.out" 2>&1 || true
+    dnsperf -s 127.0.0.1 -p "$port" -d "$work/q-outage.txt" -l "$outage" -Q "$qps" -c 4 -q 20000 -v >"$work/$label-perf.out" 2>&1 || true
     start_stub
     local resolves fresh
     resolves=$(until_answer "$port" "back$RANDOM.fwd.test" resolves)
@@ -163,7 +164,8 @@ dnsmasq --no-daemon --port=$dnsmasq_port --listen-address=127.0.0.1 --bind-inter
 dnsmasq_pid=$!
 pids+=($dnsmasq_pid)
 wait_answer $dnsmasq_port
-collect dnsmasq < <(outage_run dnsmasq $dnsmasq_port)
+outage_run dnsmasq $dnsmasq_port >"$work/dnsmasq.result"
+collect dnsmasq <"$work/dnsmasq.result"
 kill $dnsmasq_pid
 
 echo "==> pepper dns serve (serve-stale: TTL 30 s, client response timer 1.8 s)"
@@ -174,7 +176,8 @@ PEPPER_HOME="$home" "$pepper" dns serve --listen 127.0.0.1:$pepper_port --upstre
 pepper_pid=$!
 pids+=($pepper_pid)
 wait_answer $pepper_port
-collect pepper < <(outage_run pepper $pepper_port)
+outage_run pepper $pepper_port >"$work/pepper.result"
+collect pepper <"$work/pepper.result"
 kill $pepper_pid
 
 echo

@@ -62,6 +62,8 @@ final class QueryResolver: Sendable {
     /// Queries waiting for an upstream (or, over TCP, for any answer): a graceful shutdown
     /// waits for them.
     private let inFlight = NIOLockedValueBox(0)
+    /// Whether the upstreams answer at all lately (RFC 8767 serve-stale without waiting).
+    let health: UpstreamHealth
 
     init(
         filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
@@ -75,6 +77,7 @@ final class QueryResolver: Sendable {
         self.observer = observer
         self.picket = picket
         self.metrics = metrics
+        health = UpstreamHealth(recheck: cache.serveStale.failureRecheck)
     }
 
     /// The filters in use: the default and the client groups'.
@@ -209,6 +212,13 @@ final class QueryResolver: Sendable {
             if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
             return .reply(
                 respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
+        case .stale(let expired, recheck: true) where health.upstreamsDown():
+            // The upstreams are failing for other names: no client should wait on them for
+            // this one either. The stale answer at once, a refresh in the background.
+            metrics?.cacheLookup(hit: true)
+            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            return .reply(
+                respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
         case .stale(let expired, recheck: true):
             stale = expired
             metrics?.cacheLookup(hit: false)
@@ -247,13 +257,17 @@ final class QueryResolver: Sendable {
             self.report(forwarding.client, query, .failed, .serverFailure, overTCP: forwarding.overTCP)
             return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
         }
-        let timer = eventLoop.scheduleTask(in: cache.serveStale.clientResponseTimeout) { answer(fallback) }
+        let timer = eventLoop.scheduleTask(in: cache.serveStale.clientResponseTimeout) {
+            self.health.failed()
+            answer(fallback)
+        }
         forwarder.resolve(
             forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
         ).whenComplete { result in
             timer.cancel()
             switch result {
             case .success(let upstream):
+                self.health.succeeded()
                 if let entries = self.cache.store(upstream, for: forwarding.key) { self.metrics?.cacheSize(entries) }
                 answer {
                     self.respond(
@@ -261,6 +275,7 @@ final class QueryResolver: Sendable {
                         limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .forwarded)
                 }
             case .failure(let error):
+                self.health.failed()
                 self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
                 answer(fallback)
             }
@@ -275,8 +290,10 @@ final class QueryResolver: Sendable {
         forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: checkingDisabled, on: eventLoop).whenComplete { result in
             switch result {
             case .success(let upstream):
+                self.health.succeeded()
                 if let entries = self.cache.store(upstream, for: key) { self.metrics?.cacheSize(entries) }
             case .failure:
+                self.health.failed()
                 self.cache.refreshFailed(key)
             }
         }
@@ -348,5 +365,31 @@ final class QueryResolver: Sendable {
         default:
             return IPAddress(high: 0, low: 0)
         }
+    }
+}
+
+/// Whether the upstreams answered lately: down when the last failure (an error, or no answer
+/// within the client response timer) is newer than the last answer and less than the failure
+/// recheck time old. While they are down, expired answers are given at once (and refreshed in
+/// the background) instead of each client waiting for the timer; any answer ends it.
+final class UpstreamHealth: Sendable {
+    private let state = NIOLockedValueBox<(success: UInt64, failure: UInt64)>((0, 0))
+    private let recheck: UInt64
+
+    init(recheck: TimeAmount) {
+        self.recheck = UInt64(max(0, recheck.nanoseconds))
+    }
+
+    func succeeded(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        state.withLockedValue { $0.success = now }
+    }
+
+    func failed(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        state.withLockedValue { $0.failure = now }
+    }
+
+    func upstreamsDown(now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> Bool {
+        let (success, failure) = state.withLockedValue { $0 }
+        return failure > success && now &- failure < recheck
     }
 }
