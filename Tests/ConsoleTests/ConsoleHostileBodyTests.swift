@@ -130,13 +130,25 @@ struct ConsoleHostileBodyTests {
     @Test func aLongNonASCIISenderIsRefusedAtOnceWithTheLimit() async throws {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
+        /// The quickest of two requests (a loaded machine slows some requests down).
+        func quickest(_ path: String, sender: String) async throws -> (Duration, TestClient.Response) {
+            var best: (Duration, TestClient.Response)?
+            for _ in 0..<2 {
+                let started = ContinuousClock.now
+                let answer = try await console.request(.post, path, cookie: cookie, form: [("sender", sender), ("csrf", csrf)])
+                let took = ContinuousClock.now - started
+                if best == nil || took < best!.0 { best = (took, answer) }
+            }
+            return best!
+        }
         for path in ["/messages/senders/block", "/messages/senders/unblock"] {
-            let sender = String(repeating: "a", count: 2 * 1_048_576) + "é"
-            let started = ContinuousClock.now
-            let answer = try await console.request(.post, path, cookie: cookie, form: [("sender", sender), ("csrf", csrf)])
-            let took = ContinuousClock.now - started
-            // Before: 38 s at 2 MB. Now the form is read in one pass and the action stops at 64.
-            #expect(took < .seconds(3), "\(path) took \(took)")
+            let ascii = String(repeating: "a", count: 2 * 1_048_576) + "e"
+            let (baseline, _) = try await quickest(path, sender: ascii)
+            let (took, answer) = try await quickest(path, sender: String(repeating: "a", count: 2 * 1_048_576) + "é")
+            // Before: 38 s at 2 MB with one non-ASCII character, against 0.07 s for ASCII at 1 MB.
+            // Now the form is read in one pass and the action stops at 64 characters: the
+            // non-ASCII sender costs about what the ASCII one does.
+            #expect(took < baseline * 4 + .milliseconds(500), "\(path): \(took) against \(baseline) for ASCII")
             let page: String
             if answer.status == .seeOther {
                 page = try await console.request(.get, answer.location ?? "/messages", cookie: cookie).text
@@ -169,27 +181,32 @@ struct ConsoleHostileBodyTests {
     }
 
     @Test func choosingListsInTheSetupAnswersAtOnce() async throws {
-        // Lists whose server never answers: the choice must not wait for them.
+        // An update running, whose one list answers only after 10 s: the choice must wait
+        // neither for it nor for its own downloads (the built-in lists are unreachable here).
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
+        let server = try ListServer(routes: ["/slow.txt": .init(body: "||slow.example^\n")])
+        _ = try await console.state.addList(ListRequest(source: server.url("/slow.txt"), name: "slow"), rebuild: false)
+        try server.set(["/slow.txt": .init(body: "||slow.example^\n", delay: 10)])
+        #expect(try await console.request(.post, "/lists/update", cookie: cookie, form: [("csrf", csrf)]).location == "/lists/update")
         let started = ContinuousClock.now
         let chosen = try await console.request(
             .post, "/setup/lists", cookie: cookie, form: [("lists", "easylist"), ("lists", "easyprivacy"), ("csrf", csrf)])
         let took = ContinuousClock.now - started
-        // Answered while the downloads still run (each unreachable list takes seconds), not after.
+        // Answered while the downloads still run (each unreachable list takes seconds), not after
+        // them (a clock bound would say more about the machine's load than about the console).
         #expect(await console.server.updates.snapshot().running, "the answer waited for the downloads (\(took))")
-        #expect(took < .seconds(3), "answered in \(took)")
         #expect(chosen.status == .seeOther && chosen.location == "/lists/update")
         // The progress shows as Update now's does, then the result.
         let page = try await console.request(.get, "/lists/update", cookie: cookie)
         #expect(page.status == .ok && page.text.contains("data-update-events"))
         try await console.waitForUpdate(timeout: .seconds(120))
-        #expect(try console.state.lists().filter(\.enabled).map(\.name).sorted() == ["easylist", "easyprivacy"])
+        #expect(try console.state.lists().filter(\.enabled).map(\.name).sorted() == ["easylist", "easyprivacy", "slow"])
         let done = try await console.request(.get, "/lists/update", cookie: cookie)
         #expect(done.text.contains("Using easylist, easyprivacy"), "\(done.text)")
         // An unknown list is refused at once, and nothing changes.
         let unknown = try await console.request(.post, "/setup/lists", cookie: cookie, form: [("lists", "nope"), ("csrf", csrf)])
         #expect(unknown.location == "/setup")
-        #expect(try console.state.lists().filter(\.enabled).map(\.name).sorted() == ["easylist", "easyprivacy"])
+        #expect(try console.state.lists().filter(\.enabled).map(\.name).sorted() == ["easylist", "easyprivacy", "slow"])
     }
 }

@@ -46,17 +46,19 @@ final class ContentCache: @unchecked Sendable {
             guard let content, let keys else { return nil }
             return (content, keys)
         }
-        guard let previous else { return try await refresh(now: now, uptime: uptime) }
-        // Something is loaded: wait for the store at most `refreshWait`, then answer from what
-        // is loaded while the refresh goes on (a store that is down would hold every request
-        // otherwise: PostgreSQL's client waits for a connection as long as the server is down).
+        // A local store (SQLite) answers or fails at once: wait for it, so that a change is seen
+        // by the very next request after the check interval, however loaded the machine.
+        guard let previous, store.kind != "sqlite" else { return try await refresh(now: now, uptime: uptime) }
+        // A store over the network with something loaded: wait for it at most `refreshWait`,
+        // then answer from what is loaded while the refresh goes on (PostgreSQL's client waits
+        // for a connection as long as the server is down, and would hold the request as long).
         let refreshTask = Task { try await self.refresh(now: now, uptime: uptime) }
         if case .success(let refreshed) = await Deadline.value(of: refreshTask, within: Self.refreshWait) { return refreshed }
         return previous
     }
 
     /// How long a request waits for a refresh when it could answer from what is loaded.
-    static let refreshWait: Duration = .seconds(1)
+    static let refreshWait: Duration = .seconds(5)
 
     /// Forces the next request to check the store (after this server changed it).
     func invalidate() {

@@ -166,7 +166,7 @@ struct ConsoleDoorBrowserTests {
             let configuration: [String: Any] = [
                 "phase": phase, "link": link, "password": password, "artifacts": artifacts.path,
                 "profile": home.appendingPathComponent(profile).path,
-                "chromiumArguments": ["--ignore-certificate-errors-spki-list=\(spki)"],
+                "chromiumArguments": ["--ignore-certificate-errors-spki-list=\(spki)"], "networkLog": true,
             ]
             let file = home.appendingPathComponent("door-\(phase).json")
             try JSONSerialization.data(withJSONObject: configuration).write(to: file)

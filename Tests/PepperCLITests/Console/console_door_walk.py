@@ -37,8 +37,8 @@ try:
         # The DNS page opens its live log (/dns/log/events); quitting closes the tab with it.
         walk.open("/dns")
         wait_for("the DNS page", lambda: heading() == "DNS")
-        wait_for("the live log's stream", lambda: driver.execute_script(
-            "return performance.getEntriesByType('resource').some(e => e.name.indexOf('/dns/log/events') >= 0)"), timeout=10)
+        seen = []
+        wait_for("the live log's stream", lambda: seen.append(walk.requests_seen("/dns/log/events")) or any(seen), timeout=10)
         shot("tls-dns")
         walk.steps.append("dns-stream")
     elif phase == "after-restart":
