@@ -26,7 +26,7 @@ final class ConsoleHarness: @unchecked Sendable {
     /// A console on a fresh home, or on `home` (another harness's, left in place: a restart).
     init(
         password: String? = nil, gnomeWeb: (any ContentFilterSettings)? = nil, home: PepperHome? = nil,
-        tls: ConsoleServer.TLSFiles? = nil
+        tls: ConsoleServer.TLSFiles? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws {
         ownsHome = home == nil
         self.home = home ?? PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-\(UUID())"))
@@ -34,7 +34,8 @@ final class ConsoleHarness: @unchecked Sendable {
         // The Picket store of the home's own database, as `pepper console` opens by default.
         server = try ConsoleServer(
             state: state, gnomeWeb: gnomeWeb, picketStore: SQLitePicketStore(database: state.database),
-            configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password, tls: tls))
+            configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password, tls: tls),
+            clock: clock)
         let started = AsyncStream<String>.makeStream()
         let server = self.server
         // Its handlers run on an executor of their own: see ServerExecutor.
@@ -55,7 +56,7 @@ final class ConsoleHarness: @unchecked Sendable {
 
     /// Stops the server as cancelling `pepper console`'s task does, and waits until it has
     /// stopped; throws when it does not stop within `timeout`.
-    func stop(timeout: Duration = .seconds(15)) async throws {
+    func stop(timeout: Duration = .seconds(60)) async throws {
         guard let task else { return }
         task.cancel()
         let stopped = AsyncStream<Void>.makeStream()

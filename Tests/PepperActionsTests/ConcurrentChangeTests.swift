@@ -17,7 +17,7 @@ struct ConcurrentChangeTests {
         }}
         """
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func everyListSettingChangedDuringAnUpdateStays() async throws {
         func routes(delay: Double?) -> [String: ListServer.Route] {
             [

@@ -84,7 +84,7 @@ struct PicketPostgresOutageTests {
     }
 
     static func request(_ url: URL, key: String, body: Data? = nil) async -> (status: Int, retryAfter: String?, body: Data) {
-        var request = URLRequest(url: url, timeoutInterval: 10)
+        var request = URLRequest(url: url, timeoutInterval: 30)
         request.setValue(key, forHTTPHeaderField: "X-API-Key")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body {

@@ -72,13 +72,19 @@ final class Sessions: Sendable {
     private let state: NIOLockedValueBox<State>
     private let passwordDigest: [UInt8]?
     private let store: ConsoleSessionStore?
+    /// The time (injected by tests: expiry and the throttle's minute are decided by it).
+    private let clock: @Sendable () -> Date
     /// Who opens the one-time link: the account that started the console.
     let owner: String
 
     /// Sessions for a console; `password`, when given, also lets people sign in with it.
     /// `owner` names the person the one-time link's session belongs to. `store` keeps sessions
     /// across restarts (`nil`: in memory only).
-    init(password: String?, owner: String = Sessions.accountName(), store: ConsoleSessionStore? = nil) {
+    init(
+        password: String?, owner: String = Sessions.accountName(), store: ConsoleSessionStore? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.clock = clock
         state = NIOLockedValueBox(State(token: Self.randomToken()))
         passwordDigest = password.map { Array(SHA256.hash(data: Data($0.utf8))) }
         self.owner = Self.cleanName(owner) ?? "owner"
@@ -110,7 +116,8 @@ final class Sessions: Sendable {
     var acceptsPassword: Bool { passwordDigest != nil }
 
     /// Turns the one-time token into a session; `nil` when the token is wrong or was used.
-    func redeem(token: String, now: Date = Date()) async -> Session? {
+    func redeem(token: String, now: Date? = nil) async -> Session? {
+        let now = now ?? clock()
         let redeemed = state.withLockedValue { state in
             guard let expected = state.token, Self.constantTimeEqual(expected, token) else { return false }
             state.token = nil
@@ -123,7 +130,8 @@ final class Sessions: Sendable {
     /// Signs in with the password; `.refused` for a wrong one, `.throttled` after too many
     /// failures in a minute from `client` (its address: another machine's failures never lock
     /// this one out). `name` is who the person says they are, for the audit trail.
-    func signIn(password: String, name: String? = nil, client: String, now: Date = Date()) async -> SignIn {
+    func signIn(password: String, name: String? = nil, client: String, now: Date? = nil) async -> SignIn {
+        let now = now ?? clock()
         guard let passwordDigest else { return .refused }
         let given = Array(SHA256.hash(data: Data(password.utf8)))
         let refusal: SignIn? = state.withLockedValue { state -> SignIn? in
@@ -173,7 +181,8 @@ final class Sessions: Sendable {
 
     /// The session of a cookie value, when it is valid (its last use is updated). A session
     /// this process has not seen is looked up in the store: one made before a restart.
-    func session(_ id: String?, now: Date = Date()) async -> Session? {
+    func session(_ id: String?, now: Date? = nil) async -> Session? {
+        let now = now ?? clock()
         guard let id, !id.isEmpty, id.utf8.count <= 128 else { return nil }
         let digest = Self.digest(id)
         var session = state.withLockedValue { $0.sessions[digest] }

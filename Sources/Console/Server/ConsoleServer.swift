@@ -100,6 +100,17 @@ public struct ConsoleServer: Sendable {
         state: PepperState, gnomeWeb: (any ContentFilterSettings)?, picketStore: (any PicketStore)? = nil,
         picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0"
     ) throws(StartError) {
+        try self.init(
+            state: state, gnomeWeb: gnomeWeb, picketStore: picketStore, picketStoreDescription: picketStoreDescription,
+            configuration: configuration, version: version, clock: { Date() })
+    }
+
+    /// A console whose sessions and password throttle read `clock` (tests).
+    init(
+        state: PepperState, gnomeWeb: (any ContentFilterSettings)?, picketStore: (any PicketStore)? = nil,
+        picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0",
+        clock: @escaping @Sendable () -> Date
+    ) throws(StartError) {
         if !configuration.listen.host.isLoopback && configuration.password == nil {
             throw .passwordRequired(configuration.listen)
         }
@@ -108,7 +119,7 @@ public struct ConsoleServer: Sendable {
         self.picketStore = picketStore
         self.picketStoreDescription = picketStoreDescription
         self.configuration = configuration
-        sessions = Sessions(password: configuration.password, store: ConsoleSessionStore(database: state.database))
+        sessions = Sessions(password: configuration.password, store: ConsoleSessionStore(database: state.database), clock: clock)
         streams = LiveStreams()
         tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files) }
         do {

@@ -18,6 +18,8 @@ final class ContentCache: @unchecked Sendable {
     private var keys: KeyTable?
     private var lastCheck: Double = -.infinity
     private var refreshing = false
+    /// Whether the store answered lately (shared with the handlers' writes).
+    let health = StoreHealth()
 
     init(
         store: any PicketStore, checkInterval: Double, radii: PublishedContent.Radii, logger: Logger,
@@ -49,16 +51,16 @@ final class ContentCache: @unchecked Sendable {
         // A local store (SQLite) answers or fails at once: wait for it, so that a change is seen
         // by the very next request after the check interval, however loaded the machine.
         guard let previous, store.kind != "sqlite" else { return try await refresh(now: now, uptime: uptime) }
-        // A store over the network with something loaded: wait for it at most `refreshWait`,
+        // A store over the network with something loaded: wait for it at most `health.wait`,
         // then answer from what is loaded while the refresh goes on (PostgreSQL's client waits
         // for a connection as long as the server is down, and would hold the request as long).
         let refreshTask = Task { try await self.refresh(now: now, uptime: uptime) }
-        if case .success(let refreshed) = await Deadline.value(of: refreshTask, within: Self.refreshWait) { return refreshed }
-        return previous
+        guard case .success(let refreshed) = await Deadline.value(of: refreshTask, within: health.wait) else {
+            health.failed()
+            return previous
+        }
+        return refreshed
     }
-
-    /// How long a request waits for a refresh when it could answer from what is loaded.
-    static let refreshWait: Duration = .seconds(5)
 
     /// Forces the next request to check the store (after this server changed it).
     func invalidate() {
@@ -88,6 +90,7 @@ final class ContentCache: @unchecked Sendable {
                 refreshing = false
             }
             metrics.contentRevision(result.0.revision)
+            health.succeeded()
             return result
         } catch {
             let fallback: (PublishedContent, KeyTable)? = lock.withLock {
@@ -99,6 +102,7 @@ final class ContentCache: @unchecked Sendable {
             }
             logger.error("cannot refresh from the \(store.kind) store: \(error)")
             metrics.storeError(refreshing: true)
+            health.failed()
             if let fallback { return fallback }
             throw error
         }

@@ -225,30 +225,32 @@ struct Handlers: Sendable {
 
     /// Seconds a client is asked to wait before sending again what the store could not take.
     static let storeRetryAfter = 5
-    /// The longest a submission waits for the store: PostgreSQL's client waits for a connection
-    /// as long as the server is down, and the client must not wait that long.
-    static let storeWriteTimeout: Duration = .seconds(3)
 
     /// Why a write was given up.
     struct StoreTimeout: Error {}
 
-    /// A store write, given up (cancelled) after ``storeWriteTimeout``. When it fails or is
-    /// given up (the store is down or restarting) nothing was stored, and the client is told so
-    /// with 503 and `Retry-After`, never a 2xx; the failure is counted. The store's client
-    /// reconnects by itself, so a later attempt succeeds without restarting the server.
+    /// A store write, given up (cancelled) after ``StoreHealth/wait``: 10 s while the store
+    /// answers, 1 s once it failed (PostgreSQL's client waits for a connection as long as the
+    /// server is down, and a client must not wait that long). When it fails or is given up
+    /// nothing was stored, and the client is told so with 503 and `Retry-After`, never a 2xx;
+    /// the failure is counted. The store's client reconnects by itself, so a later attempt
+    /// succeeds without restarting the server.
     private func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             let writing = Task { try await body() }
-            guard let outcome = await Deadline.value(of: writing, within: Self.storeWriteTimeout) else {
+            guard let outcome = await Deadline.value(of: writing, within: cache.health.wait) else {
                 // Cancelled while it waits for a connection, the write never reaches the store.
                 writing.cancel()
                 throw StoreTimeout()
             }
-            return try outcome.get()
+            let value = try outcome.get()
+            cache.health.succeeded()
+            return value
         } catch let error as APIError {
             throw error
         } catch {
             metrics.storeError(refreshing: false)
+            cache.health.failed()
             var headers = HTTPFields()
             headers[Self.retryAfterField] = String(Self.storeRetryAfter)
             throw APIError(
