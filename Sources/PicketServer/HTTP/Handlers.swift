@@ -237,6 +237,9 @@ struct Handlers: Sendable {
     /// succeeds without restarting the server.
     private func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
+            // A local store (SQLite) answers or fails at once: written inline, on the request's
+            // own executor, as before.
+            if store.kind == "sqlite" { return try await body() }
             let writing = Task { try await body() }
             guard let outcome = await Deadline.value(of: writing, within: cache.health.wait) else {
                 // Cancelled while it waits for a connection, the write never reaches the store.
