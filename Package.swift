@@ -45,6 +45,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // The console's server-rendered pages (Hummingbird's template engine; `{{x}}` escapes HTML).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The console's multipart/form-data uploads: a maintained parser (RFC 2046 boundaries, a
+        // body without its final boundary refused) instead of a hand-written one.
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         // The servers' metrics: swift-metrics types in the servers, Prometheus text on `--metrics`.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -216,12 +219,17 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter",
+                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -349,6 +357,7 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -394,7 +403,7 @@ let package = Package(
             ],
             resources: [
                 .copy("WebKit"), .copy("Console/console_walk.py"), .copy("Console/console_people_walk.py"),
-                .copy("Console/browser_support.py"),
+                .copy("Console/console_door_walk.py"), .copy("Console/browser_support.py"),
             ]
         ),
     ]

@@ -5,6 +5,7 @@
 #   pepper_postgres_start        # exports PEPPER_TEST_POSTGRES_URL=postgres://pepper@127.0.0.1:PORT/postgres
 #   ...
 #   pepper_postgres_stop         # also run at exit if you trap it
+#   "$PEPPER_POSTGRES_DIR/ctl" stop|start|restart   # the same server down and up again
 #
 # Installs Debian's `postgresql` if its binaries are missing (sudo when not root), initialises a
 # cluster in a temporary folder (as the `postgres` user when running as root: PostgreSQL refuses
@@ -57,6 +58,16 @@ pepper_postgres_start() {
         return 1
     fi
     PEPPER_POSTGRES_PG_CTL=("${run[@]}" "$bin/pg_ctl")
+    # `$PEPPER_POSTGRES_DIR/ctl stop|start|restart` stops and starts this very server again (same
+    # port and settings), for the tests of an outage (docs/reliability.md).
+    {
+        echo '#!/bin/sh'
+        printf 'exec'
+        printf ' %q' "${run[@]}" "$bin/pg_ctl" -D "$PEPPER_POSTGRES_DIR/data" -l "$PEPPER_POSTGRES_DIR/server.log" -w -t 60 -m fast \
+            -o "-p $port -k $PEPPER_POSTGRES_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        echo ' "$@"'
+    } >"$PEPPER_POSTGRES_DIR/ctl"
+    chmod +x "$PEPPER_POSTGRES_DIR/ctl"
     export PEPPER_TEST_POSTGRES_URL="postgres://pepper@127.0.0.1:$port/postgres"
     echo "==> PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($PEPPER_POSTGRES_DIR)"
 }

@@ -22,14 +22,18 @@ public struct DNSServerConfiguration: Sendable {
     /// PEM files of certificate authorities trusted for DNS-over-TLS and DNS-over-HTTPS
     /// upstreams, besides the system's.
     public var trustedCertificates: [String]
+    /// Serve-stale (RFC 8767) and the client response timer: how long a client waits for the
+    /// upstreams before it gets an expired answer or SERVFAIL.
+    public var serveStale: ServeStale
 
     /// A configuration with the defaults of `pepper dns serve`.
     public init(
         listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess = ClientAccess(),
         upstreamTimeout: TimeAmount = .milliseconds(1500), cacheCapacity: Int = 10_000, threads: Int = System.coreCount,
-        trustedCertificates: [String] = []
+        trustedCertificates: [String] = [], serveStale: ServeStale = ServeStale()
     ) {
         self.trustedCertificates = trustedCertificates
+        self.serveStale = serveStale
         self.listen = listen
         self.upstreams = upstreams
         self.access = access
@@ -112,7 +116,8 @@ public final class DNSServer: Service {
                 upstreams: configuration.upstreams, timeout: configuration.upstreamTimeout,
                 trustedCertificates: configuration.trustedCertificates, group: group, logger: logger, metrics: metrics)
             let resolver = QueryResolver(
-                filters: filters, cache: ResponseCache(capacity: configuration.cacheCapacity), forwarder: forwarder,
+                filters: filters, cache: ResponseCache(capacity: configuration.cacheCapacity, serveStale: configuration.serveStale),
+                forwarder: forwarder,
                 access: configuration.access, logger: logger, observer: observer, picket: picket, metrics: metrics)
             let host = configuration.listen.host.description
             var channels: [Channel] = []

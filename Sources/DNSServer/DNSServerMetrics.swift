@@ -33,6 +33,9 @@ public final class DNSServerMetrics: Sendable {
         case malformed
         /// NOTIMP or BADVERS: an opcode or EDNS version this server does not answer.
         case unsupported
+        /// Answered from an expired cache entry: the upstreams did not answer (RFC 8767).
+        /// (Last, so that the counters' order in ``index(of:)`` follows `allCases`.)
+        case stale
 
         init(_ outcome: QueryOutcome) {
             switch outcome {
@@ -40,6 +43,7 @@ public final class DNSServerMetrics: Sendable {
             case .blockedCNAME: self = .blockedCNAME
             case .cached: self = .cached
             case .forwarded: self = .forwarded
+            case .stale: self = .stale
             case .failed: self = .servfail
             case .refused: self = .refused
             case .malformed: self = .malformed
@@ -136,6 +140,7 @@ public final class DNSServerMetrics: Sendable {
         case .servfail: 5
         case .malformed: 6
         case .unsupported: 7
+        case .stale: 8
         }
     }
 }

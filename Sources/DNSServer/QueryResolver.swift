@@ -14,7 +14,9 @@ public enum QueryOutcome: String, Sendable, Hashable, CaseIterable {
     case cached
     /// Answered by an upstream.
     case forwarded
-    /// Every upstream failed: SERVFAIL.
+    /// Answered from an expired cache entry because the upstreams did not answer (RFC 8767).
+    case stale
+    /// Every upstream failed, or none answered in time: SERVFAIL.
     case failed
     /// The client is not allowed: REFUSED.
     case refused
@@ -60,6 +62,8 @@ final class QueryResolver: Sendable {
     /// Queries waiting for an upstream (or, over TCP, for any answer): a graceful shutdown
     /// waits for them.
     private let inFlight = NIOLockedValueBox(0)
+    /// Whether the upstreams answer at all lately (RFC 8767 serve-stale without waiting).
+    let health: UpstreamHealth
 
     init(
         filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
@@ -73,6 +77,7 @@ final class QueryResolver: Sendable {
         self.observer = observer
         self.picket = picket
         self.metrics = metrics
+        health = UpstreamHealth(recheck: cache.serveStale.failureRecheck)
     }
 
     /// The filters in use: the default and the client groups'.
@@ -121,6 +126,8 @@ final class QueryResolver: Sendable {
         var client: IPAddress
         var limit: Int
         var overTCP: Bool
+        /// The expired answer to give if the upstreams do not answer in time.
+        var stale: DNSMessage?
     }
 
     /// The answer to `bytes` from `client`, or `nil` to send nothing. `overTCP`: no size limit.
@@ -192,30 +199,103 @@ final class QueryResolver: Sendable {
             }
         }
         let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
-        let cached = cache.lookup(key)
-        metrics?.cacheLookup(hit: cached != nil)
-        if let cached {
+        var stale: DNSMessage?
+        switch cache.find(key) {
+        case .fresh(let cached):
+            metrics?.cacheLookup(hit: true)
             return .reply(
                 respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .cached))
+        case .stale(let expired, recheck: false):
+            // A refresh failed moments ago: the stale answer at once, and a refresh in the
+            // background at most once per interval (the name recovers soon after the upstreams).
+            metrics?.cacheLookup(hit: true)
+            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            return .reply(
+                respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
+        case .stale(let expired, recheck: true) where health.upstreamsDown():
+            // The upstreams are failing for other names: no client should wait on them for
+            // this one either. The stale answer at once, a refresh in the background.
+            metrics?.cacheLookup(hit: true)
+            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            return .reply(
+                respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
+        case .stale(let expired, recheck: true):
+            stale = expired
+            metrics?.cacheLookup(hit: false)
+        case .miss:
+            metrics?.cacheLookup(hit: false)
         }
-        return .forward(Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit, overTCP: overTCP))
+        return .forward(
+            Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit, overTCP: overTCP, stale: stale))
     }
 
-    /// Asks the upstreams, caches the answer and returns the client's answer (SERVFAIL when
-    /// every upstream failed).
+    /// Asks the upstreams, caches the answer and returns the client's answer. The client waits
+    /// at most ``ServeStale/clientResponseTimeout`` (RFC 8767's client response timer): then it
+    /// gets the stale answer when there is one, else SERVFAIL, while the upstreams may still
+    /// answer and refresh the cache. Every upstream failing gives the same at once.
     func forward(_ forwarding: Forwarding, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]> {
         let query = forwarding.query
-        return forwarder.resolve(
-            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
-        ).map { upstream -> [UInt8] in
-            if let entries = self.cache.store(upstream, for: forwarding.key) { self.metrics?.cacheSize(entries) }
-            return self.respond(
-                to: query, with: upstream, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
-                limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .forwarded)
-        }.recover { error in
-            self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
+        let promise = eventLoop.makePromise(of: [UInt8].self)
+        let answered = NIOLockedValueBox(false)
+        /// Answers the client once: whichever of the upstream and the timer comes first.
+        @Sendable func answer(_ make: () -> [UInt8]) {
+            let first = answered.withLockedValue { done in
+                defer { done = true }
+                return !done
+            }
+            if first { promise.succeed(make()) }
+        }
+        @Sendable func fallback() -> [UInt8] {
+            if let stale = forwarding.stale {
+                // No answer in time counts as a failed refresh: the next clients get the stale
+                // answer at once instead of each waiting for the timer.
+                self.cache.refreshFailed(forwarding.key)
+                return self.respond(
+                    to: query, with: stale, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
+                    limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .stale)
+            }
             self.report(forwarding.client, query, .failed, .serverFailure, overTCP: forwarding.overTCP)
             return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
+        }
+        let timer = eventLoop.scheduleTask(in: cache.serveStale.clientResponseTimeout) {
+            self.health.failed()
+            answer(fallback)
+        }
+        forwarder.resolve(
+            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
+        ).whenComplete { result in
+            timer.cancel()
+            switch result {
+            case .success(let upstream):
+                self.health.succeeded()
+                if let entries = self.cache.store(upstream, for: forwarding.key) { self.metrics?.cacheSize(entries) }
+                answer {
+                    self.respond(
+                        to: query, with: upstream, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
+                        limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .forwarded)
+                }
+            case .failure(let error):
+                self.health.failed()
+                self.logger.warning("upstreams failed", metadata: ["name": "\(forwarding.question.name)", "error": "\(error)"])
+                answer(fallback)
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// Asks the upstreams for an expired answer without a client waiting: a success replaces
+    /// it in the cache, a failure is noted (its stale answer keeps being given at once).
+    private func refresh(_ question: DNSQuestion, key: ResponseCache.Key, checkingDisabled: Bool) {
+        let eventLoop = forwarder.eventLoop
+        forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: checkingDisabled, on: eventLoop).whenComplete { result in
+            switch result {
+            case .success(let upstream):
+                self.health.succeeded()
+                if let entries = self.cache.store(upstream, for: key) { self.metrics?.cacheSize(entries) }
+            case .failure:
+                self.health.failed()
+                self.cache.refreshFailed(key)
+            }
         }
     }
 
@@ -285,5 +365,31 @@ final class QueryResolver: Sendable {
         default:
             return IPAddress(high: 0, low: 0)
         }
+    }
+}
+
+/// Whether the upstreams answered lately: down when the last failure (an error, or no answer
+/// within the client response timer) is newer than the last answer and less than the failure
+/// recheck time old. While they are down, expired answers are given at once (and refreshed in
+/// the background) instead of each client waiting for the timer; any answer ends it.
+final class UpstreamHealth: Sendable {
+    private let state = NIOLockedValueBox<(success: UInt64, failure: UInt64)>((0, 0))
+    private let recheck: UInt64
+
+    init(recheck: TimeAmount) {
+        self.recheck = UInt64(max(0, recheck.nanoseconds))
+    }
+
+    func succeeded(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        state.withLockedValue { $0.success = now }
+    }
+
+    func failed(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        state.withLockedValue { $0.failure = now }
+    }
+
+    func upstreamsDown(now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> Bool {
+        let (success, failure) = state.withLockedValue { $0 }
+        return failure > success && now &- failure < recheck
     }
 }

@@ -154,6 +154,9 @@ final class UpstreamForwarder: Sendable {
         return (configuration, try NIOSSLContext(configuration: configuration))
     }
 
+    /// An event loop for work no client waits on (background refreshes).
+    var eventLoop: EventLoop { group.next() }
+
     /// Closes the pool and the encrypted upstreams' connections.
     func close() async {
         for socket in sockets {

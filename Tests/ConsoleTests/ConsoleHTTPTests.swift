@@ -15,19 +15,27 @@ import Testing
 /// A real `pepper console` server on a free loopback port over a fresh home, and a raw HTTP
 /// client that sends exactly the headers a test gives (no cookie jar, no redirects followed).
 final class ConsoleHarness: @unchecked Sendable {
-    let home = PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-\(UUID())"))
+    let home: PepperHome
     let state: PepperState
     let server: ConsoleServer
     private var task: Task<Void, any Error>?
+    private let ownsHome: Bool
     private(set) var link = ""
     private(set) var port = 0
 
-    init(password: String? = nil, browser: (any BrowserContentFilters)? = nil) async throws {
-        state = try PepperState(home: home)
+    /// A console on a fresh home, or on `home` (another harness's, left in place: a restart).
+    init(
+        password: String? = nil, browser: (any BrowserContentFilters)? = nil, home: PepperHome? = nil,
+        tls: ConsoleServer.TLSFiles? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws {
+        ownsHome = home == nil
+        self.home = home ?? PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-\(UUID())"))
+        state = try PepperState(home: self.home)
         // The Picket store of the home's own database, as `pepper console` opens by default.
         server = try ConsoleServer(
             state: state, browser: browser, picketStore: SQLitePicketStore(database: state.database),
-            configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password))
+            configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password, tls: tls),
+            clock: clock)
         let started = AsyncStream<String>.makeStream()
         let server = self.server
         // Its handlers run on an executor of their own: see ServerExecutor.
@@ -43,7 +51,31 @@ final class ConsoleHarness: @unchecked Sendable {
 
     deinit {
         task?.cancel()
-        try? FileManager.default.removeItem(at: home.url)
+        if ownsHome { try? FileManager.default.removeItem(at: home.url) }
+    }
+
+    /// Stops the server as cancelling `pepper console`'s task does, and waits until it has
+    /// stopped; throws when it does not stop within `timeout`.
+    func stop(timeout: Duration = .seconds(60)) async throws {
+        guard let task else { return }
+        task.cancel()
+        let stopped = AsyncStream<Void>.makeStream()
+        Task {
+            _ = await task.result
+            stopped.continuation.yield()
+        }
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            stopped.continuation.finish()
+        }
+        defer { deadline.cancel() }
+        var ended = false
+        for await _ in stopped.stream {
+            ended = true
+            break
+        }
+        guard ended else { throw RawHTTP.Failure("the console did not stop within \(timeout)") }
+        self.task = nil
     }
 
     var host: String { "127.0.0.1:\(port)" }
@@ -67,6 +99,15 @@ final class ConsoleHarness: @unchecked Sendable {
         // starting) can hold the server's threads that long; the tests check answers, not speed.
         return try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60))) { client in
             try await client.execute(request)
+        }
+    }
+
+    /// Waits (polling, 60 s at most) until no update runs in the console.
+    func waitForUpdate(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while await server.updates.snapshot().running {
+            guard ContinuousClock.now < deadline else { throw RawHTTP.Failure("the update did not end within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -237,7 +278,8 @@ struct ConsolePageTests {
         func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
-        #expect(try await post("/setup/lists", [("lists", "easyprivacy")]).location == "/setup")
+        #expect(try await post("/setup/lists", [("lists", "easyprivacy")]).location == "/lists/update")
+        try await console.waitForUpdate()
         #expect(try state.lists().filter(\.enabled).map(\.name) == ["easyprivacy"])
         #expect(try await post("/setup/duckduckgo/dismiss").location == "/setup")
         #expect(try await post("/setup/duckduckgo").location == "/setup")
@@ -259,9 +301,9 @@ struct ConsolePageTests {
         #expect(try state.allowlistEntries().first?.expiresAt != nil)
         #expect(try await post("/allowlist/remove", [("domain", "a.example")]).location == "/allowlist")
         #expect(try state.allowlistEntries().isEmpty)
-        // No update ran: the event stream ends at once.
+        // No update runs: the event stream replays the last one's lines and ends at once.
         let events = try await console.request(.get, "/lists/update/events", cookie: cookie)
-        #expect(events.status == .ok && events.text == ": pepper\n\n")
+        #expect(events.status == .ok && events.text.hasPrefix(": pepper\n\n") && events.text.contains(#""done":true"#))
     }
 
     @Test func aBadInputReshowsTheFormWithTheFieldsErrorAndChangesNothing() async throws {

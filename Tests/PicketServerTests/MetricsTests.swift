@@ -126,7 +126,9 @@ struct PicketMetricsTests {
         }
     }
 
-    @Test("a failing store: the last content is served, the errors are counted, writes fail with 500", arguments: StoreKind.allCases)
+    @Test(
+        "a failing store: the last content is served, the errors are counted, writes get 503 with Retry-After",
+        arguments: StoreKind.allCases)
     func storeErrors(_ kind: StoreKind) async throws {
         let test = try await kind.makeStore()
         _ = try await test.store.importRecords(Fixtures.records())
@@ -151,8 +153,10 @@ struct PicketMetricsTests {
         let snapshot = try await client.raw(
             method: "POST", path: "/api/mobile/gps-snapshot",
             body: Data(#"{"actionId": "act_a", "latitude": 47.61, "longitude": -122.34}"#.utf8))
-        #expect(snapshot.status == 500)
-        #expect(String(decoding: snapshot.body, as: UTF8.self).contains("internal server error"), "no details leak")
+        // Nothing was stored: 503 with Retry-After, never a 2xx (and no details of the failure).
+        #expect(snapshot.status == 503)
+        #expect(snapshot.headers["Retry-After"] == "5" || snapshot.headers["retry-after"] == "5", "\(snapshot.headers)")
+        #expect(String(decoding: snapshot.body, as: UTF8.self).contains("nothing was stored"), "no details leak")
         let samples = Self.samples(endpoint)
         #expect((samples[#"pepper_picket_store_errors_total{operation="refresh"}"#] ?? 0) >= 1)
         #expect(samples[#"pepper_picket_store_errors_total{operation="write"}"#] == 1)

@@ -194,11 +194,12 @@ public enum MessageSender {
             }
             return String(decoding: bytes, as: UTF8.self)
         }
-        var key = ""
+        // Collected in a scalar view and made a string once: linear in the sender's length.
+        var key = String.UnicodeScalarView()
         for scalar in sender.unicodeScalars where scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal {
-            key.unicodeScalars.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+            key.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
         }
-        return key
+        return String(key)
     }
 }
 

@@ -1,7 +1,16 @@
 import Foundation
+import MultipartKit
+import NIOCore
 
 /// The fields of a submitted form: `application/x-www-form-urlencoded`, or
 /// `multipart/form-data` with uploaded files.
+///
+/// Multipart bodies are read by MultipartKit's parser; what it leaves to its callers is checked
+/// here: the boundary as RFC 2046 allows it (1 to 70 characters of its alphabet), a body that
+/// ends with the closing delimiter, every part named by a `Content-Disposition: form-data`
+/// header. Urlencoded bodies are decoded in one pass over the bytes, and a malformed escape or
+/// text that is not UTF-8 is refused rather than guessed at. Every refusal is a ``FormData/Error``,
+/// which the console answers with 400 before any handler runs, so nothing changes.
 struct FormData: Sendable {
     /// An uploaded file.
     struct File: Sendable {
@@ -27,13 +36,20 @@ struct FormData: Sendable {
         var description: String
     }
 
-    /// The fields of a query string (a GET form): `+` is a space, as browsers write it.
+    /// Most fields or parts in one form: the console's largest form has a few dozen.
+    static let maximumFields = 1_000
+
+    /// An empty form.
+    init() {}
+
+    /// The fields of a query string (a GET form): `+` is a space, as browsers write it. A
+    /// malformed query gives no fields (the page then shows its defaults).
     init(query: String?) {
-        fields = Self.urlEncoded(query ?? "")
+        fields = (try? Self.urlEncoded(Array((query ?? "").utf8))) ?? []
     }
 
     /// Reads a body of the given content type.
-    init(body: Data, contentType: String?) throws(Error) {
+    init(body: ByteBuffer, contentType: String?) throws(Error) {
         let type = contentType?.lowercased() ?? ""
         if type.hasPrefix("multipart/form-data") {
             guard let boundary = Self.parameter("boundary", in: contentType ?? "") else {
@@ -41,25 +57,79 @@ struct FormData: Sendable {
             }
             try readMultipart(body, boundary: boundary)
         } else if type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded") {
-            fields = Self.urlEncoded(String(decoding: body, as: UTF8.self))
+            fields = try Self.urlEncoded(Array(body.readableBytesView))
         } else {
             throw Error(description: "unsupported form type \(type)")
         }
     }
 
-    /// Fields of a query string or urlencoded body.
-    static func urlEncoded(_ text: String) -> [(name: String, value: String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                let spaced = part.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
+    /// Fields of a query string or urlencoded body, decoded in one pass.
+    static func urlEncoded(_ bytes: [UInt8]) throws(Error) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        var name: [UInt8]?
+        var current: [UInt8] = []
+        var index = 0
+        func finish() throws(Error) {
+            defer {
+                name = nil
+                current = []
             }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+            guard name != nil || !current.isEmpty else { return }
+            guard fields.count < maximumFields else { throw Error(description: "more than \(maximumFields) fields") }
+            guard let decodedName = utf8Text(name ?? current), let decodedValue = utf8Text(name == nil ? [] : current)
+            else { throw Error(description: "a field is not UTF-8 text") }
+            fields.append((decodedName, decodedValue))
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "&"):
+                try finish()
+            case UInt8(ascii: "=") where name == nil:
+                name = current
+                current = []
+            case UInt8(ascii: "+"):
+                current.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    throw Error(description: "a malformed %-escape at byte \(index)")
+                }
+                current.append(high << 4 | low)
+                index += 2
+            default:
+                current.append(byte)
+            }
+            index += 1
+        }
+        try finish()
+        return fields
+    }
+
+    /// `bytes` as text when they are valid UTF-8 (`nil` otherwise, rather than replacement characters).
+    static func utf8Text(_ bytes: some Collection<UInt8>) -> String? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var text = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): text.append(scalar)
+            case .emptyInput: return String(text)
+            case .error: return nil
+            }
         }
     }
 
-    private static func parameter(_ name: String, in header: String) -> String? {
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// A parameter of a header value (`boundary=…`, `name="…"`), unquoted.
+    static func parameter(_ name: String, in header: String) -> String? {
         for part in header.split(separator: ";") {
             let pieces = part.split(separator: "=", maxSplits: 1)
             guard pieces.count == 2, pieces[0].trimmingCharacters(in: .whitespaces).lowercased() == name else { continue }
@@ -70,43 +140,73 @@ struct FormData: Sendable {
         return nil
     }
 
-    private mutating func readMultipart(_ body: Data, boundary: String) throws(Error) {
-        let delimiter = Data(("--" + boundary).utf8)
-        let bytes = body
-        var parts: [Data] = []
-        var searchStart = bytes.startIndex
-        var partStart: Data.Index?
-        while let range = bytes.range(of: delimiter, in: searchStart..<bytes.endIndex) {
-            if let start = partStart {
-                // A part ends with CRLF before the next delimiter.
-                var end = range.lowerBound
-                if end - start >= 2, bytes[end - 2] == 0x0D, bytes[end - 1] == 0x0A { end -= 2 }
-                parts.append(bytes.subdata(in: start..<end))
-            }
-            var next = range.upperBound
-            if next + 1 < bytes.endIndex, bytes[next] == UInt8(ascii: "-"), bytes[next + 1] == UInt8(ascii: "-") { break }
-            if next + 1 < bytes.endIndex, bytes[next] == 0x0D, bytes[next + 1] == 0x0A { next += 2 }
-            partStart = next
-            searchStart = next
+    /// Whether `boundary` is one RFC 2046 allows: 1 to 70 of its characters, not ending in a space.
+    static func isValidBoundary(_ boundary: String) -> Bool {
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
+        return (1...70).contains(boundary.utf8.count) && boundary.utf8.allSatisfy(allowed.contains) && boundary.utf8.last != 0x20
+    }
+
+    private mutating func readMultipart(_ body: ByteBuffer, boundary: String) throws(Error) {
+        guard Self.isValidBoundary(boundary) else {
+            throw Error(description: "the multipart boundary is not 1 to 70 characters of those RFC 2046 allows")
         }
-        guard !parts.isEmpty || bytes.isEmpty else { throw Error(description: "malformed multipart body") }
+        // The closing delimiter must be there: a body cut short is not a form. MultipartKit's
+        // parser ignores what follows it (the epilogue) and does not say whether it saw it.
+        let closing = Array("--\(boundary)--".utf8)
+        let view = body.readableBytesView
+        let atStart = view.starts(with: closing)
+        guard atStart || Self.contains(view, Array("\r\n".utf8) + closing) else {
+            throw Error(description: "the multipart body has no closing boundary")
+        }
+        var parts: [(headers: [(String, String)], body: ByteBuffer)] = []
+        var headers: [(String, String)] = []
+        var content = ByteBuffer()
+        var tooMany = false
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { name, value in headers.append((name, value)) }
+        parser.onBody = { chunk in content.writeBuffer(&chunk) }
+        parser.onPartComplete = {
+            if parts.count >= Self.maximumFields { tooMany = true }
+            if !tooMany { parts.append((headers, content)) }
+            headers = []
+            content = ByteBuffer()
+        }
+        if !atStart {
+            do {
+                try parser.execute(body)
+            } catch {
+                throw Error(description: "a malformed multipart body")
+            }
+        }
+        guard !tooMany else { throw Error(description: "more than \(Self.maximumFields) parts") }
         for part in parts {
-            guard let split = part.range(of: Data("\r\n\r\n".utf8)) else { throw Error(description: "malformed multipart part") }
-            let headerText = String(decoding: part.subdata(in: part.startIndex..<split.lowerBound), as: UTF8.self)
-            let content = part.subdata(in: split.upperBound..<part.endIndex)
-            var name: String?
-            var fileName: String?
-            for line in headerText.split(separator: "\r\n") where line.lowercased().hasPrefix("content-disposition:") {
-                let value = String(line.dropFirst("content-disposition:".count))
-                name = Self.parameter("name", in: value)
-                fileName = Self.parameter("filename", in: value)
-            }
-            guard let name else { continue }
-            if let fileName {
-                if !fileName.isEmpty || !content.isEmpty { files[name] = File(fileName: fileName, data: content) }
+            guard let disposition = part.headers.last(where: { $0.0.lowercased() == "content-disposition" })?.1,
+                disposition.lowercased().hasPrefix("form-data"), let name = Self.parameter("name", in: disposition)
+            else { throw Error(description: "a multipart part without a Content-Disposition: form-data name") }
+            var bytes = part.body
+            let data = bytes.readData(length: bytes.readableBytes) ?? Data()
+            if let fileName = Self.parameter("filename", in: disposition) {
+                if !fileName.isEmpty || !data.isEmpty { files[name] = File(fileName: fileName, data: data) }
             } else {
-                fields.append((name, String(decoding: content, as: UTF8.self)))
+                guard let text = Self.utf8Text(data) else {
+                    throw Error(description: "the field \(name) is not UTF-8 text")
+                }
+                guard fields.count < Self.maximumFields else { throw Error(description: "more than \(Self.maximumFields) fields") }
+                fields.append((name, text))
             }
         }
+    }
+
+    /// Whether `needle` occurs in `haystack`; linear for the short needles used here.
+    private static func contains(_ haystack: ByteBufferView, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = haystack.startIndex
+        let last = haystack.endIndex - needle.count
+        while index <= last {
+            guard let found = haystack[index...last].firstIndex(of: first) else { return false }
+            if haystack[found..<found + needle.count].elementsEqual(needle) { return true }
+            index = found + 1
+        }
+        return false
     }
 }

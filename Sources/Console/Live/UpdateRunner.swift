@@ -28,10 +28,27 @@ actor UpdateRunner {
         self.screen = screen
     }
 
-    /// Starts an update unless one runs; returns whether it started.
+    /// A change to make before an update (the setup's choice of lists): its notice is shown with
+    /// the update's.
+    typealias Prelude = @Sendable () async -> Notice
+
+    /// Changes waiting for the running update to end; they run, then one more update.
+    private var queued: [Prelude] = []
+
+    /// Starts an update unless one runs; returns whether it started. With a `prelude`, the
+    /// change runs first, and when an update is running it waits for that one to end (it
+    /// is never dropped: the update running now read the lists before the change).
     @discardableResult
-    func start() -> Bool {
-        guard !running else { return false }
+    func start(prelude: Prelude? = nil) -> Bool {
+        guard !running else {
+            if let prelude { queued.append(prelude) }
+            return false
+        }
+        run(preludes: prelude.map { [$0] } ?? [])
+        return true
+    }
+
+    private func run(preludes: [Prelude]) {
         running = true
         lines = []
         lastNotice = nil
@@ -42,12 +59,19 @@ actor UpdateRunner {
             for await event in events { self.record(event) }
         }
         Task {
+            var first: [Notice] = []
+            for prelude in preludes {
+                self.append(Line(text: "", status: "Changing the lists…", done: false))
+                let notice = await prelude()
+                first.append(notice)
+                self.append(Line(text: "", status: notice.text, done: false))
+            }
             let (notice, _) = await screen.updateNow { event in continuation.yield(event) }
             continuation.finish()
             await consumer.value
-            self.finish(notice)
+            let worst = (first + [notice]).map(\.kind).max { Self.severity($0) < Self.severity($1) } ?? notice.kind
+            self.finish(first.isEmpty ? notice : Notice(worst, (first + [notice]).map(\.text).joined(separator: " ")))
         }
-        return true
     }
 
     /// What the page shows now.
@@ -109,11 +133,26 @@ actor UpdateRunner {
         append(Line(text: "", status: notice.text, done: true))
         for continuation in listeners.values { continuation.finish() }
         listeners = [:]
+        if !queued.isEmpty {
+            let next = queued
+            queued = []
+            run(preludes: next)
+        }
     }
 
     private func append(_ line: Line) {
         lines.append(line)
         for continuation in listeners.values { continuation.yield(line) }
+    }
+
+    /// The worse of two notices decides the kind of their sentence together.
+    static func severity(_ kind: Notice.Kind) -> Int {
+        switch kind {
+        case .info: 0
+        case .success: 1
+        case .warning: 2
+        case .error: 3
+        }
     }
 
     static func bytes(_ value: Int) -> String {

@@ -38,7 +38,8 @@ enum Templates {
         <div id="notices" aria-live="polite">{{#notices}}<p class="notice {{kind}}">{{text}}</p>{{/notices}}</div>
         {{{content}}}
         </main>
-        <footer><p>Pepper {{version}} · state in <code>{{home}}</code></p></footer>
+        <footer><p>Pepper {{version}} · state in <code>{{home}}</code></p>
+        {{#signedIn}}<form method="post" action="/logout/everywhere" class="everywhere">\(csrf)<button type="submit" class="quiet">Sign out everywhere</button> (every browser signed in to this console)</form>{{/signedIn}}</footer>
         </body>
         </html>
         """

@@ -85,7 +85,7 @@ extension Pages {
             let search = (query["search"] ?? "").lowercased()
             let blockedOnly = query["blocked"] == "1"
             let start = query["after"].flatMap { Int64($0) } ?? screen.latestID()
-            return Self.eventStream { events in
+            return streams.response { events in
                 var after = start
                 // A minute at most per connection: the browser reconnects by itself, and a
                 // stream never outlives its page for long.

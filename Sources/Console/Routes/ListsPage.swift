@@ -105,7 +105,7 @@ extension Pages {
         }
         router.get("/lists/update/events") { _, _ in
             let lines = await updates.follow()
-            return Self.eventStream { events in
+            return streams.response { events in
                 for await line in lines { events.yield(Self.event(line)) }
             }
         }
@@ -162,23 +162,6 @@ extension Pages {
         if seconds.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(Int(seconds / 86_400)) d" }
         if seconds.truncatingRemainder(dividingBy: 3_600) == 0 { return "\(Int(seconds / 3_600)) h" }
         return "\(Int(seconds / 60)) min"
-    }
-
-    /// A Server-Sent Events answer: `produce` yields events (``event(_:)``) until it returns; a
-    /// closed connection cancels it.
-    static func eventStream(_ produce: @escaping @Sendable (AsyncStream<ByteBuffer>.Continuation) async -> Void) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(512))
-        // A comment first, so the browser sees the stream open at once.
-        continuation.yield(ByteBuffer(string: ": pepper\n\n"))
-        let task = Task {
-            await produce(continuation)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return Response(status: .ok, headers: headers, body: ResponseBody(asyncSequence: stream))
     }
 
     /// One event: a `data:` line of JSON.

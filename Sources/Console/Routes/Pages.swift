@@ -15,16 +15,21 @@ struct Pages: Sendable {
     let sessions: Sessions
     let browser: (any BrowserContentFilters)?
     let updates: UpdateRunner
+    /// The open live streams, ended when the console stops.
+    let streams: LiveStreams
     let picketStore: (any PicketStore)?
     let picketStoreDescription: String
+    /// Whether the console speaks HTTPS (cookies are then `Secure`).
+    let tls: Bool
 
     func register(on router: Router<ConsoleContext>) {
         router.get("/assets/console.css") { _, _ in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
         router.get("/assets/console.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         router.get("/login") { request, context in login(request, context: context, error: nil) }
-        router.post("/login") { request, context in signIn(request, context: context) }
-        router.post("/logout") { request, context in signOut(request, context: context) }
+        router.post("/login") { request, context in await signIn(request, context: context) }
+        router.post("/logout") { request, context in await signOut(request, context: context, everywhere: false) }
+        router.post("/logout/everywhere") { request, context in await signOut(request, context: context, everywhere: true) }
         registerStart(on: router)
         registerSetup(on: router)
         registerLists(on: router)
@@ -69,7 +74,7 @@ struct Pages: Sendable {
 
     /// The submitted form (read and checked by ``ConsoleGuard``).
     func form(_ context: ConsoleContext) -> FormData {
-        context.form ?? (try! FormData(body: Data(), contentType: nil))
+        context.form ?? FormData()
     }
 
     static func asset(_ text: String, type: String) -> Response {
@@ -107,26 +112,39 @@ struct Pages: Sendable {
             status: status)
     }
 
-    func signIn(_ request: Request, context: ConsoleContext) -> Response {
-        switch sessions.signIn(password: form(context)["password"] ?? "", name: form(context)["name"]) {
+    func signIn(_ request: Request, context: ConsoleContext) async -> Response {
+        let fields = form(context)
+        switch await sessions.signIn(
+            password: fields["password"] ?? "", name: fields["name"], client: Sessions.clientKey(context.clientAddress))
+        {
         case .signedIn(let session):
             var response = Response.redirect(to: "/")
-            response.setCookie(ConsoleGuard.cookie(session.id))
+            response.setCookie(ConsoleGuard.cookie(session.id, secure: tls))
             return response
         case .refused:
             return login(request, context: context, error: "That is not the password.", status: .unauthorized)
         case .throttled:
-            return login(request, context: context, error: "Too many wrong passwords: wait a minute.", status: .tooManyRequests)
+            var response = login(
+                request, context: context, error: "Too many wrong passwords from this address: wait a minute.", status: .tooManyRequests)
+            response.headers[.retryAfter] = "60"
+            return response
         }
     }
 
-    func signOut(_ request: Request, context: ConsoleContext) -> Response {
-        if let session = context.session { sessions.close(session.id) }
+    /// Ends this browser's session or, `everywhere`, every session of the console.
+    func signOut(_ request: Request, context: ConsoleContext, everywhere: Bool) async -> Response {
+        if everywhere {
+            await sessions.closeAll()
+        } else if let session = context.session {
+            await sessions.close(session.id)
+        }
+        let whom = everywhere ? "Every browser is signed out, this one too." : "You are signed out."
         var response = renderer.problem(
             status: .ok, title: "Signed out",
-            text: "You are signed out. Open a new link from pepper console" + (sessions.acceptsPassword ? " or sign in again." : "."),
+            text: "\(whom) Open a new link from pepper console" + (sessions.acceptsPassword ? " or sign in again." : "."),
             link: sessions.acceptsPassword ? ("/login", "Sign in") : nil)
-        response.setCookie(Cookie(name: ConsoleGuard.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(
+            Cookie(name: ConsoleGuard.cookieName, value: "", maxAge: 0, path: "/", secure: tls, httpOnly: true, sameSite: .strict))
         return response
     }
 }

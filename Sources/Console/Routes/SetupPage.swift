@@ -53,7 +53,12 @@ extension Pages {
             setupPage(screen, request: request, context: context)
         }
         router.post("/setup/lists") { _, context in
-            redirect("/setup", await screen.chooseLists(Set(form(context).all("lists"))), context: context)
+            // Answered at once: the choice, the downloads and the rebuild run in the background
+            // and show their progress as "Update now" does (queued behind a running update).
+            let names = Set(form(context).all("lists"))
+            if let problem = screen.checkListChoice(names) { return redirect("/setup", problem, context: context) }
+            await updates.start { await screen.chooseLists(names, download: false) }
+            return redirect("/lists/update", nil, context: context)
         }
         router.post("/setup/gnome-web") { _, context in
             redirect("/setup", await screen.installInBrowser(), context: context)

@@ -14,6 +14,8 @@ struct ConsoleGuard: RouterMiddleware {
     let sessions: Sessions
     let hosts: AllowedHosts
     let renderer: PageRenderer
+    /// Whether the console speaks HTTPS: then cookies are `Secure` and answers carry HSTS.
+    let tls: Bool
     /// Paths open without a session.
     static let openPaths: Set<String> = ["/login", "/assets/console.css", "/assets/console.js", "/favicon.ico"]
     /// The session cookie's name.
@@ -34,7 +36,7 @@ struct ConsoleGuard: RouterMiddleware {
         } catch {
             response = renderer.problem(status: .internalServerError, title: "Something went wrong", text: "\(error)")
         }
-        SecurityHeaders.apply(to: &response.headers)
+        SecurityHeaders.apply(to: &response.headers, tls: tls)
         return response
     }
 
@@ -52,7 +54,7 @@ struct ConsoleGuard: RouterMiddleware {
         }
         let path = request.uri.path
         if let token = request.uri.queryParameters["token"].map(String.init) {
-            guard let session = sessions.redeem(token: token) else {
+            guard let session = await sessions.redeem(token: token) else {
                 return renderer.problem(
                     status: .forbidden, title: "This link no longer works",
                     text: "The console's link works once. Use the browser you opened it in, or restart pepper console for a new link."
@@ -60,11 +62,11 @@ struct ConsoleGuard: RouterMiddleware {
                     link: sessions.acceptsPassword ? ("/login", "Sign in") : nil)
             }
             var response = Response.redirect(to: path.isEmpty ? "/" : path)
-            response.setCookie(Self.cookie(session.id))
+            response.setCookie(Self.cookie(session.id, secure: tls))
             return response
         }
         if Self.openPaths.contains(path) { return try await readForm(&request, context: &context, checkCSRF: false, next: next) }
-        guard let session = sessions.session(request.cookies[Self.cookieName]?.value) else {
+        guard let session = await sessions.session(request.cookies[Self.cookieName]?.value) else {
             if sessions.acceptsPassword { return Response.redirect(to: "/login") }
             return renderer.problem(
                 status: .unauthorized, title: "Open the console's link",
@@ -92,7 +94,7 @@ struct ConsoleGuard: RouterMiddleware {
         }
         let form: FormData
         do {
-            form = try FormData(body: Data(buffer: body), contentType: request.headers[.contentType])
+            form = try FormData(body: body, contentType: request.headers[.contentType])
         } catch {
             return renderer.problem(
                 status: .badRequest, title: "Not a form", text: "The request is not a form (\(error)). Nothing changed.")
@@ -108,9 +110,13 @@ struct ConsoleGuard: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The session cookie: not readable by scripts, never sent with requests from other sites.
-    static func cookie(_ id: String) -> Cookie {
-        Cookie(name: cookieName, value: id, path: "/", httpOnly: true, sameSite: .strict)
+    /// The session cookie: not readable by scripts, never sent with requests from other sites,
+    /// and over HTTPS never sent over plain HTTP. It lasts as long as the session may
+    /// (``Sessions/lifetime``), so a browser keeps it across its own restarts as the console
+    /// keeps the session across its restarts.
+    static func cookie(_ id: String, secure: Bool) -> Cookie {
+        Cookie(
+            name: cookieName, value: id, maxAge: Int(Sessions.lifetime), path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
 }
 
@@ -122,16 +128,19 @@ struct AllowedHosts: Sendable {
     private let port: NIOLockedValueBox<Int>
     private let extra: [String]
 
-    init(listenHost: String, port: NIOLockedValueBox<Int>, extra: [String]) {
+    private let scheme: String
+
+    init(listenHost: String, port: NIOLockedValueBox<Int>, extra: [String], tls: Bool = false) {
         self.listenHost = listenHost.contains(":") ? "[\(listenHost)]" : listenHost
         self.port = port
         self.extra = extra.map { $0.lowercased() }
+        scheme = tls ? "https" : "http"
     }
 
     /// The address to show people.
     var canonical: String {
         let host = listenHost == "0.0.0.0" || listenHost == "[::]" ? "127.0.0.1" : listenHost
-        return "http://\(host):\(port.withLockedValue { $0 })"
+        return "\(scheme)://\(host):\(port.withLockedValue { $0 })"
     }
 
     func allows(_ host: String) -> Bool {
@@ -153,7 +162,12 @@ enum SecurityHeaders {
         "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    static func apply(to headers: inout HTTPFields) {
+    /// HSTS only over HTTPS: sent over plain HTTP it would be ignored at best, and at worst make a
+    /// browser refuse the console at an address that has no certificate.
+    static let strictTransportSecurity = "max-age=31536000"
+
+    static func apply(to headers: inout HTTPFields, tls: Bool) {
+        if tls { headers[.strictTransportSecurity] = strictTransportSecurity }
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"

@@ -9,9 +9,12 @@ struct ConsoleContext: RequestContext {
     var session: Sessions.Session?
     /// The submitted form of a POST, its CSRF token already checked.
     var form: FormData?
+    /// The client's address (the password throttle counts failures per address).
+    let clientAddress: String?
 
     init(source: Source) {
         coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Uploads are checked against the console's own limit when the body is read.

@@ -1,12 +1,17 @@
 import DNSFilter
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 import PepperActions
 import Picket
 import Screens
+import ServiceLifecycle
+import Storage
 
 /// `pepper console`: Pepper's screens as a local web app, over the same screen models the
 /// Apple app binds (see `docs/console.md`).
@@ -24,12 +29,29 @@ public struct ConsoleServer: Sendable {
         public var password: String?
         /// Other host names it answers to (`pepper.lan`), besides its address, `localhost` and `127.0.0.1`.
         public var allowedHosts: [String]
+        /// The certificate and key to speak HTTPS with (`nil`: plain HTTP).
+        public var tls: TLSFiles?
 
         /// A configuration with the given settings.
-        public init(listen: ListenAddress, password: String? = nil, allowedHosts: [String] = []) {
+        public init(listen: ListenAddress, password: String? = nil, allowedHosts: [String] = [], tls: TLSFiles? = nil) {
             self.listen = listen
             self.password = password
             self.allowedHosts = allowedHosts
+            self.tls = tls
+        }
+    }
+
+    /// PEM files for HTTPS: the certificate (chain) and its private key.
+    public struct TLSFiles: Sendable, Hashable {
+        /// The certificate, then any intermediate certificates, in PEM.
+        public var certificate: String
+        /// The private key, in PEM.
+        public var key: String
+
+        /// The files at these paths.
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
         }
     }
 
@@ -39,12 +61,15 @@ public struct ConsoleServer: Sendable {
         case passwordRequired(ListenAddress)
         /// The templates do not parse (a defect of this build).
         case templates(String)
+        /// The certificate or key cannot be used (the file is named).
+        case tls(file: String, reason: String)
 
         public var description: String {
             switch self {
             case .passwordRequired(let address):
                 return "\(address) is reachable from other machines: give a password file so that only people who know it get in"
             case .templates(let reason): return "the console's templates do not parse: \(reason)"
+            case .tls(let file, let reason): return "\(file): \(reason)"
             }
         }
     }
@@ -66,11 +91,25 @@ public struct ConsoleServer: Sendable {
     let sessions: Sessions
     let renderer: PageRenderer
     let updates: UpdateRunner
+    /// The open live streams (ended on shutdown, so that Ctrl-C stops the console).
+    let streams: LiveStreams
+    let tlsConfiguration: TLSConfiguration?
 
     /// A console over `state`.
     public init(
         state: PepperState, browser: (any BrowserContentFilters)?, picketStore: (any PicketStore)? = nil,
         picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0"
+    ) throws(StartError) {
+        try self.init(
+            state: state, browser: browser, picketStore: picketStore, picketStoreDescription: picketStoreDescription,
+            configuration: configuration, version: version, clock: { Date() })
+    }
+
+    /// A console whose sessions and password throttle read `clock` (tests).
+    init(
+        state: PepperState, browser: (any BrowserContentFilters)?, picketStore: (any PicketStore)? = nil,
+        picketStoreDescription: String = "the home's pepper.sqlite", configuration: Configuration, version: String = "0.1.0",
+        clock: @escaping @Sendable () -> Date
     ) throws(StartError) {
         if !configuration.listen.host.isLoopback && configuration.password == nil {
             throw .passwordRequired(configuration.listen)
@@ -80,13 +119,42 @@ public struct ConsoleServer: Sendable {
         self.picketStore = picketStore
         self.picketStoreDescription = picketStoreDescription
         self.configuration = configuration
-        sessions = Sessions(password: configuration.password)
+        sessions = Sessions(password: configuration.password, store: ConsoleSessionStore(database: state.database), clock: clock)
+        streams = LiveStreams()
+        tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files) }
         do {
             renderer = try PageRenderer(home: state.home.url.path, version: version)
         } catch {
             throw .templates("\(error)")
         }
         updates = UpdateRunner(screen: ListsScreen(state: state))
+    }
+
+    /// The server side of TLS from PEM files; each error names the file and what is wrong.
+    static func loadTLS(_ files: TLSFiles) throws(StartError) -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
+        } catch {
+            throw .tls(file: files.certificate, reason: "not a readable PEM certificate (\(error))")
+        }
+        guard !chain.isEmpty else { throw .tls(file: files.certificate, reason: "no certificate in it") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.key, format: .pem)
+        } catch {
+            throw .tls(file: files.key, reason: "not a readable PEM private key (\(error))")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        do {
+            // Checks now that the key belongs to the certificate, rather than at the first client.
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw .tls(file: files.key, reason: "does not go with the certificate \(files.certificate) (\(error))")
+        }
+        return configuration
     }
 
     /// The one-time token of the link to print (until it is used).
@@ -96,11 +164,13 @@ public struct ConsoleServer: Sendable {
     /// the server listens (the Host check needs it; until then every request is refused).
     func makeRouter(port: NIOLockedValueBox<Int>) -> Router<ConsoleContext> {
         let router = Router(context: ConsoleContext.self)
-        let hosts = AllowedHosts(listenHost: configuration.listen.host.description, port: port, extra: configuration.allowedHosts)
-        router.add(middleware: ConsoleGuard(sessions: sessions, hosts: hosts, renderer: renderer))
+        let tls = tlsConfiguration != nil
+        let hosts = AllowedHosts(
+            listenHost: configuration.listen.host.description, port: port, extra: configuration.allowedHosts, tls: tls)
+        router.add(middleware: ConsoleGuard(sessions: sessions, hosts: hosts, renderer: renderer, tls: tls))
         Pages(
-            state: state, renderer: renderer, sessions: sessions, browser: browser, updates: updates, picketStore: picketStore,
-            picketStoreDescription: picketStoreDescription
+            state: state, renderer: renderer, sessions: sessions, browser: browser, updates: updates, streams: streams,
+            picketStore: picketStore, picketStoreDescription: picketStoreDescription, tls: tls
         )
         .register(on: router)
         return router
@@ -108,26 +178,56 @@ public struct ConsoleServer: Sendable {
 
     /// Serves until the task is cancelled or, with `handleSignals`, until SIGINT or SIGTERM.
     /// `onRunning` receives the link to open (with the one-time token).
+    ///
+    /// On a signal the live streams are ended first, then the server stops taking connections
+    /// and finishes the requests in flight: a graceful shutdown waits for every handler, and a
+    /// stream's handler only returns once its stream ends.
     public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "pepper.console")
         logger.logLevel = .warning
         let host = configuration.listen.host.description
         let port = NIOLockedValueBox(configuration.listen.port)
+        let scheme = tlsConfiguration == nil ? "http" : "https"
+        let server: HTTPServerBuilder = try tlsConfiguration.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
         let application = Application(
             router: makeRouter(port: port),
+            server: server,
             configuration: .init(address: .hostname(host, port: configuration.listen.port), serverName: "pepper-console"),
             onServerRunning: { [sessions] channel in
                 let bound = channel.localAddress?.port ?? 0
                 port.withLockedValue { $0 = bound }
                 let shown = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
                 let token = sessions.oneTimeToken.map { "/?token=\($0)" } ?? "/"
-                await onRunning("http://\(shown):\(bound)\(token)")
+                await onRunning("\(scheme)://\(shown):\(bound)\(token)")
             },
             logger: logger)
+        let streams = self.streams
+        defer { streams.closeAll() }
         if handleSignals {
-            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            // ServiceGroup shuts services down last first: the streams end before the server
+            // waits for its requests.
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: application), .init(service: StreamCloser(streams: streams))],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
         } else {
-            try await application.run()
+            try await withTaskCancellationHandler {
+                try await application.run()
+            } onCancel: {
+                streams.closeAll()
+            }
         }
+    }
+}
+
+/// Ends the console's live streams when a graceful shutdown begins.
+private struct StreamCloser: Service {
+    let streams: LiveStreams
+
+    func run() async throws {
+        // Returns when a graceful shutdown begins (or the task is cancelled).
+        try? await gracefulShutdown()
+        streams.closeAll()
     }
 }

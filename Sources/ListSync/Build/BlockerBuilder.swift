@@ -270,11 +270,9 @@ public enum BlockerBuilder {
     /// Records each stored source's rule counts from a compiled manifest.
     public static func recordCounts(_ manifest: Manifest, database: PepperDatabase) throws {
         let store = ListSourceStore(database: database)
+        // Only the counts: a whole-record write would put back settings read before a person changed them.
         for source in manifest.sources {
-            guard var stored = try store.source(named: source.name) else { continue }
-            stored.rulesIn = source.rulesIn
-            stored.rulesOut = source.rulesOut
-            try store.update(stored)
+            try store.recordCounts(name: source.name, rulesIn: source.rulesIn, rulesOut: source.rulesOut)
         }
     }
 

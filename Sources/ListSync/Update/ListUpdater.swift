@@ -71,7 +71,7 @@ public struct ListUpdater: Sendable {
                 source.expiresAt = expiry(headers: headers, list: stored.flatMap { try? parse($0, for: source) }, from: now)
                 source.lastSuccess = now
                 source.lastError = nil
-                try? store.update(source)
+                try? store.recordDownload(source)
                 return Report(name: source.name, status: .notModified, rules: nil)
             case .new(let data, let headers, let viaPatch, let note):
                 let list = try validate(data, for: source)
@@ -83,12 +83,12 @@ public struct ListUpdater: Sendable {
                 source.lastSuccess = now
                 source.lastError = nil
                 source.rulesIn = list.ruleCount + list.skippedCount
-                try? store.update(source)
+                try? store.recordDownload(source)
                 return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
             }
         } catch {
             source.lastError = String(describing: error)
-            try? store.update(source)
+            try? store.recordDownload(source)
             return Report(name: source.name, status: .failed(String(describing: error)))
         }
     }
@@ -110,7 +110,7 @@ public struct ListUpdater: Sendable {
                 source.expiresAt = now.addingTimeInterval(Self.picketLifetime(interval))
                 source.lastSuccess = now
                 source.lastError = nil
-                try? store.update(source)
+                try? store.recordDownload(source)
                 return Report(name: source.name, status: .notModified)
             case .new(let body, let data, let hash, let strikes):
                 guard body.count <= downloader.policy.maximumBytes else {
@@ -127,12 +127,12 @@ public struct ListUpdater: Sendable {
                 source.lastSuccess = now
                 source.lastError = nil
                 source.rulesIn = domains.count
-                try? store.update(source)
+                try? store.recordDownload(source)
                 return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
             }
         } catch {
             source.lastError = String(describing: error)
-            try? store.update(source)
+            try? store.recordDownload(source)
             return Report(name: source.name, status: .failed(String(describing: error)))
         }
     }

@@ -10,6 +10,7 @@ public enum SiteInput {
     ///
     /// - Throws: ``ActionError/notADomain(input:reason:)`` for text that is neither.
     public static func domain(from input: String) throws(ActionError) -> (domain: String, fromAddress: String?) {
+        try FieldLimits.check(input, field: "site", what: "a site or web address", limit: FieldLimits.address)
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw .notADomain(input: input, reason: "it is empty") }
         if text.contains("://") || (text.contains("/") && !text.hasPrefix("/")) {

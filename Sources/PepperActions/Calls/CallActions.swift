@@ -28,6 +28,8 @@ extension PepperState {
     )
         throws(ActionError) -> NumberInput
     {
+        try FieldLimits.check(text, field: "number", what: "a number or range", limit: FieldLimits.number)
+        if let label { try FieldLimits.check(label, field: "label", what: "a label", limit: FieldLimits.label) }
         let parser = try numberParser(region: region)
         do {
             return try NumberInput(text, label: label, parser: parser, cap: cap)

@@ -33,6 +33,7 @@ public struct ListRequest: Sendable, Hashable {
 
     /// Checks what can be checked without the network or the disk.
     public func validate() throws(ActionError) {
+        try FieldLimits.check(source, field: "url", what: "a list's address", limit: FieldLimits.address)
         if isPicket {
             guard PicketListSource.serverURL(source) != nil else {
                 throw .invalidSource(source: source, reason: "expected picket:https://SERVER")
@@ -165,21 +166,21 @@ extension PepperState {
         return ListChange(name: name, outcome: outcome)
     }
 
-    /// Uses a list again, fetching it when it has no copy yet (a failed fetch is reported, not
-    /// thrown: the list stays enabled and the next update retries).
+    /// Uses a list again, fetching it when it has no copy yet unless `fetch` is false (a failed
+    /// fetch is reported, not thrown: the list stays enabled and the next update retries).
     public func enableList(
-        _ name: String, categories: [String]? = nil, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
+        _ name: String, categories: [String]? = nil, fetch: Bool = true, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
     ) async throws(ActionError) -> ListChange {
         var source = try list(named: name)
         source.enabled = true
         if let categories { source.disconnectCategories = categories }
         do {
-            try ListSourceStore(database: database).update(source)
+            try ListSourceStore(database: database).updateSettings(source)
         } catch {
             throw .storage("cannot change the list: \(error)")
         }
         var change = ListChange(name: name)
-        if !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
+        if fetch, !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
             let report = await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
             if case .failed(let reason) = report.status { change.fetchProblem = reason }
             change.rules = report.rules
@@ -193,7 +194,7 @@ extension PepperState {
         var source = try list(named: name)
         source.enabled = false
         do {
-            try ListSourceStore(database: database).update(source)
+            try ListSourceStore(database: database).updateSettings(source)
         } catch {
             throw .storage("cannot change the list: \(error)")
         }

@@ -33,11 +33,12 @@ extension PepperState {
     public func addMessageWord(
         _ word: String, action: MessageAction, subAction: MessageSubAction = .none, sender: String? = nil, region: String
     ) throws(ActionError) -> MessageRuleChange {
+        try FieldLimits.check(
+            word.trimmingCharacters(in: .whitespacesAndNewlines), field: "word", what: "a word or phrase", limit: FieldLimits.word)
         let trimmed = word.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !TextFolding.foldedWords(trimmed).isEmpty else {
             throw .invalidRequest("\"\(word)\" has no letters or digits to match")
         }
-        guard trimmed.count <= 100 else { throw .invalidRequest("a word or phrase has at most 100 characters") }
         guard action != .allow else { throw .invalidRequest("a word sends messages to junk, promotions or transactions, not allow") }
         guard subAction == .none || subAction.action == action else {
             throw .invalidRequest("the folder \(subAction.rawValue) does not belong to \(action.rawValue)")
@@ -56,6 +57,7 @@ extension PepperState {
     ///
     /// - Throws: ``ActionError/invalidRequest(_:)`` when there is no such rule.
     public func removeMessageWord(_ word: String, sender: String? = nil, region: String) throws(ActionError) -> MessageRuleChange {
+        try FieldLimits.check(word, field: "word", what: "a word or phrase", limit: FieldLimits.word)
         let senderKey = try sender.map { (text: String) throws(ActionError) -> String in try Self.senderKey(text, region: region) }
         let removed: Bool
         do {
@@ -133,6 +135,7 @@ extension PepperState {
 
     /// The key rules use for `sender`.
     static func senderKey(_ sender: String, region: String) throws(ActionError) -> String {
+        try FieldLimits.check(sender, field: "sender", what: "a sender", limit: FieldLimits.sender)
         let key = MessageSender.key(sender, parser: try numberParser(region: region))
         guard !key.isEmpty else { throw .invalidNumber(input: sender, reason: "not a sender: no letters or digits") }
         return key

@@ -21,7 +21,12 @@ struct ConsoleCommand: AsyncParsableCommand {
             --password-file FILE (the first line of FILE is the password people sign in
             with). Requests for another host name are refused, unless --allow-host names
             it (for a name such as pepper.lan). docs/console.md explains how to run it
-            for a home network safely.
+            for a home network safely: with --tls-cert FILE --tls-key FILE it speaks
+            HTTPS (PEM files), so the password and the session cookie never cross the
+            network in clear.
+
+            Sessions are kept (hashed) in the state: a restarted console keeps its
+            signed-in browsers. "Sign out everywhere" in the console ends them all.
 
             The console changes the same state as the other commands: a change made in
             one shows in the other on the next page load. Its Moderation and API keys
@@ -43,6 +48,12 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also answer to this host name, e.g. pepper.lan (repeatable).", valueName: "name"))
     var allowHost: [String] = []
 
+    @Option(help: ArgumentHelp("Speak HTTPS with this certificate (PEM; with --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "file"))
+    var tlsKey: String?
+
     @Flag(help: "Open the console in the desktop's web browser (xdg-open).")
     var open = false
 
@@ -58,6 +69,9 @@ struct ConsoleCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: give the certificate and its private key")
+        }
         if !listen.host.isLoopback && passwordFile == nil {
             throw ValidationError("--listen \(listen) is reachable from other machines: give --password-file FILE too")
         }
@@ -82,7 +96,10 @@ struct ConsoleCommand: AsyncParsableCommand {
         do {
             server = try ConsoleServer(
                 state: state, browser: GNOMEWebSettings(), picketStore: picketStore, picketStoreDescription: location.description,
-                configuration: .init(listen: listen, password: password, allowedHosts: allowHost), version: PepperVersion.current)
+                configuration: .init(
+                    listen: listen, password: password, allowedHosts: allowHost,
+                    tls: tlsCert.flatMap { certificate in tlsKey.map { .init(certificate: certificate, key: $0) } }),
+                version: PepperVersion.current)
         } catch {
             await picketStore.close()
             throw CLIError("\(error)")

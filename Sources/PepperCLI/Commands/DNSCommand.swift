@@ -134,6 +134,21 @@ struct DNSServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Most answers kept in the cache (0: no cache).", valueName: "n"))
     var cacheSize: Int = 10_000
 
+    @Flag(help: "Never answer from expired cache entries when the upstreams do not answer (RFC 8767 serve-stale is on by default).")
+    var noServeStale = false
+
+    @Option(help: ArgumentHelp("TTL of a stale answer's records, in seconds (RFC 8767 recommends 30).", valueName: "s"))
+    var staleTTL: Int = 30
+
+    @Option(help: ArgumentHelp("How long past its TTL an answer may still be served stale, in seconds.", valueName: "s"))
+    var maxStale: Int = 86_400
+
+    @Option(
+        help: ArgumentHelp(
+            "Milliseconds a client waits for the upstreams before it gets a stale answer or SERVFAIL (RFC 8767's client response timer).",
+            valueName: "ms"))
+    var clientTimeout: Int = 1_800
+
     @Option(help: ArgumentHelp("Threads answering queries (default: one per core).", valueName: "n"))
     var threads: Int?
 
@@ -157,6 +172,9 @@ struct DNSServeCommand: AsyncParsableCommand {
         guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
         guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
         guard cacheSize >= 0 else { throw ValidationError("--cache-size must not be negative") }
+        guard (1...86_400).contains(staleTTL) else { throw ValidationError("--stale-ttl must be 1–86400 seconds") }
+        guard (0...604_800).contains(maxStale) else { throw ValidationError("--max-stale must be 0–604800 seconds") }
+        guard (10...60_000).contains(clientTimeout) else { throw ValidationError("--client-timeout must be 10–60000 ms") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1–64") }
         for path in upstreamCA + (groups.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("\(path): no such readable file")
@@ -333,7 +351,10 @@ struct DNSServeCommand: AsyncParsableCommand {
         let filters = try Self.filters(engines: engines, template: template, groups: groups, groupSources: groupSources)
         let configuration = DNSServerConfiguration(
             listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
-            cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA)
+            cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA,
+            serveStale: ServeStale(
+                enabled: !noServeStale, staleTTL: UInt32(staleTTL), maximumStale: noServeStale ? 0 : UInt32(maxStale),
+                clientResponseTimeout: .milliseconds(Int64(clientTimeout))))
         var observer: (@Sendable (QueryEvent) -> Void)?
         if let recorder { observer = { recorder.record($0) } }
         do {
@@ -486,7 +507,7 @@ struct DNSStatsCommand: ParsableCommand {
             try Terminal.printJSON(stats)
             return
         }
-        let outcomes = ["blocked", "blocked-cname", "forwarded", "cached", "failed", "refused", "malformed"]
+        let outcomes = ["blocked", "blocked-cname", "forwarded", "cached", "stale", "failed", "refused", "malformed"]
         print(Terminal.pad("outcome", 16) + Terminal.padLeft("today", 12) + Terminal.padLeft("all", 14))
         for outcome in outcomes + stats.total.keys.filter({ !outcomes.contains($0) }).sorted() {
             print(

@@ -18,6 +18,8 @@ final class ContentCache: @unchecked Sendable {
     private var keys: KeyTable?
     private var lastCheck: Double = -.infinity
     private var refreshing = false
+    /// Whether the store answered lately (shared with the handlers' writes).
+    let health = StoreHealth()
 
     init(
         store: any PicketStore, checkInterval: Double, radii: PublishedContent.Radii, logger: Logger,
@@ -34,7 +36,7 @@ final class ContentCache: @unchecked Sendable {
     func current() async throws -> (PublishedContent, KeyTable) {
         let uptime = ProcessInfo.processInfo.systemUptime
         let now = Date()
-        let loaded: (PublishedContent, KeyTable)? = lock.withLock {
+        let loaded: (PublishedContent, KeyTable)? = lock.withLock { () -> (PublishedContent, KeyTable)? in
             guard let content, let keys else { return nil }
             let fresh = uptime - lastCheck < checkInterval && (content.validUntil.map { now < $0 } ?? true)
             if fresh || refreshing { return (content, keys) }
@@ -42,7 +44,22 @@ final class ContentCache: @unchecked Sendable {
             return nil
         }
         if let loaded { return loaded }
-        return try await refresh(now: now, uptime: uptime)
+        let previous: (PublishedContent, KeyTable)? = lock.withLock { () -> (PublishedContent, KeyTable)? in
+            guard let content, let keys else { return nil }
+            return (content, keys)
+        }
+        // A local store (SQLite) answers or fails at once: wait for it, so that a change is seen
+        // by the very next request after the check interval, however loaded the machine.
+        guard let previous, store.kind != "sqlite" else { return try await refresh(now: now, uptime: uptime) }
+        // A store over the network with something loaded: wait for it at most `health.wait`,
+        // then answer from what is loaded while the refresh goes on (PostgreSQL's client waits
+        // for a connection as long as the server is down, and would hold the request as long).
+        let refreshTask = Task { try await self.refresh(now: now, uptime: uptime) }
+        guard case .success(let refreshed) = await Deadline.value(of: refreshTask, within: health.wait) else {
+            health.failed()
+            return previous
+        }
+        return refreshed
     }
 
     /// Forces the next request to check the store (after this server changed it).
@@ -76,6 +93,7 @@ final class ContentCache: @unchecked Sendable {
                 refreshing = false
             }
             metrics.contentRevision(result.0.revision)
+            health.succeeded()
             return result
         } catch {
             let fallback: (PublishedContent, KeyTable)? = lock.withLock {
@@ -87,6 +105,7 @@ final class ContentCache: @unchecked Sendable {
             }
             logger.error("cannot refresh from the \(store.kind) store: \(error)")
             metrics.storeError(refreshing: true)
+            health.failed()
             if let fallback { return fallback }
             throw error
         }

@@ -196,7 +196,11 @@ struct Handlers: Sendable {
             (content, keys) = try await cache.current()
         } catch {
             // Nothing published yet and the store unreachable (logged and counted by the cache).
-            throw APIError(.serviceUnavailable, "the \(store.kind) store cannot be read right now; try again shortly")
+            var headers = HTTPFields()
+            headers[Self.retryAfterField] = String(Self.storeRetryAfter)
+            throw APIError(
+                .serviceUnavailable, "the \(store.kind) store cannot be read right now; retry after \(Self.storeRetryAfter) s",
+                headers: headers)
         }
         switch keys.lookup(key) {
         case .unknown:
@@ -222,13 +226,43 @@ struct Handlers: Sendable {
 
     // MARK: Plumbing
 
-    /// A store write, counted when it fails (the request then fails with 500).
-    private func write<T>(_ body: () async throws -> T) async throws -> T {
+    /// Seconds a client is asked to wait before sending again what the store could not take.
+    static let storeRetryAfter = 5
+
+    /// Why a write was given up.
+    struct StoreTimeout: Error {}
+
+    /// A store write, given up (cancelled) after ``StoreHealth/wait``: 10 s while the store
+    /// answers, 1 s once it failed (PostgreSQL's client waits for a connection as long as the
+    /// server is down, and a client must not wait that long). When it fails or is given up
+    /// nothing was stored, and the client is told so with 503 and `Retry-After`, never a 2xx;
+    /// the failure is counted. The store's client reconnects by itself, so a later attempt
+    /// succeeds without restarting the server.
+    private func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
-            return try await body()
+            // A local store (SQLite) answers or fails at once: written inline, on the request's
+            // own executor, as before.
+            if store.kind == "sqlite" { return try await body() }
+            let writing = Task { try await body() }
+            guard let outcome = await Deadline.value(of: writing, within: cache.health.wait) else {
+                // Cancelled while it waits for a connection, the write never reaches the store.
+                writing.cancel()
+                throw StoreTimeout()
+            }
+            let value = try outcome.get()
+            cache.health.succeeded()
+            return value
+        } catch let error as APIError {
+            throw error
         } catch {
             metrics.storeError(refreshing: false)
-            throw error
+            cache.health.failed()
+            var headers = HTTPFields()
+            headers[Self.retryAfterField] = String(Self.storeRetryAfter)
+            throw APIError(
+                .serviceUnavailable,
+                "the \(store.kind) store cannot take submissions right now; nothing was stored; retry after \(Self.storeRetryAfter) s",
+                headers: headers)
         }
     }
 

@@ -175,7 +175,9 @@ public struct CallsScreen: Sendable {
     public func identify(_ text: String, label: String) -> Notice {
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return .error("Give the label people see when it rings, such as \"Pizza place\".", field: "label") }
-        guard trimmed.count <= 64 else { return .error("A label has at most 64 characters.", field: "label") }
+        guard trimmed.count <= FieldLimits.label else {
+            return .error("A label has at most \(FieldLimits.label) characters.", field: "label")
+        }
         do {
             let change = try state.identifyNumber(text, label: trimmed, region: try state.phoneRegion())
             return change.count == 0

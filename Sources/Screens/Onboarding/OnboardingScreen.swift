@@ -164,7 +164,8 @@ public struct OnboardingScreen: Sendable {
 
     /// Uses exactly the built-in lists in `names` (others stay as they are), fetching new ones,
     /// then compiles once.
-    public func chooseLists(_ names: Set<String>) async -> Notice {
+    /// Why `names` cannot be chosen (a name that is no built-in list), or `nil`.
+    public func checkListChoice(_ names: Set<String>) -> Notice? {
         let builtIn: [ListSource]
         do {
             builtIn = try state.lists().filter(\.builtIn)
@@ -173,11 +174,25 @@ public struct OnboardingScreen: Sendable {
         }
         let unknown = names.subtracting(builtIn.map(\.name))
         if let name = unknown.sorted().first { return .error("There is no built-in list named '\(name)'.", field: "lists") }
+        return nil
+    }
+
+    /// Uses exactly the built-in lists `names`, then rebuilds. With `download`, a list without
+    /// a copy is fetched first; without, it waits for the next update (the console runs one
+    /// right after, with its progress shown).
+    public func chooseLists(_ names: Set<String>, download: Bool = true) async -> Notice {
+        if let problem = checkListChoice(names) { return problem }
+        let builtIn: [ListSource]
+        do {
+            builtIn = try state.lists().filter(\.builtIn)
+        } catch {
+            return .failure(error)
+        }
         var problems: [String] = []
         do {
             for source in builtIn where names.contains(source.name) != source.enabled {
                 if names.contains(source.name) {
-                    let change = try await state.enableList(source.name, rebuild: false)
+                    let change = try await state.enableList(source.name, fetch: download, rebuild: false)
                     if let problem = change.fetchProblem { problems.append("\(source.name) could not be downloaded (\(problem))") }
                 } else {
                     _ = try await state.disableList(source.name, rebuild: false)

@@ -128,6 +128,7 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-picket-2-moderation-log", migrate: PicketSchema.addModerationLog)
         migrator.registerMigration("v-console-2-shared-contacts", migrate: CallsSchema.shareContacts)
         migrator.registerMigration("v-picket-3-content-time", migrate: PicketSchema.addContentTime)
+        migrator.registerMigration("v-console-3-sessions", migrate: ConsoleSessionStore.migrate)
         return migrator
     }
 }

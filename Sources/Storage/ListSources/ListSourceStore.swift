@@ -37,9 +37,49 @@ public struct ListSourceStore: Sendable {
         }
     }
 
-    /// Saves changes to an existing source.
+    /// Saves changes to an existing source (every column).
     public func update(_ source: ListSource) throws {
         try database.writer.write { db in try source.update(db) }
+    }
+
+    /// The columns a download writes: what was fetched and when. A person's settings (enabled,
+    /// categories, key, …) are not among them, so an update that read the source before the
+    /// person changed it never writes the old settings back.
+    public static let downloadColumns = [
+        "etag", "lastModified", "expiresAt", "lastAttempt", "lastSuccess", "lastError", "sha256", "rulesIn",
+    ]
+
+    /// The columns a person changes: whether the list is used, and its settings.
+    public static let settingColumns = ["enabled", "settings"]
+
+    /// Records what a download of `source` found, in ``downloadColumns`` only; a source removed
+    /// meanwhile stays removed.
+    public func recordDownload(_ source: ListSource) throws {
+        try update(source, columns: Self.downloadColumns)
+    }
+
+    /// Saves a person's change to `source`'s ``settingColumns`` only; what a download recorded
+    /// meanwhile stays.
+    public func updateSettings(_ source: ListSource) throws {
+        try update(source, columns: Self.settingColumns)
+    }
+
+    /// Records a compilation's rule counts for the source called `name`.
+    public func recordCounts(name: String, rulesIn: Int, rulesOut: Int) throws {
+        try database.writer.write { db in
+            try db.execute(
+                sql: "UPDATE listSource SET rulesIn = ?, rulesOut = ? WHERE name = ?", arguments: [rulesIn, rulesOut, name])
+        }
+    }
+
+    private func update(_ source: ListSource, columns: [String]) throws {
+        try database.writer.write { db in
+            do {
+                try source.update(db, columns: columns)
+            } catch RecordError.recordNotFound {
+                // Removed while it was being worked on: nothing to record.
+            }
+        }
     }
 
     /// Removes the source called `name`; returns whether it existed.

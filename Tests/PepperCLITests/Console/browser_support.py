@@ -27,8 +27,11 @@ class Walk:
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
-                         "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]]:
+                         "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]] + config.get("chromiumArguments", []):
             options.add_argument(argument)
+        if config.get("networkLog"):
+            # Chromium's own record of the requests it sends (read with requests_seen).
+            options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
         # The driver is given explicitly, so Selenium never tries to download one.
         self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         self.base = config["link"].split("/?")[0]
@@ -69,6 +72,14 @@ class Walk:
                 button.click()
                 return
         self.fail("no button '%s' on %s" % (label, self.driver.current_url))
+
+    def requests_seen(self, fragment):
+        """Whether Chromium sent a request whose URL contains `fragment` (needs "networkLog")."""
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent" and fragment in message["params"]["request"]["url"]:
+                return True
+        return False
 
     def fill(self, selector, value):
         element = self.driver.find_element(By.CSS_SELECTOR, selector)

@@ -47,8 +47,13 @@ try:
         box = driver.find_element(By.ID, "list-" + name)
         if box.is_selected():
             box.click()
+    # The choice is answered at once; it runs (downloads, rebuild) on Update now's page.
     click_button("Use these lists")
+    wait_for("the update page", lambda: heading() == "Update now")
+    wait_for("the choice's end", lambda: text("#progress-title") == "Last update", timeout=60)
     wait_for("the lists notice", lambda: "Using no built-in list" in notices())
+    walk.open("/setup")
+    wait_for("the setup page", lambda: heading() == "Set up Pepper")
     check(not driver.find_element(By.ID, "list-easylist").is_selected(), "easylist is off")
     steps.append("setup")
 
