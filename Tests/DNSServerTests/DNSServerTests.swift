@@ -72,8 +72,8 @@ struct DNSServerTests {
         await server.shutdown()
     }
 
-    @Test func blockedNamesAndTheirSubdomainsGetNXDOMAIN() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func blockedNamesAndTheirSubdomainsGetNXDOMAIN() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, upstream throws in
             let port = server.localAddress.port
             // The long name makes a query of over 200 bytes (with dig's EDNS cookie): whole
@@ -90,8 +90,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func otherNamesAreForwardedAndCached() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func otherNamesAreForwardedAndCached() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, upstream throws in
             let port = server.localAddress.port
             let first = try Dig.query("www.example.test", port: port)
@@ -110,8 +110,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func theAllowlistAndExceptionsWin() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func theAllowlistAndExceptionsWin() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             #expect(try Dig.query("friend.tracker.test", port: port).data == ["192.0.2.7"], "allowlisted")
@@ -119,8 +119,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func cnamesToBlockedNamesAreBlocked() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func cnamesToBlockedNamesAreBlocked() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             let cloaked = try Dig.query("cloaked.shop.test", port: port)
@@ -132,8 +132,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func largeAnswersComeOverTCPFromTheUpstreamAndToTheClient() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func largeAnswersComeOverTCPFromTheUpstreamAndToTheClient() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             // dnsmasq sends at most 512 bytes over UDP: the full answer needs TCP upstream.
@@ -147,8 +147,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func anUnreachableUpstreamGivesSERVFAIL() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func anUnreachableUpstreamGivesSERVFAIL() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer(upstreamDown: true) { server, _ throws in
             let port = server.localAddress.port
             let started = Date()
@@ -159,8 +159,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func malformedPacketsAreDroppedOrRefusedAndTheServerGoesOn() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func malformedPacketsAreDroppedOrRefusedAndTheServerGoesOn() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             let header: [UInt8] = [0x77, 0x01, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
@@ -192,8 +192,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func blockResponsesCanBeNullOrRefused() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func blockResponsesCanBeNullOrRefused() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer(filter: try Self.filter(response: .null)) { server, _ throws in
             let port = server.localAddress.port
             let a = try Dig.query("tracker.test", port: port)
@@ -206,8 +206,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func theBlockPageExplainsTheBlock() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func theBlockPageExplainsTheBlock() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         var filter = try Self.filter(response: .null)
         filter.nullIPv4 = IPAddress("127.0.0.1")!
         try await Self.withServer(filter: filter) { server, _ throws in
@@ -229,8 +229,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func struckEmployersNamesShowTheActionAndProceedAnywayLetsThatClientThrough() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func struckEmployersNamesShowTheActionAndProceedAnywayLetsThatClientThrough() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         // The Picket blocklist under the `ask` policy: its domains are block rules too.
         let entry = BlocklistEntry(
             url: "acme.test", employer: "Acme Tools", employerId: "emp_acme", actionType: "strike", actionId: "act_a")
@@ -277,8 +277,8 @@ struct DNSServerTests {
         }
     }
 
-    @Test func aNewFilterTakesOverWithoutDroppingQueries() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func aNewFilterTakesOverWithoutDroppingQueries() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             #expect(try Dig.query("www.example.test", port: port).status == "NOERROR")

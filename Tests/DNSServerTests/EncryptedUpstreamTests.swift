@@ -73,8 +73,8 @@ struct EncryptedUpstreamTests {
         return upstream
     }
 
-    @Test func dnsOverTLSAnswersOnOneReusedConnection() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsdist", "openssl"])) func dnsOverTLSAnswersOnOneReusedConnection() async throws {
+        try #require(Self.ready(), "dig, dnsmasq, dnsdist and openssl are needed")
         try await Self.withUpstreams { upstreams in
             let name = TestCertificateAuthority.serverName
             try await Self.withServer(
@@ -97,8 +97,8 @@ struct EncryptedUpstreamTests {
         }
     }
 
-    @Test func dnsOverTLSChecksTheCertificate() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsdist", "openssl"])) func dnsOverTLSChecksTheCertificate() async throws {
+        try #require(Self.ready(), "dig, dnsmasq, dnsdist and openssl are needed")
         // A certificate for dns.test only, not for the IP address.
         try await Self.withUpstreams(certificateNamesIPAddress: false) { upstreams in
             let ca = upstreams.certificates.caCertificate
@@ -129,8 +129,8 @@ struct EncryptedUpstreamTests {
         }
     }
 
-    @Test func aRestartedTLSUpstreamIsReconnected() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsdist", "openssl"])) func aRestartedTLSUpstreamIsReconnected() async throws {
+        try #require(Self.ready(), "dig, dnsmasq, dnsdist and openssl are needed")
         try await Self.withUpstreams { upstreams in
             let tlsPort = upstreams.dnsdist.tlsPort
             // No name: the certificate is checked against the IP address, which it names.
@@ -155,8 +155,8 @@ struct EncryptedUpstreamTests {
         }
     }
 
-    @Test func dnsOverHTTPSAnswers() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsdist", "openssl"])) func dnsOverHTTPSAnswers() async throws {
+        try #require(Self.ready(), "dig, dnsmasq, dnsdist and openssl are needed")
         try await Self.withUpstreams { upstreams in
             let url = "https://127.0.0.1:\(upstreams.dnsdist.httpsPort)/dns-query"
             try await Self.withServer(upstream: url, trusting: [upstreams.certificates.caCertificate]) { server throws in

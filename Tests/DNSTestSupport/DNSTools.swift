@@ -32,6 +32,15 @@ public enum DNSTools {
         return false
     }
 
+    /// Runs a test when `programs` are installed, or when they are required (then a missing one
+    /// fails the test instead of skipping it); otherwise the test is reported as skipped, with
+    /// what to install — never as a pass.
+    public static func trait(_ programs: [String] = ["dig", "dnsmasq"]) -> ConditionTrait {
+        .enabled(
+            if: missing(programs).isEmpty || isRequired,
+            "\(programs.joined(separator: ", ")) not all installed (scripts/test.sh installs them)")
+    }
+
     /// The programs among `programs` that are missing.
     public static func missing(_ programs: [String] = ["dig", "dnsmasq"]) -> [String] {
         programs.filter { path($0) == nil }

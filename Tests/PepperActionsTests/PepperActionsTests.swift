@@ -24,6 +24,25 @@ final class TemporaryState: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(at: home.url) }
 }
 
+/// Events in the order they happened, from any thread.
+final class Events: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [String] = []
+
+    func add(_ event: String) { lock.withLock { events.append(event) } }
+    func clear() { lock.withLock { events.removeAll() } }
+    var all: [String] { lock.withLock { events } }
+
+    /// Waits until `event` happened (at most 60 s: a loaded machine starts threads slowly).
+    func wait(for event: String) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !all.contains(event) {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
 final class Count: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
@@ -111,14 +130,33 @@ struct RebuildSerializationTests {
     /// build lock orders them too. Here the other process is played by a thread holding the lock.
     @Test func aRebuildWaitsForTheBuildLockOfAnotherFace() async throws {
         let temporary = TemporaryState()
-        let state = temporary.state
-        let started = Date()
-        async let holder: Void = state.withBuildLock { Thread.sleep(forTimeInterval: 0.5) }
-        try await Task.sleep(for: .milliseconds(100))
-        _ = try await state.addAllowlist("late.example")
+        let events = Events()
+        let state = try PepperState(
+            home: temporary.home, configuration: .init(afterPublish: [{ _, _ in events.add("rebuild published") }]))
+        // How long a rebuild takes here when nothing holds the lock (the lists are compiled once
+        // first, so the one under test only lays them out again).
+        _ = try await state.addAllowlist("first.example")
+        let clock = ContinuousClock()
+        let unhindered = try await clock.measure { _ = try await state.addAllowlist("second.example") }
+        events.clear()
+        // Another face (another state of the same home) holds `build.lock` until told to let go.
+        let other = temporary.opened()
+        let release = DispatchSemaphore(value: 0)
+        async let holder: Void = other.withBuildLock {
+            events.add("holder took the lock")
+            release.wait()
+            events.add("holder let go")
+        }
+        try await events.wait(for: "holder took the lock")
+        async let rebuild = state.addAllowlist("late.example")
+        // Ten times what a rebuild takes: one that ignored the lock would have published by then.
+        try await Task.sleep(for: max(unhindered * 10, .milliseconds(500)))
+        events.add("letting go")
+        release.signal()
         try await holder
-        #expect(Date().timeIntervalSince(started) >= 0.5, "the rebuild waited for the lock")
-        #expect(state.manifest()?.allowlist == ["late.example"])
+        _ = try await rebuild
+        #expect(events.all == ["holder took the lock", "letting go", "holder let go", "rebuild published"])
+        #expect(state.manifest()?.allowlist == ["first.example", "late.example", "second.example"])
     }
 }
 

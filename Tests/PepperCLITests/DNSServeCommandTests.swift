@@ -35,8 +35,8 @@ struct DNSServeCommandTests {
         }
     }
 
-    @Test func blocksForwardsReloadsAndStops() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func blocksForwardsReloadsAndStops() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         let home = TestPaths.temporaryDirectory("dns-serve")
         defer { try? FileManager.default.removeItem(at: home) }
         let upstream = try Dnsmasq(arguments: ["--address=/example.test/192.0.2.1", "--address=/later.test/192.0.2.2"])
@@ -95,7 +95,7 @@ struct DNSServeCommandTests {
         #expect(human.stdout.contains("most blocked"), "\(human.stdout)")
     }
 
-    @Test func badArgumentsAndABusyPortGiveClearErrors() throws {
+    @Test(DNSTools.trait()) func badArgumentsAndABusyPortGiveClearErrors() throws {
         let home = TestPaths.temporaryDirectory("dns-errors")
         defer { try? FileManager.default.removeItem(at: home) }
         let badListen = try PepperProcess.run(["dns", "serve", "--listen", "dns.example:53", "--upstream", "127.0.0.1"], home: home)
@@ -110,7 +110,7 @@ struct DNSServeCommandTests {
         let badResponse = try PepperProcess.run(["dns", "serve", "--upstream", "127.0.0.1", "--block-response", "sinkhole"], home: home)
         #expect(badResponse.status == 64)
 
-        guard Self.ready() else { return }
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         let port = DNSTools.freePort()
         let occupant = try Dnsmasq(port: port, arguments: [])
         defer { occupant.stop() }
@@ -122,8 +122,8 @@ struct DNSServeCommandTests {
 
     /// Client groups: each client (dig from its own loopback address, `-b`) gets its group's
     /// lists and allowlist; the narrowest block wins; the file is read again when it changes.
-    @Test func clientGroupsGetTheirOwnListsAndAllowlist() async throws {
-        guard Self.ready() else { return }
+    @Test(DNSTools.trait()) func clientGroupsGetTheirOwnListsAndAllowlist() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
         let home = TestPaths.temporaryDirectory("dns-groups")
         defer { try? FileManager.default.removeItem(at: home) }
         let upstream = try Dnsmasq(arguments: ["--address=/test/192.0.2.1"])

@@ -35,8 +35,8 @@ struct DNSServeLifecycleTests {
         return Int(log[range].split(separator: ":").last!.dropLast("/metrics".count))
     }
 
-    @Test func metricsCountEveryQueryExactly() async throws {
-        guard DNSTools.ready() else { return }
+    @Test(DNSTools.trait()) func metricsCountEveryQueryExactly() async throws {
+        try #require(DNSTools.ready(), "dig and dnsmasq are needed")
         let home = TestPaths.temporaryDirectory("dns-metrics")
         defer { try? FileManager.default.removeItem(at: home) }
         // Local records with a TTL, so that the forwarded answers may be cached.
@@ -97,8 +97,8 @@ struct DNSServeLifecycleTests {
         #expect(serve.process.wait() == 0, "\(serve.log)")
     }
 
-    @Test func upstreamErrorsAreCountedByUpstream() async throws {
-        guard DNSTools.ready() else { return }
+    @Test(DNSTools.trait()) func upstreamErrorsAreCountedByUpstream() async throws {
+        try #require(DNSTools.ready(), "dig and dnsmasq are needed")
         let home = TestPaths.temporaryDirectory("dns-metrics-errors")
         defer { try? FileManager.default.removeItem(at: home) }
         // Port 9 (discard) on loopback answers nothing: every attempt times out.
@@ -143,8 +143,8 @@ struct DNSServeLifecycleTests {
             threading.Thread(target=answer, args=(data, address), daemon=True).start()
         """#
 
-    @Test func sigtermAnswersQueriesInFlightAndWritesTheQueryLog() async throws {
-        guard DNSTools.ready() else { return }
+    @Test(DNSTools.trait()) func sigtermAnswersQueriesInFlightAndWritesTheQueryLog() async throws {
+        try #require(DNSTools.ready(), "dig and dnsmasq are needed")
         let home = TestPaths.temporaryDirectory("dns-graceful")
         defer { try? FileManager.default.removeItem(at: home) }
         let upstreamLog = home.appendingPathComponent("upstream.log")

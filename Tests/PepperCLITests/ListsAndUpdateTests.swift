@@ -1,6 +1,7 @@
 import ContentBlocker
 import Foundation
 import PepperTestSupport
+import Storage
 import Testing
 
 /// `pepper lists` and `pepper update` as a user runs them, against a list server on loopback.
@@ -63,8 +64,10 @@ struct ListsAndUpdateTests {
         #expect(try PepperProcess.run(["allowlist", "add", "shop.example", "--for", "2s"], home: home).status == 0)
         #expect(try manifest(home).allowlist == ["shop.example"])
 
-        // Nothing changed upstream: only the lapsed entry calls for a new compilation.
-        Thread.sleep(forTimeInterval: 2.5)
+        // Two seconds pass (told to the state rather than slept through: its expiry is moved to
+        // the past). Nothing changed upstream: only the lapsed entry calls for a new compilation.
+        try AllowlistStore(database: PepperDatabase(home: PepperHome(url: home))).add(
+            "shop.example", expiresAt: Date().addingTimeInterval(-1))
         let update = try PepperProcess.run(["update"], home: home)
         #expect(update.status == 0, "\(update.stderr)")
         #expect(!update.stdout.contains("updated"), "\(update.stdout)")
@@ -130,7 +133,10 @@ struct ListsAndUpdateTests {
         first.environment = ["PEPPER_HOME": home.path]
         first.standardOutput = FileHandle.nullDevice
         try first.run()
-        Thread.sleep(forTimeInterval: 0.8)
+        // The first update holds the update lock once it is downloading (the list takes 2.5 s to come).
+        let deadline = Date().addingTimeInterval(60)
+        while !server.requests.contains(where: { $0.path == "/slow.txt" }), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        try #require(server.requests.contains { $0.path == "/slow.txt" }, "the first update never asked for the list")
         let busy = try PepperProcess.run(["update", "--no-wait"], home: home)
         #expect(busy.status == 1)
         #expect(busy.stderr.contains("another update is running (pid \(first.processIdentifier))"))

@@ -219,11 +219,11 @@ final class PicketCluster: @unchecked Sendable {
     let home: URL
     let database: String
     let ports: [Int]
-    let listenPort: Int
-    let statsPort: Int
+    private(set) var listenPort = 0
+    private(set) var statsPort = 0
     private let serverArguments: [String]
     private var servers: [ServerProcess?]
-    private let haproxy = Process()
+    private var haproxy = Process()
     private let haproxyLog: URL
     private var keys = 0
 
@@ -244,9 +244,29 @@ final class PicketCluster: @unchecked Sendable {
         }
         servers = started
         ports = started.map(\.port)
-        listenPort = try Self.freePort()
-        statsPort = try Self.freePort()
         haproxyLog = home.appendingPathComponent("haproxy.log")
+        // Ready when HAProxy reports every server up (a minute at most). A HAProxy that has not
+        // opened its statistics port after 20 s is started again on new ports, three tries: the
+        // whole suite runs beside this on two cores, and a port found free can be taken before
+        // HAProxy binds it. What each try saw goes into the error.
+        var attempts: [String] = []
+        for _ in 1...3 {
+            try startHAProxy(binary: haproxyBinary, rateLimit: rateLimit)
+            guard let failure = try await waitUntilUp(instances: instances, answering: 20, up: 60) else { return }
+            attempts.append(failure)
+            stopHAProxy()
+            if !failure.hasPrefix("no statistics") { break }
+        }
+        stop()
+        throw CocoaError(
+            .fileReadUnknown,
+            userInfo: [NSLocalizedDescriptionKey: "HAProxy did not see the servers up: " + attempts.joined(separator: " | ")])
+    }
+
+    /// Starts HAProxy on two new ports with the servers' addresses, as `/etc/default/haproxy` would give them.
+    private func startHAProxy(binary: URL, rateLimit: Int) throws {
+        listenPort = try Self.freePort()
+        repeat { statsPort = try Self.freePort() } while statsPort == listenPort
         _ = FileManager.default.createFile(atPath: haproxyLog.path, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment["PICKET_LISTEN"] = "127.0.0.1:\(listenPort)"
@@ -258,36 +278,55 @@ final class PicketCluster: @unchecked Sendable {
         if getuid() != 0 { environment["PICKET_HAPROXY_AS_INVOKER"] = "1" }
         // Through a shell that opens the log itself and execs HAProxy (same process): the test
         // process hands HAProxy no descriptor of its own.
+        haproxy = Process()
         haproxy.executableURL = URL(fileURLWithPath: "/bin/sh")
         haproxy.arguments = [
-            "-c", #"exec "$0" -db -f "$1" >"$2" 2>&1 </dev/null"#, haproxyBinary.path, Self.configuration.path, haproxyLog.path,
+            "-c", #"exec "$0" -db -f "$1" >"$2" 2>&1 </dev/null"#, binary.path, Self.configuration.path, haproxyLog.path,
         ]
         haproxy.environment = environment
         try haproxy.run()
-        // Ready when HAProxy reports every server up (a minute at most: the whole suite may be
-        // running beside this on two cores).
+    }
+
+    /// Waits until HAProxy's statistics say every server is up: `nil` then, else what was seen,
+    /// starting with "no statistics" when its statistics port did not answer within `answering` s.
+    private func waitUntilUp(instances: Int, answering: TimeInterval, up: TimeInterval) async throws -> String? {
         var seen = "nothing"
-        let allUp = try await PicketClusterTests.poll(within: 60, since: Date()) {
-            guard self.haproxy.isRunning else { return false }
+        func check(_ ready: ([String: (status: String, answered2xx: Int)]) -> Bool) async -> Bool {
+            guard haproxy.isRunning else { return false }
             do {
-                let stats = try await self.stats()
+                let stats = try await stats()
                 seen = "\(stats)"
-                return (1...instances).allSatisfy { stats["picket\($0)"]?.status == "UP" }
+                return ready(stats)
             } catch {
                 seen = "\(error)"
                 return false
             }
         }
-        guard allUp != nil else {
-            let log = (try? String(contentsOf: haproxyLog, encoding: .utf8)) ?? ""
-            let running = haproxy.isRunning
-            stop()
-            throw CocoaError(
-                .fileReadUnknown,
-                userInfo: [
-                    NSLocalizedDescriptionKey:
-                        "HAProxy (running: \(running)) did not see the servers up; last statistics: \(seen); log: \(log)"
-                ])
+        let start = Date()
+        let answered = try await PicketClusterTests.poll(within: answering, since: start) { await check { _ in true } } != nil
+        let allUp =
+            answered
+            ? try await PicketClusterTests.poll(within: up, since: start) {
+                await check { stats in (1...instances).allSatisfy { stats["picket\($0)"]?.status == "UP" } }
+            } : nil
+        guard allUp == nil else { return nil }
+        let log = (try? String(contentsOf: haproxyLog, encoding: .utf8)) ?? ""
+        let pid = haproxy.processIdentifier
+        // The process's state (R, S, T for stopped…) and what listens on its ports, to tell a
+        // HAProxy that never bound from one that was stopped or lost its port.
+        let state =
+            ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "")
+            .split(separator: " ").dropFirst(2).first.map(String.init) ?? "gone"
+        let listening = ((try? Subprocess.run(URL(fileURLWithPath: "/usr/bin/ss"), ["-Hltnp"]))?.stdout ?? "")
+            .split(separator: "\n").filter { $0.contains(":\(statsPort) ") || $0.contains(":\(listenPort) ") }
+        return (answered ? "" : "no statistics; ")
+            + "HAProxy pid \(pid) (running: \(haproxy.isRunning), state \(state)), ports \(listenPort) and \(statsPort), listening there: \(listening); last statistics: \(seen); log: \(log)"
+    }
+
+    private func stopHAProxy() {
+        if haproxy.isRunning {
+            haproxy.terminate()
+            haproxy.waitUntilExit()
         }
     }
 
@@ -399,10 +438,7 @@ final class PicketCluster: @unchecked Sendable {
 
     /// Stops HAProxy and the servers, and removes the home.
     func stop() {
-        if haproxy.isRunning {
-            haproxy.terminate()
-            haproxy.waitUntilExit()
-        }
+        stopHAProxy()
         for server in servers { _ = server?.stop(signal: SIGTERM) }
         servers = servers.map { _ in nil }
         try? FileManager.default.removeItem(at: home)

@@ -61,6 +61,13 @@ final class BrowserDriver {
 
     /// An Xvfb for a browser test, or `nil` when the test cannot run here (no WebKitGTK or no
     /// Xvfb; missing either is an issue when `PEPPER_REQUIRE_WEBKIT=1`).
+    /// Runs a browser test when WebKitGTK and Xvfb are installed, or when WebKit is required
+    /// (then a missing one fails the test); otherwise the test is reported as skipped.
+    static var trait: ConditionTrait {
+        .enabled(
+            if: (WebKitJudge.isAvailable && VirtualDisplay.isAvailable) || WebKitJudge.isRequired, "WebKitGTK or Xvfb is not installed")
+    }
+
     static func virtualDisplay() throws -> VirtualDisplay? {
         guard WebKitJudge.ready() else { return nil }
         guard VirtualDisplay.isAvailable else {

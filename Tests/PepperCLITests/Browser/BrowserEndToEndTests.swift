@@ -27,8 +27,8 @@ struct BrowserEndToEndTests {
         script: .init(body: "document.title += ' (tracked)';", contentType: "text/javascript"),
     ]
 
-    @Test func blocksNavigatesRestoresZoomsAndToggles() throws {
-        guard let display = try BrowserDriver.virtualDisplay() else { return }
+    @Test(BrowserDriver.trait) func blocksNavigatesRestoresZoomsAndToggles() throws {
+        let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -155,8 +155,8 @@ struct BrowserEndToEndTests {
 
     /// A struck employer's site, from a real Picket server's blocklist: the notice takes the
     /// page's place (nothing is fetched), and "Proceed anyway" lets the site through for a day.
-    @Test func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() throws {
-        guard let display = try BrowserDriver.virtualDisplay() else { return }
+    @Test(BrowserDriver.trait) func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() throws {
+        let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let employerPage = "http://seedco.example/shop"
         let proxy = try ListServer(routes: [
             employerPage: .init(body: "<!doctype html><title>Seed Co shop</title><h1>Shop</h1>", contentType: "text/html; charset=utf-8"),

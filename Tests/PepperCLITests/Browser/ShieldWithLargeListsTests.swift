@@ -28,8 +28,8 @@ struct ShieldWithLargeListsTests {
         otherPixel: .init(body: "GIF89a", contentType: "image/gif"),
     ]
 
-    @Test func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() throws {
-        guard let display = try BrowserDriver.virtualDisplay() else { return }
+    @Test(BrowserDriver.trait) func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() throws {
+        let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-large")
         defer { try? FileManager.default.removeItem(at: home) }
