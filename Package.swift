@@ -184,6 +184,7 @@ let package = Package(
             dependencies: [
                 "Picket",
                 "Storage",
+                "BlockingWork",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -197,6 +198,10 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+
+        // Threads of their own for the servers' handlers that block (the console's screen loads), so
+        // Swift's shared cooperative threads never wait on the disk.
+        .target(name: "BlockingWork"),
 
         // The `--metrics` listener of the servers: Prometheus text from a registry, on an address
         // of its own (docs/metrics.md).
@@ -219,7 +224,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage",
+                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage", "BlockingWork",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -314,6 +319,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
+        .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork", "PepperTestSupport"]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),

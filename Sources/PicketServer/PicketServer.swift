@@ -1,3 +1,4 @@
+import BlockingWork
 import CoreMetrics
 import Foundation
 import Hummingbird
@@ -164,7 +165,10 @@ public struct PicketServer: Sendable {
                     address: .hostname(server.configuration.host, port: server.configuration.port), serverName: "pepper-picket"),
                 onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
                 logger: httpLogger)
-            try await application.run()
+            // Every connection (a child task of this one) on threads of the server's own: an
+            // embedding process, or a test suite, that holds Swift's cooperative threads with
+            // blocking work does not stop the API from answering.
+            try await onBlockingWorkThreads { try await application.run() }
         }
     }
 }

@@ -38,8 +38,8 @@ final class ConsoleHarness: @unchecked Sendable {
             clock: clock)
         let started = AsyncStream<String>.makeStream()
         let server = self.server
-        // Its handlers run on an executor of their own: see ServerExecutor.
-        task = Task(executorPreference: ServerExecutor.shared) {
+        // As in production: the server runs its connections on threads of its own (BlockingWork).
+        task = Task {
             try await server.run(handleSignals: false) { link in started.continuation.yield(link) }
         }
         for await link in started.stream {
@@ -418,5 +418,17 @@ struct ConsolePageTests {
         #expect(decoded.last?.done == true)
         let page = try await console.request(.get, "/lists/update", cookie: cookie)
         #expect(page.text.contains("Last update") && page.text.contains("new copy"))
+    }
+}
+
+@Suite("Console: its own threads")
+struct ConsoleThreadsTests {
+    /// The pages load the state synchronously; the console runs on threads of its own, so it
+    /// answers even while every one of Swift's cooperative threads is held.
+    @Test func theConsoleAnswersWhileEveryCooperativeThreadIsHeld() async throws {
+        let console = try await ConsoleHarness()
+        let answer = await CooperativeThreadsBlocker.get(URL(string: "http://127.0.0.1:\(console.port)/assets/console.css")!)
+        #expect(try answer.get() == 200)
+        try await console.stop()
     }
 }

@@ -30,7 +30,7 @@ final class HomePicketServer: Sendable {
             store: store, configuration: .init(host: "127.0.0.1", port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
             logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        task = Task(executorPreference: ServerExecutor.shared) {
+        task = Task {
             try await server.run(handleSignals: false) { port in continuation.yield(port) }
         }
         var iterator = ports.makeAsyncIterator()

@@ -3,6 +3,7 @@ import Logging
 import PepperTestSupport
 import Picket
 import PicketServer
+import Testing
 
 /// A Picket server on a free loopback port, for the length of a test.
 final class TestServer: Sendable {
@@ -30,8 +31,8 @@ final class TestServer: Sendable {
         logger.logLevel = .critical
         let server = PicketServer(store: store, configuration: configuration, logger: logger, metrics: metrics)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // Its handlers run on an executor of their own: see ServerExecutor.
-        let task = Task(executorPreference: ServerExecutor.shared) {
+        // As in production: the server runs its connections on threads of its own (BlockingWork).
+        let task = Task {
             try await server.run(handleSignals: false) { port in continuation.yield(port) }
         }
         var iterator = ports.makeAsyncIterator()
@@ -100,5 +101,18 @@ enum Fixtures {
                     id: "loc_a_tacoma", employerId: "emp_a", kind: .employerLocation, name: "Acme Tacoma", locationType: "store",
                     coordinate: tacoma),
             ])
+    }
+}
+
+@Suite("Picket server: its own threads")
+struct PicketServerThreadsTests {
+    /// The API runs on threads of its own: it answers even while an embedding process (or the
+    /// test suite) holds every one of Swift's cooperative threads.
+    @Test func theAPIAnswersWhileEveryCooperativeThreadIsHeld() async throws {
+        let store = try await StoreKind.sqlite.makeStore()
+        let server = try await TestServer.start(store: store.store)
+        let answer = await CooperativeThreadsBlocker.get(server.url.appendingPathComponent("health"))
+        #expect(try answer.get() == 200)
+        await server.stop()
     }
 }

@@ -1,3 +1,4 @@
+import BlockingWork
 import DNSFilter
 import Foundation
 import Hummingbird
@@ -203,6 +204,17 @@ public struct ConsoleServer: Sendable {
             logger: logger)
         let streams = self.streams
         defer { streams.closeAll() }
+        // The whole server (every connection is a child task of this one) runs on threads of
+        // its own: the pages load the state synchronously, and a slow read then holds one of
+        // those threads, never the process's cooperative ones.
+        try await onBlockingWorkThreads {
+            try await Self.serve(application, streams: streams, handleSignals: handleSignals, logger: logger)
+        }
+    }
+
+    private static func serve(
+        _ application: some ApplicationProtocol & Service, streams: LiveStreams, handleSignals: Bool, logger: Logger
+    ) async throws {
         if handleSignals {
             // ServiceGroup shuts services down last first: the streams end before the server
             // waits for its requests.
