@@ -310,11 +310,9 @@ struct DNSServerTests {
         }
     }
 
-    @Test func dnsperfGetsEveryAnswer() async throws {
-        guard Self.ready(), let dnsperf = DNSTools.path("dnsperf") else {
-            if DNSTools.isRequired && DNSTools.path("dnsperf") == nil { Issue.record("dnsperf missing") }
-            return
-        }
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsperf"])) func dnsperfGetsEveryAnswer() async throws {
+        try #require(Self.ready(), "dig and dnsmasq are needed")
+        let dnsperf = try #require(DNSTools.path("dnsperf"), "dnsperf is needed")
         try await Self.withServer { server, _ throws in
             let queries = FileManager.default.temporaryDirectory.appendingPathComponent("dnsperf-\(UUID()).txt")
             defer { try? FileManager.default.removeItem(at: queries) }

@@ -153,11 +153,11 @@ struct KillMidWriteTests {
     /// `pepper dns serve` answering dnsperf's blocked names, killed at random moments: the query
     /// log and its daily and hourly counters are written in one transaction per second, so
     /// after any kill they agree exactly, and what an earlier run committed is still there.
-    @Test(.timeLimit(.minutes(10)))
+    @Test(DNSTools.trait(["dig", "dnsmasq", "dnsperf"]), .timeLimit(.minutes(10)))
     func aKilledDNSServerLeavesAQueryLogThatAgreesWithItsCounters() async throws {
-        guard DNSTools.ready(), let dnsperf = DNSTools.path("dnsperf"), FileManager.default.isExecutableFile(atPath: Self.python) else {
-            return
-        }
+        try #require(DNSTools.ready(), "dig and dnsmasq are needed")
+        let dnsperf = try #require(DNSTools.path("dnsperf"), "dnsperf is needed")
+        try #require(FileManager.default.isExecutableFile(atPath: Self.python), "\(Self.python) is needed")
         let home = TestPaths.temporaryDirectory("kill-dns")
         defer { try? FileManager.default.removeItem(at: home) }
         let list = home.appendingPathComponent("blocked.txt")

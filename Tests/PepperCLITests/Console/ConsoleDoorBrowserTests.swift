@@ -65,12 +65,14 @@ struct ConsoleDoorBrowserTests {
         return answer.output == "303"
     }
 
-    @Test(arguments: [SIGTERM, SIGINT])
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+                || ProcessInfo.processInfo.environment["PEPPER_REQUIRE_BROWSER"] == "1",
+            "curl is not installed"),
+        arguments: [SIGTERM, SIGINT])
     func theConsoleStopsWithALiveStreamOpenedThenClosedAndOneStillOpen(_ signal: Int32) async throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.curl) else {
-            if ProcessInfo.processInfo.environment["PEPPER_REQUIRE_BROWSER"] == "1" { Issue.record("curl is missing") }
-            return
-        }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.curl), "curl is needed")
         let home = TestPaths.temporaryDirectory("console-stop")
         defer { try? FileManager.default.removeItem(at: home) }
         let console = try ConsoleBrowserTests.Server(home: home, arguments: ["console", "--listen", "127.0.0.1:0"])
@@ -142,8 +144,9 @@ struct ConsoleDoorBrowserTests {
         return (path("ca.pem"), path("server.pem"), path("server.key"))
     }
 
-    @Test func sessionsThrottleAndHTTPSInChromium() async throws {
-        guard ConsoleBrowserTests.browserReady(), FileManager.default.isExecutableFile(atPath: Self.openssl) else { return }
+    @Test(ConsoleBrowserTests.chromium) func sessionsThrottleAndHTTPSInChromium() async throws {
+        try #require(ConsoleBrowserTests.browserReady(), "chromium, chromedriver and Selenium are needed")
+        try #require(FileManager.default.isExecutableFile(atPath: Self.openssl), "openssl is needed")
         try await BrowserTurn.shared.run { try await doorWalk() }
     }
 
