@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Picket
 import Testing
 
@@ -411,11 +412,17 @@ final class PicketCluster: @unchecked Sendable {
     /// HAProxy's view of the servers (`/stats;csv`): each server's status (`UP`, `DOWN`,
     /// `DOWN 1/2` …) and how many 2xx answers it gave.
     func stats() async throws -> [String: (status: String, answered2xx: Int)] {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(statsPort)/stats;csv")!)
-        request.timeoutInterval = 10
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw CocoaError(.fileReadUnknown) }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        // With curl, a process of its own: in a full run the test process's URLSession was once
+        // refused this port for a minute while HAProxy listened on it (ss showed it), and curl
+        // says which error it got.
+        let url = "http://127.0.0.1:\(statsPort)/stats;csv"
+        let fetched = try await onOwnThread {
+            try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", "--max-time", "10", url])
+        }
+        guard fetched.status == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "curl \(url): \(fetched.stderr)"])
+        }
+        let lines = fetched.stdout.split(separator: "\n")
         guard let header = lines.first?.dropFirst(2).split(separator: ",", omittingEmptySubsequences: false).map(String.init),
             let name = header.firstIndex(of: "svname"), let status = header.firstIndex(of: "status"),
             let answered = header.firstIndex(of: "hrsp_2xx")

@@ -3,55 +3,75 @@ import Foundation
 import Synchronization
 
 /// Holds every one of Swift's cooperative threads (one per core) with a task that blocks until
-/// released, as a test or an embedding process doing blocking work would: whatever still runs
-/// meanwhile runs on threads of its own.
+/// let go, as a test or an embedding process doing blocking work would: whatever still runs
+/// meanwhile runs on threads of its own. Used from a plain thread (`Thread`), which is not one
+/// of them.
 public final class CooperativeThreadsBlocker: Sendable {
     /// How many cooperative threads there are (and blocking tasks).
     public let width = ProcessInfo.processInfo.activeProcessorCount
-    private let started = DispatchSemaphore(value: 0)
-    private let release = DispatchSemaphore(value: 0)
-    private let tasks = Mutex<[Task<Bool, Never>]>([])
 
     /// One blocker at a time in the process: two would each hold some of the threads and wait
-    /// for the rest forever.
+    /// for the rest.
     private static let oneAtATime = DispatchSemaphore(value: 1)
 
-    /// A blocker; nothing is held until ``blockAll(within:)``.
+    /// The tasks of one attempt: each signals `started`, waits for `release`, signals `ended`.
+    private final class Hold: Sendable {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
+        let timedOut = Mutex(false)
+    }
+
+    private let holding = Mutex<Hold?>(nil)
+
+    /// A blocker; nothing is held until ``blockAll(attempts:each:)``.
     public init() {}
 
-    /// Starts the blocking tasks and waits (on this thread: call it from a plain thread) until
-    /// every one runs, at most `seconds`; false when they did not all start. Then ``letGo()``
-    /// from the same thread, and ``waitUntilEnded()``.
-    public func blockAll(within seconds: Double) -> Bool {
+    /// Holds every cooperative thread, waiting (on this thread) up to `seconds` for all the
+    /// blocking tasks to start. In a full test run other tests hold some of those threads for a
+    /// while, so an attempt that does not get them all lets go of what it got and tries again,
+    /// `attempts` times. False when it never held them all; after true, ``letGo()``.
+    public func blockAll(attempts: Int = 24, each seconds: Double = 5) -> Bool {
         Self.oneAtATime.wait()
-        let started = self.started
-        let release = self.release
-        tasks.withLock { tasks in
+        for _ in 0..<attempts {
+            let hold = Hold()
             for _ in 0..<width {
-                tasks.append(
-                    Task.detached {
-                        started.signal()
-                        // The blocking work a test or an embedding process might do: a thread held.
-                        return release.wait(timeout: .now() + 30) == .success
-                    })
+                Task.detached {
+                    hold.started.signal()
+                    // The blocking work a test or an embedding process might do: a thread held.
+                    if hold.release.wait(timeout: .now() + 60) == .timedOut { hold.timedOut.withLock { $0 = true } }
+                    hold.ended.signal()
+                }
             }
+            var all = true
+            for _ in 0..<width where hold.started.wait(timeout: .now() + seconds) == .timedOut {
+                all = false
+                break
+            }
+            if all {
+                holding.withLock { $0 = hold }
+                return true
+            }
+            _ = finish(hold)
         }
-        for _ in 0..<width where started.wait(timeout: .now() + seconds) == .timedOut { return false }
-        return true
-    }
-
-    /// Lets them all go (from the thread that blocked them: an async caller could not run before).
-    public func letGo() {
-        for _ in 0..<width { release.signal() }
-    }
-
-    /// Waits until the blocking tasks ended; false when one timed out instead of being let go.
-    /// The next blocker in the process may start after this.
-    public func waitUntilEnded() async -> Bool {
-        var all = true
-        for task in tasks.withLock({ $0 }) { all = await task.value && all }
         Self.oneAtATime.signal()
-        return all
+        return false
+    }
+
+    /// Lets the threads go and waits until every blocking task ended; false when one had timed
+    /// out instead (the caller held them more than a minute).
+    public func letGo() -> Bool {
+        guard let hold = holding.withLock({ $0 }) else { return true }
+        holding.withLock { $0 = nil }
+        let letGo = finish(hold)
+        Self.oneAtATime.signal()
+        return letGo
+    }
+
+    private func finish(_ hold: Hold) -> Bool {
+        for _ in 0..<width { hold.release.signal() }
+        for _ in 0..<width { _ = hold.ended.wait(timeout: .now() + 120) }
+        return !hold.timedOut.withLock { $0 }
     }
 }
 
@@ -67,9 +87,8 @@ extension CooperativeThreadsBlocker {
         let blocker = CooperativeThreadsBlocker()
         let outcome = Outcome()
         let thread = Thread {
-            defer { blocker.letGo() }
-            guard blocker.blockAll(within: 20) else {
-                outcome.withLock { $0 = .failure(Failure(description: "the blocking tasks did not all start in 20 s")) }
+            guard blocker.blockAll() else {
+                outcome.withLock { $0 = .failure(Failure(description: "the cooperative threads were never all free for 2 minutes")) }
                 return
             }
             let done = DispatchSemaphore(value: 0)
@@ -83,13 +102,13 @@ extension CooperativeThreadsBlocker {
             if done.wait(timeout: .now() + timeout + 1) == .timedOut {
                 outcome.withLock { $0 = .failure(Failure(description: "no answer in \(timeout) s")) }
             }
+            if !blocker.letGo() {
+                outcome.withLock { $0 = .failure(Failure(description: "the blocking tasks timed out (\($0))")) }
+            }
         }
         thread.start()
         while !thread.isFinished { try? await Task.sleep(for: .milliseconds(20)) }
-        let released = await blocker.waitUntilEnded()
-        let result = outcome.withLock { $0 }
-        guard released else { return .failure(Failure(description: "the blocking tasks timed out (\(result))")) }
-        return result
+        return outcome.withLock { $0 }
     }
 
     private final class Outcome: Sendable {
