@@ -97,7 +97,8 @@ tmpfs_probe="$(mktemp -d)"
 if tmpfs_error="$(mount -t tmpfs -o size=1m tmpfs "$tmpfs_probe" 2>&1)" && umount "$tmpfs_probe"; then
     export PEPPER_REQUIRE_TMPFS=1
 else
-    echo "==> disk-full tests skipped: cannot mount a tmpfs (${tmpfs_error:-umount failed})"
+    tmpfs_error="$(printf '%s' "${tmpfs_error:-umount failed}" | tr -s '\n ' '  ')"
+    echo "==> disk-full tests skipped: cannot mount a tmpfs ($tmpfs_error)"
 fi
 rmdir "$tmpfs_probe" 2>/dev/null || true
 PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_HAPROXY=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"
