@@ -170,6 +170,91 @@ struct UpdateKillTests {
         }
     }
 
+    /// The moment between writing a new copy and committing its record, which random kills
+    /// seldom hit (a few milliseconds of an update), held open on purpose: another program
+    /// holds the database's write lock, so the record waits (the busy timeout is 10 s), and the
+    /// update is killed then. The old copy must still be the one in use, with its record; the
+    /// next update stores the new one.
+    @Test(.timeLimit(.minutes(2)))
+    func anUpdateKilledWhileItsRecordWaitsForTheDatabaseKeepsTheOldCopyAndRecord() async throws {
+        let server = try ListServer(routes: Self.routes(version: 1))
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for builtIn in ["easylist", "easyprivacy"] {
+            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+        }
+        for name in ["a", "b"] {
+            #expect(
+                try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status == 0)
+        }
+        var downloads = Downloads()
+        for version in [1, 0] {
+            try server.set(Self.routes(version: version))
+            #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
+            for record in try StoredState.read(home).lists where ["a", "b"].contains(record.name) {
+                downloads.etags[try #require(record.sha256), default: []].insert(record.etag ?? "-")
+            }
+        }
+        let before = try StoredState.read(home)
+        try server.set(Self.routes(version: 1))
+
+        let reached = try await onOwnThread { [home] () throws -> Bool in
+            // The write lock, held until this thread lets it go.
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: StoredState.python)
+            holder.arguments = [
+                "-c",
+                "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                    + "db.execute('BEGIN IMMEDIATE')\nprint('locked', flush=True)\nsys.stdin.read()\n",
+                home.appendingPathComponent("pepper.sqlite").path,
+            ]
+            let locked = Pipe()
+            let release = Pipe()
+            holder.standardOutput = locked
+            holder.standardInput = release
+            try holder.run()
+            defer {
+                try? release.fileHandleForWriting.close()
+                holder.waitUntilExit()
+            }
+            _ = locked.fileHandleForReading.availableData
+
+            let update = Process()
+            update.executableURL = PepperProcess.executable
+            update.arguments = ["update", "--force", "--attempts", "1"]
+            update.environment = ["PEPPER_HOME": home.path]
+            update.standardOutput = FileHandle.nullDevice
+            update.standardError = FileHandle.nullDevice
+            try update.run()
+            // Wait for the new copy of `a` to be written (beside the old one, or, were the
+            // order wrong, over it), then a little longer: the update is then waiting to commit.
+            let old = try Data(contentsOf: home.appendingPathComponent("lists/a"))
+            var reached = false
+            for _ in 0..<160 where !reached {
+                Thread.sleep(forTimeInterval: 0.05)
+                let pending = FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/.a.pending").path)
+                reached = pending || (try? Data(contentsOf: home.appendingPathComponent("lists/a"))) != old
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            kill(update.processIdentifier, SIGKILL)
+            update.waitUntilExit()
+            return reached
+        }
+        #expect(reached, "the update never wrote its new copy of a")
+        #expect(try downloads.check(home: home) == nil)
+        let after = try StoredState.read(home)
+        #expect(after.list("a") == before.list("a"), "the record of a is the one from before the kill")
+        let copy = try Data(contentsOf: home.appendingPathComponent("lists/a"))
+        #expect(ContentBlockerOutput.SourceIdentity.sha256Hex(copy) == before.list("a")?.sha256, "the copy of a is the old one")
+
+        // The next update stores the new copies, with their records, and leaves nothing pending.
+        #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
+        #expect(try downloads.check(home: home) == nil)
+        let (a1, _) = Self.lists(version: 1)
+        #expect(try StoredState.read(home).list("a")?.sha256 == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(a1.utf8)))
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/.a.pending").path))
+    }
+
     /// What the list records may hold after a kill, and what was seen.
     struct Downloads {
         /// The server's ETag for each digest of a list it served (one each).
