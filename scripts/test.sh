@@ -90,4 +90,15 @@ trap pepper_postgres_stop EXIT
 
 echo "==> swift test"
 mkdir -p artifacts
+# The disk-full tests (DiskFullTests) mount a small tmpfs of their own, which needs root or
+# CAP_SYS_ADMIN. Required (failing instead of skipping) only where a probe mount succeeds: a
+# container that forbids mount, even as root, skips them and says so.
+tmpfs_probe="$(mktemp -d)"
+if tmpfs_error="$(mount -t tmpfs -o size=1m tmpfs "$tmpfs_probe" 2>&1)" && umount "$tmpfs_probe"; then
+    export PEPPER_REQUIRE_TMPFS=1
+else
+    tmpfs_error="$(printf '%s' "${tmpfs_error:-umount failed}" | tr -s '\n ' '  ')"
+    echo "==> disk-full tests skipped: cannot mount a tmpfs ($tmpfs_error)"
+fi
+rmdir "$tmpfs_probe" 2>/dev/null || true
 PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_HAPROXY=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"

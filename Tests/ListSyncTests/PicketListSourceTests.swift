@@ -78,7 +78,7 @@ struct PicketListSourceTests {
     func updates() async throws {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.stop() } }
-        let first = await fixture.updater().update(try fixture.addSource(), force: true)
+        let first = try await fixture.updater().update(try fixture.addSource(), force: true)
         guard case .updated = first.status else {
             Issue.record("expected an update, got \(first.status)")
             return
@@ -95,8 +95,8 @@ struct PicketListSourceTests {
             ActiveStrikes.self, from: Data(contentsOf: PicketListSource.strikesURL(home: fixture.home, name: "picket-test")))
         #expect(strikes.strikes.map(\.id) == ["act_a"])
 
-        #expect(await fixture.updater().update(stored, force: false).status == .fresh(until: expires))
-        #expect(await fixture.updater().update(stored, force: true).status == .notModified)
+        #expect(try await fixture.updater().update(stored, force: false).status == .fresh(until: expires))
+        #expect(try await fixture.updater().update(stored, force: true).status == .notModified)
 
         var inputs = try BlockerBuilder.storedInputs(home: fixture.home, database: fixture.database)
         #expect(inputs.count == 1)
@@ -110,7 +110,7 @@ struct PicketListSourceTests {
                 origin: "submission"))
         #expect(receipt == "emp_b")
         _ = try await fixture.server.moderate(id: "act_b", decision: .approve, at: Date(), by: "test", reason: nil)
-        let third = await fixture.updater().update(try fixture.source(), force: true)
+        let third = try await fixture.updater().update(try fixture.source(), force: true)
         #expect(third.status == .updated(bytes: third.status.bytes, viaPatch: false))
         #expect(third.rules == 3)
         #expect(try fixture.source().etag != stored.etag)
@@ -125,7 +125,7 @@ struct PicketListSourceTests {
     func policy() async throws {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.stop() } }
-        _ = await fixture.updater().update(try fixture.addSource(), force: true)
+        _ = try await fixture.updater().update(try fixture.addSource(), force: true)
         let policies = PicketPolicyStore(database: fixture.database)
         #expect(try policies.policy() == .ask)
         #expect(try BlockerBuilder.storedInputs(home: fixture.home, database: fixture.database).count == 1)
@@ -145,7 +145,7 @@ struct PicketListSourceTests {
     func index() async throws {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.stop() } }
-        _ = await fixture.updater().update(try fixture.addSource(), force: true)
+        _ = try await fixture.updater().update(try fixture.addSource(), force: true)
         try PicketPolicyStore(database: fixture.database).setPolicy(.ask)
         let index = try PicketBlocklistIndex.load(home: fixture.home, database: fixture.database)
         #expect(index.policy == .ask)
@@ -169,12 +169,12 @@ struct PicketListSourceTests {
     @Test("failures keep the last good copy: wrong key, no key, server gone")
     func failures() async throws {
         let fixture = try await Fixture.make()
-        _ = await fixture.updater().update(try fixture.addSource(), force: true)
+        _ = try await fixture.updater().update(try fixture.addSource(), force: true)
         let good = try Data(contentsOf: fixture.home.listsURL.appendingPathComponent("picket-test"))
 
         var source = try fixture.source()
         source.picketKey = APIKeys.generate()
-        let wrong = await fixture.updater().update(source, force: true)
+        let wrong = try await fixture.updater().update(source, force: true)
         guard case .failed(let reason) = wrong.status else {
             Issue.record("a wrong key must fail")
             return
@@ -183,7 +183,7 @@ struct PicketListSourceTests {
         #expect(try fixture.source().lastError?.contains("unknown API key") == true)
 
         source.picketKey = nil
-        guard case .failed(let missing) = await fixture.updater().update(source, force: true).status else {
+        guard case .failed(let missing) = try await fixture.updater().update(source, force: true).status else {
             Issue.record("no key must fail")
             return
         }
@@ -191,7 +191,7 @@ struct PicketListSourceTests {
 
         await fixture.stop()
         source.picketKey = fixture.key
-        guard case .failed(let gone) = await fixture.updater().update(source, force: true).status else {
+        guard case .failed(let gone) = try await fixture.updater().update(source, force: true).status else {
             Issue.record("an unreachable server must fail")
             return
         }

@@ -14,7 +14,29 @@ public enum AtomicFile {
         public var path: String
         /// What failed.
         public var reason: String
-        public var description: String { "cannot write \(path): \(reason)" }
+        /// The system's error number, when a system call failed.
+        public var code: Int32?
+
+        /// An error for `path`, with the reason in words and the system's error number if any.
+        public init(path: String, reason: String, code: Int32? = nil) {
+            self.path = path
+            self.reason = reason
+            self.code = code
+        }
+
+        /// The error of the system call that just failed (`errno`) on `path`.
+        static func system(_ path: String, code: Int32 = errno) -> WriteError {
+            WriteError(path: path, reason: String(cString: strerror(code)), code: code)
+        }
+
+        /// Whether the file system is full (or the user's quota is used up): nothing else can
+        /// be written there either, so callers stop instead of trying the next file.
+        public var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT }
+
+        public var description: String {
+            // Said in words a person recognizes, with the file, so they know which disk to free.
+            isOutOfSpace ? "no space left on device while writing \(path)" : "cannot write \(path): \(reason)"
+        }
     }
 
     /// Writes `data` to a temporary file next to `url`, flushes it to disk, then renames it over `url`.
@@ -29,19 +51,20 @@ public enum AtomicFile {
     }
 
     /// Fills a temporary file next to `url` with `write`, flushes it and renames it over `url`.
-    private static func replace(_ url: URL, _ write: (Int32) -> String?) throws {
+    /// On any failure the temporary file is removed and `url` keeps its previous contents.
+    private static func replace(_ url: URL, _ write: (Int32) -> Int32?) throws(WriteError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         do {
             try writeDurably(to: temporary, write)
         } catch {
             unlink(temporary.path)
-            throw WriteError(path: url.path, reason: error.reason)
+            throw WriteError(path: url.path, reason: error.reason, code: error.code)
         }
         guard Foundation.rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let error = WriteError.system(url.path)
             unlink(temporary.path)
-            throw WriteError(path: url.path, reason: reason)
+            throw error
         }
         // Make the rename itself durable.
         syncDirectory(directory)
@@ -59,32 +82,35 @@ public enum AtomicFile {
         try writeDurably(to: url) { fd in writeAll(pieces, to: fd) }
     }
 
-    /// Creates `url`, lets `write` fill it (returning why it failed, if it did) and flushes it.
-    private static func writeDurably(to url: URL, _ write: (Int32) -> String?) throws(WriteError) {
+    /// Creates `url`, lets `write` fill it (returning the error number if it failed) and
+    /// flushes it.
+    private static func writeDurably(to url: URL, _ write: (Int32) -> Int32?) throws(WriteError) {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw WriteError.system(url.path) }
         defer { close(fd) }
         var failure = write(fd)
-        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure { throw WriteError(path: url.path, reason: failure) }
+        // A full disk can show only here, when the file system allocates the written pages.
+        if failure == nil && fsync(fd) != 0 { failure = errno }
+        if let failure { throw WriteError.system(url.path, code: failure) }
     }
 
-    /// Writes every piece to `fd`, in order; why not, if not.
-    private static func writeAll(_ pieces: [ArraySlice<UInt8>], to fd: Int32) -> String? {
+    /// Writes every piece to `fd`, in order; the error number if that failed.
+    private static func writeAll(_ pieces: [ArraySlice<UInt8>], to fd: Int32) -> Int32? {
         for piece in pieces {
             if let failure = piece.withUnsafeBytes({ writeAll($0, to: fd) }) { return failure }
         }
         return nil
     }
 
-    /// Writes all of `bytes` to `fd` (retrying interrupted and partial writes); why not, if not.
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+    /// Writes all of `bytes` to `fd` (retrying interrupted and partial writes); the error
+    /// number if that failed.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = Foundation.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                return String(cString: strerror(errno))
+                return errno
             }
             offset += written
         }
@@ -102,9 +128,7 @@ public enum AtomicFile {
 
     /// Renames `source` to `destination` (same file system), durably.
     public static func rename(_ source: URL, to destination: URL) throws {
-        guard Foundation.rename(source.path, destination.path) == 0 else {
-            throw WriteError(path: destination.path, reason: String(cString: strerror(errno)))
-        }
+        guard Foundation.rename(source.path, destination.path) == 0 else { throw WriteError.system(destination.path) }
         syncDirectory(destination.deletingLastPathComponent())
     }
 
@@ -113,9 +137,7 @@ public enum AtomicFile {
     public static func replaceSymbolicLink(at url: URL, destination: String) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).link-\(getpid())")
         unlink(temporary.path)
-        guard symlink(destination, temporary.path) == 0 else {
-            throw WriteError(path: temporary.path, reason: String(cString: strerror(errno)))
-        }
+        guard symlink(destination, temporary.path) == 0 else { throw WriteError.system(temporary.path) }
         try rename(temporary, to: url)
     }
 }

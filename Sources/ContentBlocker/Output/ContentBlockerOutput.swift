@@ -145,15 +145,25 @@ public struct ContentBlockerOutput: Sendable {
         let generation = parent.appendingPathComponent(generationName)
         let staging = parent.appendingPathComponent(".\(name).staging-\(ProcessInfo.processInfo.processIdentifier)")
         try? fileManager.removeItem(at: staging)
-        try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
-        for file in files {
-            try AtomicFile.writeDurably(pieces: file.pieces, to: staging.appendingPathComponent(file.name))
+        do {
+            try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
+            for file in files {
+                try AtomicFile.writeDurably(pieces: file.pieces, to: staging.appendingPathComponent(file.name))
+            }
+            try AtomicFile.writeDurably(try manifest.encoded(), to: staging.appendingPathComponent("manifest.json"))
+            AtomicFile.syncDirectory(staging)
+            if fileManager.fileExists(atPath: generation.path) { try fileManager.removeItem(at: generation) }
+            try AtomicFile.rename(staging, to: generation)
+            try AtomicFile.replaceSymbolicLink(at: directory, destination: generationName)
+        } catch {
+            // A full disk (or any other failure) leaves the published output as it was: the
+            // half-written folder goes at once, so that it does not hold the space the next
+            // attempt needs. The generation is never the one in use here (the link still names
+            // the previous one).
+            try? fileManager.removeItem(at: staging)
+            if generationName != previousTarget { try? fileManager.removeItem(at: generation) }
+            throw error
         }
-        try AtomicFile.writeDurably(try manifest.encoded(), to: staging.appendingPathComponent("manifest.json"))
-        AtomicFile.syncDirectory(staging)
-        if fileManager.fileExists(atPath: generation.path) { try fileManager.removeItem(at: generation) }
-        try AtomicFile.rename(staging, to: generation)
-        try AtomicFile.replaceSymbolicLink(at: directory, destination: generationName)
         OutputGenerations.removeStale(in: parent, name: name, keeping: [generationName, previousTarget].compactMap { $0 })
         return true
     }

@@ -130,14 +130,23 @@ public enum BlockerBuilder {
         }
     }
 
-    /// Whether `home`'s output exists and was compiled with the allowlist in effect now: an
-    /// entry added for a while (`--for`, "Proceed anyway") that has since lapsed, or one added
-    /// by another program, makes it stale although no list changed; so does a change to "My rules".
+    /// Whether `home`'s output exists and was compiled from the lists stored now, with the
+    /// allowlist in effect now: an entry added for a while (`--for`, "Proceed anyway") that has
+    /// since lapsed, or one added by another program, makes it stale although no list changed;
+    /// so does a change to "My rules", and a list copy stored by an update whose rebuild failed
+    /// (a full disk): the next update rebuilds although no list changes again.
     public static func outputIsCurrent(home: PepperHome, database: PepperDatabase) -> Bool {
         guard let data = try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")),
             let manifest = try? JSONDecoder().decode(Manifest.self, from: data),
             let allowlist = try? AllowlistStore(database: database).domains()
         else { return false }
+        // An output of other inputs (`pepper compile SOURCE…` into the home) has no digest of
+        // the state's lists to compare.
+        if let compiled = manifest.inputs {
+            guard let inputs = try? stateInputs(home: home, database: database), InputsIdentity(lists: inputs).digest == compiled else {
+                return false
+            }
+        }
         let rules: ListInput?
         do {
             rules = try userRulesInput(database: database)
@@ -187,7 +196,7 @@ public enum BlockerBuilder {
 
     /// One list source's downloaded copy as an input (`nil` when there is no copy yet).
     static func storedInput(_ source: ListSource, home: PepperHome, policy: PicketPolicy) -> ListInput? {
-        guard let data = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)) else { return nil }
+        guard let data = ListCopies.read(source, home: home) else { return nil }
         if source.format == PicketListSource.format {
             // Rules from the employers' domains under the current policy (none under allow).
             return try? PicketListSource.input(for: source, payload: data, policy: policy)
@@ -251,7 +260,12 @@ public enum BlockerBuilder {
                 CompileCache.save(home: home, key: key, entry: entry)
             }
         }
-        defer { beside.wait() }
+        defer {
+            // An engine staged for an output that was not published goes (after publishing,
+            // there is none left).
+            beside.wait()
+            EngineCache.discardStaged(home: home)
+        }
         // Only the inputs that gave rules are sources of the output, as in a full compile.
         let usableNames = Set(entry.rules.reports.map(\.name))
         var output: ContentBlockerOutput
@@ -262,7 +276,10 @@ public enum BlockerBuilder {
         } catch {
             throw Error.layout(error)
         }
+        // When this fails, the output in use stays the previous one, and so does its engine.
         let changed = try output.write(to: home.outputURL)
+        beside.wait()
+        EngineCache.publishStaged(home: home)
         try recordCounts(output.manifest, database: database)
         return (output, changed, entry.inputs)
     }

@@ -35,20 +35,57 @@ public enum EngineCache {
 
     /// Builds the engine from the home's inputs (``BlockerBuilder/stateInputs(home:database:)``),
     /// saves it, and returns it with the current allowlist.
+    ///
+    /// It is tagged with the output's lists only when it was built from those same lists: after
+    /// an update that stored new copies but could not publish their output (a full disk, a
+    /// kill), the stored lists are not the output's, and an engine of them tagged as the
+    /// output's would be taken for it by every later load.
     @discardableResult
     public static func rebuild(home: PepperHome, database: PepperDatabase) throws -> FilterEngine {
         let allowlist = try AllowlistStore(database: database).domains()
-        let lists = BlockerBuilder.parse(try BlockerBuilder.stateInputs(home: home, database: database)).compactMap { try? $0.result.get() }
-        let engine = FilterEngine(lists: lists, identifier: expectedIdentifier(home: home) ?? "")
+        let inputs = try BlockerBuilder.stateInputs(home: home, database: database)
+        let lists = BlockerBuilder.parse(inputs).compactMap { try? $0.result.get() }
+        // An output of other inputs (`pepper compile SOURCE…`) is followed as before.
+        let expected = expectedIdentifier(home: home)
+        let identifier = expected.flatMap { $0.hasPrefix("output:") ? $0 : nil } ?? "lists:" + InputsIdentity(lists: inputs).digest
+        let engine = FilterEngine(lists: lists, identifier: identifier)
         try? engine.write(to: url(home: home))
         return engine.replacingAllowlist(allowlist)
     }
 
-    /// Builds the engine of parsed inputs (those that failed are left out) and saves it tagged
-    /// `identifier`, for a rebuild of the output from the same inputs. A failure to save is not
-    /// an error: the engine is rebuilt the next time it is needed.
+    /// Where a rebuild keeps the engine of its new lists until their output is published: the
+    /// saved engine follows the output in use, not an output that might never be written.
+    static func stagedURL(home: PepperHome) -> URL {
+        home.url.appendingPathComponent(".engine.bin.staged-\(ProcessInfo.processInfo.processIdentifier)")
+    }
+
+    /// Builds the engine of parsed inputs (those that failed are left out) and stages it tagged
+    /// `identifier`, for a rebuild of the output from the same inputs; ``publishStaged(home:)``
+    /// puts it in place once that output is. A failure to save is not an error: the engine is
+    /// rebuilt the next time it is needed.
     static func save(lists parsed: [BlockerBuilder.ParsedInput], identifier: String, home: PepperHome) {
         let engine = FilterEngine(lists: parsed.compactMap { try? $0.result.get() }, identifier: identifier)
-        try? engine.write(to: url(home: home))
+        do {
+            try engine.write(to: stagedURL(home: home))
+        } catch {
+            // Nothing half-written stays to hold the space (a full disk).
+            unlink(stagedURL(home: home).path)
+        }
+    }
+
+    /// The staged engine takes the saved one's place: its output is now the one in use.
+    static func publishStaged(home: PepperHome) {
+        let staged = stagedURL(home: home)
+        guard FileManager.default.fileExists(atPath: staged.path) else { return }
+        do {
+            try AtomicFile.rename(staged, to: url(home: home))
+        } catch {
+            unlink(staged.path)
+        }
+    }
+
+    /// Drops the staged engine: its output was not published.
+    static func discardStaged(home: PepperHome) {
+        unlink(stagedURL(home: home).path)
     }
 }

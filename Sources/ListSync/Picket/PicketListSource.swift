@@ -162,7 +162,7 @@ public struct PicketBlocklistIndex: Sendable {
         let policy = try PicketPolicyStore(database: database).policy()
         var payloads: [(String, MobileData, ActiveStrikes?)] = []
         for source in try ListSourceStore(database: database).enabled() where source.format == PicketListSource.format {
-            guard let body = try? Data(contentsOf: home.listsURL.appendingPathComponent(source.name)),
+            guard let body = ListCopies.read(source, home: home),
                 let data = try? JSONDecoder().decode(MobileData.self, from: body)
             else { continue }
             let strikes = (try? Data(contentsOf: PicketListSource.strikesURL(home: home, name: source.name))).flatMap {

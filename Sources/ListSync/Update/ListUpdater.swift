@@ -50,19 +50,42 @@ public struct ListUpdater: Sendable {
         self.downloader = downloader
     }
 
-    /// Updates one source. Never throws: failures are recorded on the source and reported.
-    public func update(_ source: ListSource, force: Bool, progress: ListDownloader.Progress? = nil) async -> Report {
+    /// The disk holding the home is full: nothing could be stored, for this list or any other.
+    public struct OutOfSpace: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The file that could not be written.
+        public var path: String
+
+        public var description: String {
+            "no space left on device while writing \(path) (the lists' last good copies stay in use)"
+        }
+
+        /// The file `error` could not write because its disk is full; `nil` for any other error.
+        public static func path(of error: any Error) -> String? {
+            if let error = error as? OutOfSpace { return error.path }
+            if let error = error as? AtomicFile.WriteError, error.isOutOfSpace { return error.path }
+            if case .full(let path) = error as? PepperDatabaseError { return path }
+            return nil
+        }
+    }
+
+    /// Updates one source. Failures are recorded on the source and reported, with one
+    /// exception: a full disk, which would fail every other list too, is thrown.
+    ///
+    /// A new copy and its record change together (``ListCopies``): after a crash at any moment
+    /// the copy in use is the one its record describes.
+    public func update(
+        _ source: ListSource, force: Bool, progress: ListDownloader.Progress? = nil
+    ) async throws(OutOfSpace) -> Report {
         let store = ListSourceStore(database: database)
         var source = source
-        let copyURL = home.listsURL.appendingPathComponent(source.name)
-        let stored = try? Data(contentsOf: copyURL)
+        let stored = ListCopies.read(source, home: home)
         let now = Date()
         if !force, stored != nil, let expiresAt = source.expiresAt, expiresAt > now {
             return Report(name: source.name, status: .fresh(until: expiresAt))
         }
         source.lastAttempt = now
         if source.format == PicketListSource.format {
-            return await updatePicket(source, stored: stored, copyURL: copyURL, now: now)
+            return try await updatePicket(source, stored: stored, now: now)
         }
         do {
             let fetched = try await fetch(source, stored: stored, progress: progress)
@@ -71,11 +94,10 @@ public struct ListUpdater: Sendable {
                 source.expiresAt = expiry(headers: headers, list: stored.flatMap { try? parse($0, for: source) }, from: now)
                 source.lastSuccess = now
                 source.lastError = nil
-                try? store.recordDownload(source)
+                try record(source, in: store)
                 return Report(name: source.name, status: .notModified, rules: nil)
             case .new(let data, let headers, let viaPatch, let note):
                 let list = try validate(data, for: source)
-                try AtomicFile.write(data, to: copyURL)
                 source.etag = headers.etag ?? (viaPatch ? nil : source.etag)
                 source.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
                 source.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
@@ -83,19 +105,37 @@ public struct ListUpdater: Sendable {
                 source.lastSuccess = now
                 source.lastError = nil
                 source.rulesIn = list.ruleCount + list.skippedCount
-                try? store.recordDownload(source)
+                try ListCopies.store(data, name: source.name, home: home) { try store.recordDownload(source) }
                 return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
             }
         } catch {
-            source.lastError = String(describing: error)
-            try? store.recordDownload(source)
-            return Report(name: source.name, status: .failed(String(describing: error)))
+            return try failed(source, error, in: store)
         }
+    }
+
+    /// Records `source` after a download that brought nothing new. Only a full disk is an error:
+    /// otherwise the record is refreshed at the next update.
+    private func record(_ source: ListSource, in store: ListSourceStore) throws(OutOfSpace) {
+        do {
+            try store.recordDownload(source)
+        } catch {
+            if let path = OutOfSpace.path(of: error) { throw OutOfSpace(path: path) }
+        }
+    }
+
+    /// Records why `source` failed and reports it; a full disk is thrown instead (and not
+    /// recorded: there is no room for it).
+    private func failed(_ source: ListSource, _ error: any Error, in store: ListSourceStore) throws(OutOfSpace) -> Report {
+        if let path = OutOfSpace.path(of: error) { throw OutOfSpace(path: path) }
+        var source = source
+        source.lastError = String(describing: error)
+        try record(source, in: store)
+        return Report(name: source.name, status: .failed(String(describing: error)))
     }
 
     /// A Picket source: fetched through the API client (hash and 304), kept as the server sent
     /// it, fresh for the server's `suggestedRefreshInterval`.
-    private func updatePicket(_ source: ListSource, stored: Data?, copyURL: URL, now: Date) async -> Report {
+    private func updatePicket(_ source: ListSource, stored: Data?, now: Date) async throws(OutOfSpace) -> Report {
         var source = source
         let store = ListSourceStore(database: database)
         do {
@@ -110,13 +150,12 @@ public struct ListUpdater: Sendable {
                 source.expiresAt = now.addingTimeInterval(Self.picketLifetime(interval))
                 source.lastSuccess = now
                 source.lastError = nil
-                try? store.recordDownload(source)
+                try record(source, in: store)
                 return Report(name: source.name, status: .notModified)
             case .new(let body, let data, let hash, let strikes):
                 guard body.count <= downloader.policy.maximumBytes else {
                     throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes)
                 }
-                try AtomicFile.write(body, to: copyURL)
                 let strikesURL = PicketListSource.strikesURL(home: home, name: source.name)
                 if let strikes { try? AtomicFile.write(strikes, to: strikesURL) }
                 let domains = Set(data.blocklist.urls.compactMap { BlocklistMatcher.normalizedHost($0.url) })
@@ -127,13 +166,11 @@ public struct ListUpdater: Sendable {
                 source.lastSuccess = now
                 source.lastError = nil
                 source.rulesIn = domains.count
-                try? store.recordDownload(source)
+                try ListCopies.store(body, name: source.name, home: home) { try store.recordDownload(source) }
                 return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
             }
         } catch {
-            source.lastError = String(describing: error)
-            try? store.recordDownload(source)
-            return Report(name: source.name, status: .failed(String(describing: error)))
+            return try failed(source, error, in: store)
         }
     }
 

@@ -111,10 +111,16 @@ extension PepperState {
         } catch {
             throw .storage("cannot add the list: \(error)")
         }
-        let report = await ListUpdater(home: home, database: database).update(entry, force: true, progress: progress)
+        let report: ListUpdater.Report
+        do {
+            report = try await ListUpdater(home: home, database: database).update(entry, force: true, progress: progress)
+        } catch {
+            _ = try? store.remove(named: name)
+            throw .storage("\(error)")
+        }
         if case .failed(let reason) = report.status {
             _ = try? store.remove(named: name)
-            try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
+            ListCopies.remove(name, home: home)
             throw .listUnusable(source: request.source, reason: reason)
         }
         let outcome = rebuild ? try await self.rebuild() : nil
@@ -158,7 +164,7 @@ extension PepperState {
         } catch {
             throw .storage("cannot remove the list: \(error)")
         }
-        try? FileManager.default.removeItem(at: home.listsURL.appendingPathComponent(name))
+        ListCopies.remove(name, home: home)
         if source.location.hasPrefix(home.url.appendingPathComponent("uploads").path + "/") {
             try? FileManager.default.removeItem(atPath: source.location)
         }
@@ -181,7 +187,12 @@ extension PepperState {
         }
         var change = ListChange(name: name)
         if fetch, !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
-            let report = await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
+            let report: ListUpdater.Report
+            do {
+                report = try await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
+            } catch {
+                throw .storage("\(error)")
+            }
             if case .failed(let reason) = report.status { change.fetchProblem = reason }
             change.rules = report.rules
         }

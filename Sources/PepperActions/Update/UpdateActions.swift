@@ -80,13 +80,22 @@ extension PepperState {
             throw .storage("cannot read the lists: \(error)")
         }
         events(.started(lists: sources.map(\.name)))
+        // A copy whose record a killed update committed goes in place first.
+        ListCopies.settle(sources, home: home)
         let updater = ListUpdater(home: home, database: database, downloader: ListDownloader(policy: options.downloads))
         var reports: [ListUpdater.Report] = []
         var changed = false
         for source in sources {
             let name = source.name
-            let report = await updater.update(source, force: options.force) { received, expected in
-                events(.progress(list: name, received: received, expected: expected))
+            let report: ListUpdater.Report
+            do {
+                report = try await updater.update(source, force: options.force) { received, expected in
+                    events(.progress(list: name, received: received, expected: expected))
+                }
+            } catch {
+                // A full disk fails every list after this one too: stop, with the last good
+                // copies and output in place.
+                throw .storage("\(error)")
             }
             if case .updated = report.status { changed = true }
             reports.append(report)

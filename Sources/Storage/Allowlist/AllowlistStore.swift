@@ -46,7 +46,7 @@ public struct AllowlistStore: Sendable {
     @discardableResult
     public func add(_ input: String, expiresAt: Date? = nil) throws -> (domain: String, added: Bool) {
         let domain = try DomainName.normalize(input)
-        let added = try database.writer.write { db in
+        let added = try database.write { db in
             let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM allowlist WHERE domain = ?", arguments: [domain]) ?? false
             try db.execute(
                 sql: """
@@ -64,7 +64,7 @@ public struct AllowlistStore: Sendable {
     @discardableResult
     public func remove(_ input: String) throws -> Bool {
         let domain = (try? DomainName.normalize(input)) ?? input
-        return try database.writer.write { db in
+        return try database.write { db in
             try db.execute(sql: "DELETE FROM allowlist WHERE domain = ?", arguments: [domain])
             return db.changesCount > 0
         }

@@ -47,7 +47,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// Adds (or relabels) entries of one list; `pattern` remembers the range they came from.
     @discardableResult
     public func add(_ kind: CallDirectoryEntryKind, _ entries: [CallDirectoryEntry], pattern: String? = nil) throws -> Change {
-        try database.writer.write { db in
+        try database.write { db in
             let version = try Self.version(db) + 1
             let now = Date()
             var added = 0
@@ -75,7 +75,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// Removes entries of one list.
     @discardableResult
     public func remove(_ kind: CallDirectoryEntryKind, _ numbers: [Int64]) throws -> Change {
-        try database.writer.write { db in
+        try database.write { db in
             let version = try Self.version(db) + 1
             var removed = 0
             let delete = try db.cachedStatement(sql: "DELETE FROM callEntry WHERE kind = ? AND number = ?")
@@ -102,7 +102,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// the new block list with the old labels).
     @discardableResult
     public func replace(_ lists: [CallDirectoryEntryKind: [CallDirectoryEntry]]) throws -> Change {
-        try database.writer.write { db in
+        try database.write { db in
             let version = try Self.version(db) + 1
             var total = Change(added: 0, removed: 0, version: version)
             for kind in CallDirectoryEntryKind.allCases {
@@ -188,7 +188,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
     /// - Returns: The change records removed.
     @discardableResult
     public func compactChanges(through floor: Int64) throws -> Int {
-        try database.writer.write { db in try Self.compact(db, through: min(floor, try Self.version(db))) }
+        try database.write { db in try Self.compact(db, through: min(floor, try Self.version(db))) }
     }
 
     /// For a load from `old` ≥ `floor`, a number's state at `old` is its last change up to `old`:

@@ -38,7 +38,11 @@ public final class PepperDatabase: Sendable {
         // comes second finds nothing left to do.
         let lock = try FileLock(path: url.path + ".migration-lock", wait: true)
         defer { withExtendedLifetime(lock) {} }
-        try migrator.migrate(writer)
+        do {
+            try migrator.migrate(writer)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw PepperDatabaseError.full(path: url.path)
+        }
     }
 
     /// Opens the database of `home`.
@@ -64,6 +68,18 @@ public final class PepperDatabase: Sendable {
         registration = OpenPools.shared.register(url)
         guard try writer.read(Self.migrator.hasCompletedMigrations) else {
             throw PepperDatabaseError.notReady("\(url.path) is from another version of Pepper: open Pepper once to update it")
+        }
+    }
+
+    /// Runs `updates` in one write transaction, like `writer.write`, with a full disk named as
+    /// such: SQLite's "database or disk is full" (`SQLITE_FULL`) becomes
+    /// ``PepperDatabaseError/full(path:)``, which says which file could not grow. SQLite has
+    /// rolled the transaction back by then, so nothing of it is stored.
+    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(updates)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw PepperDatabaseError.full(path: writer.path)
         }
     }
 
@@ -137,10 +153,13 @@ public final class PepperDatabase: Sendable {
 public enum PepperDatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A reader found no database, or one a writer has not brought up to date.
     case notReady(String)
+    /// The disk holding the database (at `path`) is full: the change was rolled back.
+    case full(path: String)
 
     public var description: String {
         switch self {
         case .notReady(let reason): return reason
+        case .full(let path): return "no space left on device while writing \(path) (the change was not stored)"
         }
     }
 }

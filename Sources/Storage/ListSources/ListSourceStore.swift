@@ -30,7 +30,7 @@ public struct ListSourceStore: Sendable {
     /// Stores a new source.
     @discardableResult
     public func insert(_ source: ListSource) throws -> ListSource {
-        try database.writer.write { db in
+        try database.write { db in
             var source = source
             try source.insert(db)
             return source
@@ -39,7 +39,7 @@ public struct ListSourceStore: Sendable {
 
     /// Saves changes to an existing source (every column).
     public func update(_ source: ListSource) throws {
-        try database.writer.write { db in try source.update(db) }
+        try database.write { db in try source.update(db) }
     }
 
     /// The columns a download writes: what was fetched and when. A person's settings (enabled,
@@ -66,14 +66,14 @@ public struct ListSourceStore: Sendable {
 
     /// Records a compilation's rule counts for the source called `name`.
     public func recordCounts(name: String, rulesIn: Int, rulesOut: Int) throws {
-        try database.writer.write { db in
+        try database.write { db in
             try db.execute(
                 sql: "UPDATE listSource SET rulesIn = ?, rulesOut = ? WHERE name = ?", arguments: [rulesIn, rulesOut, name])
         }
     }
 
     private func update(_ source: ListSource, columns: [String]) throws {
-        try database.writer.write { db in
+        try database.write { db in
             do {
                 try source.update(db, columns: columns)
             } catch RecordError.recordNotFound {
@@ -85,7 +85,7 @@ public struct ListSourceStore: Sendable {
     /// Removes the source called `name`; returns whether it existed.
     @discardableResult
     public func remove(named name: String) throws -> Bool {
-        try database.writer.write { db in
+        try database.write { db in
             try ListSource.filter(Column("name") == name).deleteAll(db) > 0
         }
     }

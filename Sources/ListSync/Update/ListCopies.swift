@@ -1,0 +1,74 @@
+import ContentBlocker
+import Foundation
+import Storage
+
+/// The downloaded copy of each list (`lists/NAME`), kept in step with its record in the
+/// database (its digest, ETag and time of the last success).
+///
+/// A file and a database row cannot change in one step, so the database's commit decides: a new
+/// copy is first written beside the old one (`lists/.NAME.pending`, flushed to disk), then its
+/// record is committed, then the copy takes the old one's place with one `rename`. A process
+/// killed before the commit leaves the old copy with the old record (and a pending file that
+/// nothing reads, replaced by the next download); killed after it, the record names the pending copy, which
+/// ``read(_:home:)`` returns and the next update puts in place (``settle(_:home:)``). Either way
+/// the copy Pepper uses is the one its record describes.
+public enum ListCopies {
+    /// `lists/NAME`: the copy in use.
+    public static func url(_ name: String, home: PepperHome) -> URL {
+        home.listsURL.appendingPathComponent(name)
+    }
+
+    /// `lists/.NAME.pending`: a new copy whose record may not be committed yet.
+    static func pendingURL(_ name: String, home: PepperHome) -> URL {
+        home.listsURL.appendingPathComponent(".\(name).pending")
+    }
+
+    /// The copy of `source` that its record describes: `lists/NAME`, or the pending copy when
+    /// its record was committed by a process that did not live to put it in place. `nil` when
+    /// there is no copy yet.
+    public static func read(_ source: ListSource, home: PepperHome) -> Data? {
+        // Only after a kill is there a pending file: the usual read costs one failed open.
+        if let expected = source.sha256, let pending = try? Data(contentsOf: pendingURL(source.name, home: home)),
+            ContentBlockerOutput.SourceIdentity.sha256Hex(pending) == expected
+        {
+            return pending
+        }
+        return try? Data(contentsOf: url(source.name, home: home))
+    }
+
+    /// Stores `data` as the copy of `name`: written beside the old copy, then `record` commits
+    /// its record, then the new copy replaces the old one. When writing or `record` fails,
+    /// the old copy and its record stay as they were and the error is rethrown.
+    static func store(_ data: Data, name: String, home: PepperHome, record: () throws -> Void) throws {
+        let pending = pendingURL(name, home: home)
+        try AtomicFile.write(data, to: pending)
+        do {
+            try record()
+        } catch {
+            unlink(pending.path)
+            throw error
+        }
+        // The record is committed: from here on the new copy is the one in use. Were this
+        // rename to fail, readers would still find it as the pending copy.
+        try AtomicFile.rename(pending, to: url(name, home: home))
+    }
+
+    /// Finishes what a killed update left: a pending copy whose record names it takes its
+    /// place. Any other pending copy is left alone (another process may be about to commit
+    /// it); the next copy stored for that list replaces it.
+    public static func settle(_ sources: [ListSource], home: PepperHome) {
+        for source in sources {
+            let pending = pendingURL(source.name, home: home)
+            guard let expected = source.sha256, let data = try? Data(contentsOf: pending),
+                ContentBlockerOutput.SourceIdentity.sha256Hex(data) == expected
+            else { continue }
+            try? AtomicFile.rename(pending, to: url(source.name, home: home))
+        }
+    }
+
+    /// Removes the copy of `name` and any pending one (a list that is removed).
+    public static func remove(_ name: String, home: PepperHome) {
+        unlink(url(name, home: home).path)
+        unlink(pendingURL(name, home: home).path)
+    }
+}
