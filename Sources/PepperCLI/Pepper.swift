@@ -41,7 +41,9 @@ public struct Pepper: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: CLIError.reported(error))
+            // Built-in commands (help, version, completions) end by throwing what
+            // swift-argument-parser prints itself, with exit status 0: only a failure is reworded.
+            exit(withError: exitCode(for: error) == .failure ? CLIError.reported(error) : error)
         }
     }
 }
