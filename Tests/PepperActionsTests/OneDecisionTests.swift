@@ -136,6 +136,9 @@ struct OneDecisionTests {
         #expect(try preferences.value(.gnomeWebFilters) == "on")
         try state.keepBrowserFiltersCurrent(false)
         #expect(try !state.onboardingProgress().browserFiltersKept)
+        // An answer an older version stored as text reads typed.
+        try preferences.set(.searchSuggestion, "accepted")
+        #expect(try state.onboardingProgress().searchSuggestion == .accepted)
     }
 }
 

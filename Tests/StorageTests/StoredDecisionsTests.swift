@@ -70,6 +70,29 @@ struct StoredDecisionsTests {
         #expect(daily.map(\.action) == [.identify], "an action this version does not know is left out")
     }
 
+    /// The moderation audit trail as an older Pepper wrote it (kind and decision as text) reads
+    /// typed; a row with a kind this version does not know is left out.
+    @Test func anOldModerationTrailReadsTyped() async throws {
+        let database = try Self.database()
+        let decided = Date(timeIntervalSince1970: 1_767_225_600)
+        try await database.writer.write { db in
+            for (id, kind, decision, at) in [
+                ("act_1", "strike", "approve", decided), ("snap_1", "snapshot", "reject", decided.addingTimeInterval(1)),
+                ("x_1", "petition", "approve", decided.addingTimeInterval(2)),
+            ] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO picketModeration (submissionId, kind, decision, moderator, reason, decidedAt, summary)
+                        VALUES (?, ?, ?, 'cli', NULL, ?, 'ACME')
+                        """,
+                    arguments: [id, kind, decision, at])
+            }
+        }
+        let log = try await SQLitePicketStore(database: database).moderationLog(limit: 10)
+        #expect(log.map(\.submissionId) == ["snap_1", "act_1"])
+        #expect(log.map(\.kind) == [.snapshot, .strike] && log.map(\.decision) == [.reject, .approve])
+    }
+
     /// One test of where a list comes from, for stored sources, lists being added and SOURCE arguments.
     @Test func aListsLocationIsAWebAddressAPicketServerOrAFile() {
         #expect(ListSource.isWeb("https://easylist.to/easylist/easylist.txt") && ListSource.isWeb("http://lists.example/x"))
