@@ -353,7 +353,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PepperActionsTests",
-            dependencies: ["PepperActions", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport"]),
+            dependencies: [
+                "PepperActions", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "CallFilter", "DNSFilter",
+                "PepperTestSupport",
+            ]),
         .testTarget(
             name: "ScreensTests",
             dependencies: [
@@ -404,7 +407,7 @@ let package = Package(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
-                "DNSFilter", "Browsing", "AppExtensionSupport",
+                "DNSFilter", "Browsing", "AppExtensionSupport", "Storage",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [

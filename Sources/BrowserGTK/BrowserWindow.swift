@@ -325,7 +325,10 @@ final class BrowserWindow {
             picketNotice = notice
             noticeAddress = uri
             webkit_web_view_load_alternate_html(
-                webView, PicketNoticePage.html(for: notice, controls: .scriptMessages(handler: PageScript.handlerName)), uri, nil)
+                webView,
+                PicketNoticePage.html(
+                    for: notice, controls: .scriptMessages(handler: PageScript.handlerName), policyCommand: "pepper picket policy ask"),
+                uri, nil)
         case WEBKIT_LOAD_COMMITTED.rawValue:
             let uri = borrowString(webkit_web_view_get_uri(webView))
             if uri != noticeAddress {

@@ -25,7 +25,7 @@ public final class BrowserSession {
         /// The search engine's raw value (``SearchEngine``).
         public static let searchEngine = "searchEngine"
         /// Set once the search-engine suggestion was answered.
-        public static let searchSuggestionAnswered = "searchSuggestionAnswered"
+        public static let searchSuggestionAnswered = BrowserStateStore.searchSuggestionAnsweredKey
     }
 
     private let store: BrowserStateStore
@@ -242,7 +242,7 @@ public final class BrowserSession {
             // Gathered, and written per page in one transaction off this (the window's) thread:
             // a page blocks hundreds of requests, and one SQLite write each would stall it.
             unrecorded.append(
-                DecisionStore.Decision(domain: .web, subject: url, action: "block", ruleKind: rule == nil ? "failed" : "rule", rule: rule))
+                DecisionStore.Decision(domain: .web, subject: url, action: .block, ruleKind: rule == nil ? "failed" : "rule", rule: rule))
             if unrecorded.count >= Self.blockedRequestsPerWrite { recordBlockedRequests() }
         }
         return counted

@@ -19,6 +19,10 @@ public final class BlockPageServer: Service {
     public let localAddress: ListenAddress
     private let channel: Channel
 
+    /// How a person changes the Picket policy where this page is served (it is `pepper dns
+    /// serve`'s page, as the allowlist command below is), given to the shared notice page.
+    static let policyCommand = "pepper picket policy ask"
+
     private init(localAddress: ListenAddress, channel: Channel) {
         self.localAddress = localAddress
         self.channel = channel
@@ -110,10 +114,18 @@ public final class BlockPageServer: Service {
             }
             let shown = HTML.escape(host)
             guard isProceed else {
-                return (.forbidden, PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/proceed")))
+                return (
+                    .forbidden,
+                    PicketNoticePage.html(
+                        for: notice, controls: .form(proceedPath: "/proceed"), policyCommand: BlockPageServer.policyCommand)
+                )
             }
             guard let client, picket.proceed(QueryResolver.address(of: client), to: notice) != nil else {
-                return (.forbidden, PicketNoticePage.html(for: notice, controls: .form(proceedPath: "/proceed")))
+                return (
+                    .forbidden,
+                    PicketNoticePage.html(
+                        for: notice, controls: .form(proceedPath: "/proceed"), policyCommand: BlockPageServer.policyCommand)
+                )
             }
             let body = """
                 <p>This device may visit <b>\(shown)</b> and the other sites of \(HTML.escape(notice.employer))

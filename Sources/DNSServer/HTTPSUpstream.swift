@@ -13,8 +13,6 @@ final class HTTPSUpstream: Sendable {
     private let client: HTTPClient
     private let timeout: TimeAmount
 
-    static let mediaType = "application/dns-message"
-
     /// A client for `url`, on the server's threads, trusting what `tls` trusts.
     init(url: String, tls: TLSConfiguration, group: EventLoopGroup, timeout: TimeAmount) {
         self.label = url
@@ -35,7 +33,7 @@ final class HTTPSUpstream: Sendable {
         do {
             request = try HTTPClient.Request(
                 url: label, method: .POST,
-                headers: ["content-type": Self.mediaType, "accept": Self.mediaType],
+                headers: ["content-type": DNSOverHTTPS.mediaType, "accept": DNSOverHTTPS.mediaType],
                 body: .bytes(message.encoded()))
         } catch {
             return eventLoop.makeFailedFuture(UpstreamError.connection(label, "\(error)"))
@@ -45,8 +43,15 @@ final class HTTPSUpstream: Sendable {
         return client.execute(
             request: request, eventLoop: .delegateAndChannel(on: eventLoop), deadline: .now() + timeout
         ).flatMapThrowing { response -> DNSMessage in
-            guard response.status == .ok else {
+            // The packet tunnel's upstream takes the same answers (one check for both).
+            do {
+                try DNSOverHTTPS.check(
+                    status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
+                    bodySize: response.body?.readableBytes ?? 0)
+            } catch DNSUpstreamError.status {
                 throw UpstreamError.connection(label, "HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            } catch {
+                throw UpstreamError.connection(label, "\(error)")
             }
             guard let body = response.body,
                 let answer = try? body.withUnsafeReadableBytes({ raw in try DNSMessage(decoding: raw) }),

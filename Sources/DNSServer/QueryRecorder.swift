@@ -15,7 +15,7 @@ import Storage
 /// `ServiceGroup` it comes before the server, so it stops after the last answer is counted.
 public final class QueryRecorder: Service {
     private struct Pending {
-        var counts: [String: Int] = [:]
+        var counts: [DNSQueryOutcome: Int] = [:]
         var entries: [(event: QueryEvent, at: Date)] = []
     }
 
@@ -38,7 +38,7 @@ public final class QueryRecorder: Service {
         let entry = (event: event, at: Date())
         let limit = logLimitPerFlush
         pending.withLockedValue { pending in
-            pending.counts[event.outcome.rawValue, default: 0] += 1
+            pending.counts[event.outcome, default: 0] += 1
             if pending.entries.count >= limit { pending.entries.removeFirst(limit / 2) }
             pending.entries.append(entry)
         }
@@ -56,7 +56,7 @@ public final class QueryRecorder: Service {
             let entries = batch.entries.map { event, at in
                 DNSQueryLogStore.Entry(
                     at: at, client: event.client.description, name: event.name, type: event.type.description,
-                    outcome: event.outcome.rawValue, responseCode: event.responseCode.description)
+                    outcome: event.outcome, responseCode: event.responseCode.description)
             }
             try store.record(counts: counts, entries: entries, now: now)
         } catch {

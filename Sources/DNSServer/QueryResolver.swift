@@ -3,26 +3,12 @@ import FilterEngine
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import Storage
 
-/// What happened to one query, for logs and counters.
-public enum QueryOutcome: String, Sendable, Hashable, CaseIterable {
-    /// The name (or a parent) is blocked.
-    case blocked
-    /// A CNAME in the upstream answer points at a blocked name.
-    case blockedCNAME = "blocked-cname"
-    /// Answered from the cache.
-    case cached
-    /// Answered by an upstream.
-    case forwarded
-    /// Answered from an expired cache entry because the upstreams did not answer (RFC 8767).
-    case stale
-    /// Every upstream failed, or none answered in time: SERVFAIL.
-    case failed
-    /// The client is not allowed: REFUSED.
-    case refused
-    /// The query could not be read (FORMERR) or was dropped.
-    case malformed
-}
+/// What happened to one query, for logs and counters: the query log's own type, so that what
+/// the resolver decides is stored as it is and every reader asks it (`isBlocked`) rather than
+/// reading text.
+public typealias QueryOutcome = DNSQueryOutcome
 
 /// One answered query, as reported to the server's observer (the query log).
 public struct QueryEvent: Sendable, Hashable {

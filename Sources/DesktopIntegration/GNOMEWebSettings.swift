@@ -98,7 +98,7 @@ public struct GNOMEWebSettings: ContentFilterSettings {
         settings: GNOMEWebSettings = GNOMEWebSettings()
     ) -> @Sendable (PepperState, RebuildOutcome) -> Void {
         { state, outcome in
-            guard (try? PreferenceStore(database: state.database).value(.gnomeWebFilters)) == "on" else { return }
+            guard (try? state.onboardingProgress())?.browserFiltersKept == true else { return }
             let expected = state.outputFileAddresses(outcome.manifest)
             guard case .available = settings.availability(), (try? settings.contentFilters()) != expected else { return }
             try? settings.setContentFilters(expected)

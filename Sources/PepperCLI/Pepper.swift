@@ -22,6 +22,30 @@ public struct Pepper: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line. Parsing fails as swift-argument-parser reports it (the usage,
+    /// exit 64); a command's failure is one line on stderr and exit 1, whatever threw it
+    /// (``CLIError/reported(_:)``), so commands need not wrap the actions' errors.
+    public static func main() async {
+        let parsed: any ParsableCommand
+        do {
+            parsed = try await asyncParseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            var command = parsed
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // Built-in commands (help, version, completions) end by throwing what
+            // swift-argument-parser prints itself, with exit status 0: only a failure is reworded.
+            exit(withError: exitCode(for: error) == .failure ? CLIError.reported(error) : error)
+        }
+    }
 }
 
 /// The version printed by `pepper --version`.

@@ -42,14 +42,17 @@ public enum PicketDatabase {
         }
     }
 
-    /// Opens the store at `location` (migrating it), with `home` for ``Location/home``.
+    /// Opens the store at `location` (migrating it), with `home` for ``Location/home``. A process
+    /// that has the home's state open already passes its database as `homeDatabase`, so that
+    /// ``Location/home`` uses that connection pool rather than a second one on the same file.
     public static func open(
-        _ location: Location, home: PepperHome, logger: Logger = Logger(label: "pepper.picket")
+        _ location: Location, home: PepperHome, homeDatabase: PepperDatabase? = nil, logger: Logger = Logger(label: "pepper.picket")
     ) async throws
         -> any PicketStore
     {
         switch location {
         case .home:
+            if let homeDatabase { return SQLitePicketStore(database: homeDatabase) }
             try home.prepare()
             return SQLitePicketStore(database: try PepperDatabase(home: home))
         case .sqlite(let path):

@@ -116,12 +116,12 @@ struct ConsoleBenchmark: AsyncParsableCommand {
         var generator = SystemRandomNumberGenerator()
         var batch: [DNSQueryLogStore.Entry] = []
         batch.reserveCapacity(100_000)
-        var hourly: [Int: [String: Int]] = [:]
+        var hourly: [Int: [DNSQueryOutcome: Int]] = [:]
         for index in 0..<queries {
             let blocked = index % 3 == 0
             let age = Double(queries - index) * 86_000 / Double(queries)
             let at = now.addingTimeInterval(-age)
-            let outcome = blocked ? "blocked" : (index % 5 == 0 ? "cached" : "forwarded")
+            let outcome: DNSQueryOutcome = blocked ? .blocked : (index % 5 == 0 ? .cached : .forwarded)
             hourly[Int(age / 3_600), default: [:]][outcome, default: 0] += 1
             batch.append(
                 .init(
@@ -148,15 +148,15 @@ struct ConsoleBenchmark: AsyncParsableCommand {
             case 0:
                 decisionBatch.append(
                     .init(
-                        domain: .call, subject: "+1206555\(1_000 + index % 9_000)", action: index % 2 == 0 ? "block" : "identify",
+                        domain: .call, subject: "+1206555\(1_000 + index % 9_000)", action: index % 2 == 0 ? .block : .identify,
                         ruleKind: "list", rule: nil, at: at))
             case 1:
                 decisionBatch.append(
-                    .init(domain: .message, subject: "+1555\(index % 10_000)", action: "junk", ruleKind: "word", rule: "won", at: at))
+                    .init(domain: .message, subject: "+1555\(index % 10_000)", action: .junk, ruleKind: "word", rule: "won", at: at))
             default:
                 decisionBatch.append(
                     .init(
-                        domain: .web, subject: "https://ads\(index % 500).example/a.js", action: "block", ruleKind: "rule",
+                        domain: .web, subject: "https://ads\(index % 500).example/a.js", action: .block, ruleKind: "rule",
                         rule: "||ads.example^", at: at))
             }
             if decisionBatch.count == 10_000 {

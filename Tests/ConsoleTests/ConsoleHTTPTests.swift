@@ -331,7 +331,7 @@ struct ConsolePageTests {
         try DNSQueryLogStore(database: console.state.database).record(
             counts: [],
             entries: [
-                .init(at: Date(), client: "127.0.0.1", name: "x\(attack).example", type: "A", outcome: "blocked", responseCode: "NXDOMAIN")
+                .init(at: Date(), client: "127.0.0.1", name: "x\(attack).example", type: "A", outcome: .blocked, responseCode: "NXDOMAIN")
             ])
         let dns = try await console.request(.get, "/dns", cookie: cookie)
         #expect(dns.status == .ok)
@@ -379,8 +379,8 @@ struct ConsolePageTests {
         try DNSQueryLogStore(database: console.state.database).record(
             counts: [],
             entries: [
-                .init(at: Date(), client: "127.0.0.1", name: "ads.example", type: "A", outcome: "blocked", responseCode: "NXDOMAIN"),
-                .init(at: Date(), client: "127.0.0.1", name: "fine.example", type: "A", outcome: "forwarded", responseCode: "NOERROR"),
+                .init(at: Date(), client: "127.0.0.1", name: "ads.example", type: "A", outcome: .blocked, responseCode: "NXDOMAIN"),
+                .init(at: Date(), client: "127.0.0.1", name: "fine.example", type: "A", outcome: .forwarded, responseCode: "NOERROR"),
             ])
         let page = try await console.request(.get, "/dns", cookie: cookie)
         #expect(page.text.contains(#"action="/dns/allow""#) && page.text.contains(#"action="/dns/block""#))

@@ -145,7 +145,7 @@ struct EndToEndTests {
         #expect(stored.map(\.status) == [.pending])
         #expect(stored.first?.notes == "20 people")
         let pending = try await setup.store.pendingSubmissions()
-        #expect(pending.contains { $0.id == receipt.id && $0.kind == "snapshot" && $0.actionId == "act_a" })
+        #expect(pending.contains { $0.id == receipt.id && $0.kind == .snapshot && $0.actionId == "act_a" })
 
         guard case .updated(_, let hash, _) = try await setup.read.mobileData(at: Fixtures.seattle) else { return }
         let outcome = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)

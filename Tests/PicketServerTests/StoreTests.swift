@@ -139,7 +139,7 @@ struct StoreTests {
 
         let pending = try await store.pendingSubmissions()
         #expect(pending.map(\.id) == ["act_s1", "snap_1", "act_s2", "snap_2"], "oldest first")
-        #expect(pending.map(\.kind) == ["strike", "snapshot", "strike", "snapshot"])
+        #expect(pending.map(\.kind) == [.strike, .snapshot, .strike, .snapshot])
         #expect(pending[2].employerName == "Newco")
         #expect(pending[2].website == "https://WWW.Newco.example/jobs")
         #expect(pending[1].address == "Gate 2")
@@ -183,12 +183,12 @@ struct StoreTests {
         // refused decisions (already moderated, unknown, snapshot before its action) left no row.
         let log = try await store.moderationLog(limit: 10)
         #expect(log.map(\.submissionId) == ["act_s1", "snap_1", "snap_2", "act_s2"])
-        #expect(log.map(\.decision) == ["reject", "reject", "approve", "approve"])
+        #expect(log.map(\.decision) == [.reject, .reject, .approve, .approve])
         #expect(log[0].moderator == "console:ana" && log[0].reason == "Duplicate of act_a")
         #expect(log[0].decidedAt == Self.now.addingTimeInterval(1))
         #expect(log[1].moderator == "test" && log[1].reason == nil)
-        #expect(log[3].summary == "Newco" && log[3].kind == "strike")
-        #expect(log[2].summary == "Newco (act_s2)" && log[2].kind == "snapshot")
+        #expect(log[3].summary == "Newco" && log[3].kind == .strike)
+        #expect(log[2].summary == "Newco (act_s2)" && log[2].kind == .snapshot)
         #expect(try await store.moderationLog(limit: 1).map(\.submissionId) == ["act_s1"])
     }
 

@@ -35,6 +35,18 @@ struct PicketNoticePageTests {
         #expect(!PicketNoticePage.html(for: blocked, controls: .form(proceedPath: "/proceed")).contains("<form"))
     }
 
+    /// The page names no face's command: the face that shows it says how to change the policy.
+    @Test func theBlockPolicyIsExplainedInTheWordsOfTheFaceShowingIt() {
+        var blocked = Self.acme
+        blocked.canProceed = false
+        let plain = PicketNoticePage.html(for: blocked, controls: .scriptMessages(handler: "pepperBlocked"))
+        #expect(plain.contains("<p>The Picket policy here blocks this site.</p>"))
+        #expect(!plain.contains("pepper "), "no command of the Linux tools in the app's page")
+        let linux = PicketNoticePage.html(for: blocked, controls: .form(proceedPath: "/proceed"), policyCommand: "pepper picket policy ask")
+        #expect(linux.contains("(<code>pepper picket policy ask</code> offers to proceed)."))
+        #expect(!PicketNoticePage.html(for: Self.acme, controls: .form(proceedPath: "/p"), policyCommand: "x").contains("<code>x</code>"))
+    }
+
     @Test func datesAreShownAsDaysAndOtherTextAsSent() {
         #expect(PicketNoticePage.day("2024-01-01T00:00:00.000Z") == "2024-01-01")
         #expect(PicketNoticePage.day("2024-01-01") == "2024-01-01")

@@ -70,22 +70,22 @@ struct StartScreenTests {
         let now = Date()
         let decisions = DecisionStore(database: state.database)
         try decisions.record([
-            .init(domain: .web, subject: "https://ads.example/a.js", action: "block", ruleKind: "rule", rule: "||ads.example^", at: now),
+            .init(domain: .web, subject: "https://ads.example/a.js", action: .block, ruleKind: "rule", rule: "||ads.example^", at: now),
             .init(
-                domain: .web, subject: "https://ads.example/b.js", action: "block", ruleKind: "rule", rule: nil,
+                domain: .web, subject: "https://ads.example/b.js", action: .block, ruleKind: "rule", rule: nil,
                 at: now.addingTimeInterval(-3 * 86_400)),
             .init(
-                domain: .web, subject: "https://old.example/", action: "block", ruleKind: "rule", rule: nil,
+                domain: .web, subject: "https://old.example/", action: .block, ruleKind: "rule", rule: nil,
                 at: now.addingTimeInterval(-9 * 86_400)),
-            .init(domain: .call, subject: "+12539501212", action: "block", ruleKind: "list", rule: nil, at: now),
-            .init(domain: .call, subject: "+14259501212", action: "identify", ruleKind: "list", rule: "Suspicious", at: now),
-            .init(domain: .message, subject: "+15551234567", action: "junk", ruleKind: "word", rule: "won", at: now),
-            .init(domain: .message, subject: "+15551234567", action: "allow", ruleKind: "none", rule: nil, at: now),
+            .init(domain: .call, subject: "+12539501212", action: .block, ruleKind: "list", rule: nil, at: now),
+            .init(domain: .call, subject: "+14259501212", action: .identify, ruleKind: "list", rule: "Suspicious", at: now),
+            .init(domain: .message, subject: "+15551234567", action: .junk, ruleKind: "word", rule: "won", at: now),
+            .init(domain: .message, subject: "+15551234567", action: .allow, ruleKind: "none", rule: nil, at: now),
         ])
         try DNSQueryLogStore(database: state.database).record(
             counts: [
-                .init(day: DNSQueryLogStore.day(of: now), outcome: "forwarded", count: 30),
-                .init(day: DNSQueryLogStore.day(of: now), outcome: "blocked", count: 10),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: .forwarded, count: 30),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: .blocked, count: 10),
             ],
             entries: [], now: now)
         _ = try await state.rebuild()
@@ -198,6 +198,11 @@ struct OnboardingScreenTests {
         let screen = OnboardingScreen(state: temporary.state)
         let notRunning = await screen.checkDNS()
         #expect(notRunning.isError && notRunning.text.contains("not running"))
+        // The screen names no command; the face that shows it gives its own.
+        #expect(!notRunning.text.contains("pepper"))
+        #expect(
+            await screen.checkDNS(startCommand: "pepper dns serve").text
+                == "The DNS filter is not running. Start it (pepper dns serve), then check again.")
         let bad = await screen.checkDNS(address: "not an address")
         #expect(bad.isError && bad.field == "address")
         // A UDP port nobody answers on.
@@ -355,13 +360,13 @@ struct DNSScreenTests {
                 .init(
                     at: now.addingTimeInterval(Double(index - 120)), client: index % 2 == 0 ? "127.0.0.1" : "192.168.1.9",
                     name: blocked ? "ads\(index % 2).example" : "site\(index).example", type: "A",
-                    outcome: blocked ? "blocked" : "forwarded",
+                    outcome: blocked ? .blocked : .forwarded,
                     responseCode: blocked ? "NXDOMAIN" : "NOERROR"))
         }
         try store.record(
             counts: [
-                .init(day: DNSQueryLogStore.day(of: now), outcome: "blocked", count: 40),
-                .init(day: DNSQueryLogStore.day(of: now), outcome: "forwarded", count: 80),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: .blocked, count: 40),
+                .init(day: DNSQueryLogStore.day(of: now), outcome: .forwarded, count: 80),
             ],
             entries: entries, now: now)
         let screen = DNSScreen(state: state)

@@ -244,13 +244,13 @@ struct CallsStorageTests {
         let decisions = DecisionStore(database: database)
         let many = (0..<(DecisionStore.historyLimit + 50)).map {
             DecisionStore.Decision(
-                domain: .message, subject: "+1555000\($0)", action: $0 % 2 == 0 ? "junk" : "allow", ruleKind: "word", rule: "won")
+                domain: .message, subject: "+1555000\($0)", action: $0 % 2 == 0 ? .junk : .allow, ruleKind: "word", rule: "won")
         }
         try decisions.record(many)
-        try decisions.record([.init(domain: .call, subject: "+12539501212", action: "block", ruleKind: "list", rule: nil)])
+        try decisions.record([.init(domain: .call, subject: "+12539501212", action: .block, ruleKind: "list", rule: nil)])
         let counts = try decisions.counts(.message)
         #expect(counts.map(\.count).reduce(0, +) == DecisionStore.historyLimit + 50)
-        #expect(counts.first { $0.action == "junk" }?.count == (DecisionStore.historyLimit + 50 + 1) / 2)
+        #expect(counts.first { $0.action == .junk }?.count == (DecisionStore.historyLimit + 50 + 1) / 2)
         let recent = try decisions.recent(.message, limit: 5_000)
         #expect(recent.count == DecisionStore.historyLimit)
         #expect(recent.first?.subject == many.last?.subject)

@@ -1,3 +1,4 @@
+import DNSFilter
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -23,10 +24,6 @@ public struct DNSOverHTTPSUpstream: DNSUpstream {
 
     /// The default resolver: Cloudflare's, by IP address (its certificate names the address).
     public static let defaultURL = URL(string: "https://1.1.1.1/dns-query")!
-    /// The media type of DNS messages.
-    public static let mediaType = "application/dns-message"
-    /// The largest response accepted.
-    public static let maximumResponseBytes = 65_535
 
     /// An upstream at `url`.
     public init(url: URL = DNSOverHTTPSUpstream.defaultURL, timeout: TimeInterval = 5) {
@@ -42,8 +39,8 @@ public struct DNSOverHTTPSUpstream: DNSUpstream {
     public func request(for query: [UInt8]) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
-        request.setValue(Self.mediaType, forHTTPHeaderField: "Content-Type")
-        request.setValue(Self.mediaType, forHTTPHeaderField: "Accept")
+        request.setValue(DNSOverHTTPS.mediaType, forHTTPHeaderField: "Content-Type")
+        request.setValue(DNSOverHTTPS.mediaType, forHTTPHeaderField: "Accept")
         request.httpBody = Data(query)
         return request
     }
@@ -55,40 +52,12 @@ public struct DNSOverHTTPSUpstream: DNSUpstream {
         return Array(data)
     }
 
-    /// Accepts a 200 response of type `application/dns-message` of a plausible size.
+    /// Accepts what ``DNSOverHTTPS/check(status:contentType:bodySize:)`` accepts (the DNS
+    /// server's upstreams decide with it too), from an HTTP response.
     ///
     /// - Throws: ``DNSUpstreamError`` naming what is wrong.
     public static func check(_ response: URLResponse, bodySize: Int) throws(DNSUpstreamError) {
         guard let http = response as? HTTPURLResponse else { throw .notHTTP }
-        guard http.statusCode == 200 else { throw .status(http.statusCode) }
-        let type = http.value(forHTTPHeaderField: "Content-Type")?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        guard type == mediaType else { throw .contentType(type ?? "none") }
-        guard bodySize >= 12, bodySize <= maximumResponseBytes else { throw .size(bodySize) }
-    }
-}
-
-/// Why an upstream's answer cannot be used.
-public enum DNSUpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Not an HTTP response.
-    case notHTTP
-    /// Another status than 200.
-    case status(Int)
-    /// Another media type than `application/dns-message`.
-    case contentType(String)
-    /// Too short to be a DNS message, or too long.
-    case size(Int)
-    /// The response does not answer the query (another ID or question).
-    case mismatch
-
-    public var description: String {
-        switch self {
-        case .notHTTP: return "the upstream did not answer over HTTP"
-        case .status(let code): return "the upstream answered HTTP \(code)"
-        case .contentType(let type): return "the upstream answered \(type), not a DNS message"
-        case .size(let size): return "the upstream's answer has \(size) bytes"
-        case .mismatch: return "the upstream's answer is for another query"
-        }
+        try DNSOverHTTPS.check(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"), bodySize: bodySize)
     }
 }

@@ -113,7 +113,8 @@ extension Pages {
 
     static func tailRow(_ row: DNSScreen.Row) -> TailRow {
         TailRow(
-            time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome, blocked: row.blocked,
+            time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome.rawValue,
+            blocked: row.blocked,
             action: row.action.rawValue, note: note(row.action))
     }
 
@@ -140,7 +141,8 @@ extension Pages {
         }
         let rows = loaded.log.map { row in
             DNSView.Row(
-                time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome, blocked: row.blocked,
+                time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome.rawValue,
+                blocked: row.blocked,
                 allow: row.action == .allow, block: row.action == .block, note: Self.note(row.action), back: path)
         }
         let server = loaded.server

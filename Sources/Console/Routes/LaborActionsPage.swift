@@ -154,7 +154,7 @@ extension Pages {
             default:
                 if !report.advance(from: step) { notice = Notice(.error, "Something is missing: see the form below.") }
             }
-            keep(report, context)
+            keep(report, at: \.strikeReport, context)
             // A place found shows beside the address; only a failed lookup needs a notice.
             guard notice?.isError == true else { return redirect("/picket/report", nil, context: context) }
             return reportPage(report, request: request, context: context, notice: notice)
@@ -164,29 +164,29 @@ extension Pages {
             if report.step != .submitted, let step = StrikeReport.Step(rawValue: form(context)["step"] ?? ""), step != .submitted {
                 report.step = step
                 report.errors = [:]
-                keep(report, context)
+                keep(report, at: \.strikeReport, context)
             }
             return redirect("/picket/report", nil, context: context)
         }
         router.post("/picket/report/submit") { request, context in
             let (notice, report) = await screen.submit(report(context))
-            keep(report, context)
+            keep(report, at: \.strikeReport, context)
             // Once sent, the page shows the receipt itself.
             guard notice.isError else { return redirect("/picket/report", nil, context: context) }
             return reportPage(report, request: request, context: context, notice: notice)
         }
         router.post("/picket/report/restart") { _, context in
-            keep(StrikeReport(), context)
+            keep(StrikeReport(), at: \.strikeReport, context)
             return redirect("/picket/report", nil, context: context)
         }
     }
 
     private func report(_ context: ConsoleContext) -> StrikeReport {
-        context.session.flatMap { sessions.kept(StrikeReport.self, for: $0.id) } ?? StrikeReport()
+        context.session.flatMap { sessions.kept(\.strikeReport, for: $0.id) } ?? StrikeReport()
     }
 
-    private func keep<Value: Sendable>(_ value: Value, _ context: ConsoleContext) {
-        if let session = context.session { sessions.keep(value, for: session.id) }
+    private func keep<Value: Sendable>(_ value: Value, at slot: WritableKeyPath<SessionDrafts, Value?>, _ context: ConsoleContext) {
+        if let session = context.session { sessions.keep(value, at: slot, for: session.id) }
     }
 
     /// Copies the submitted fields of `step` into `report` (every step's fields are in its form).
@@ -331,19 +331,19 @@ extension Pages {
             draft.notes = fields["notes"] ?? ""
             let notice: Notice
             (notice, draft) = fields["go"] == "lookup" ? await screen.lookUp(draft) : await screen.submit(draft)
-            keep(draft, context)
+            keep(draft, at: \.snapshot, context)
             // A place found shows beside the address, a sent snapshot its receipt: no notice needed.
             guard notice.isError else { return redirect("/picket/snapshot", nil, context: context) }
             return await snapshotPage(screen, draft, request: request, context: context, notice: notice)
         }
         router.post("/picket/snapshot/new") { _, context in
-            keep(GPSSnapshotDraft(), context)
+            keep(GPSSnapshotDraft(), at: \.snapshot, context)
             return redirect("/picket/snapshot", nil, context: context)
         }
     }
 
     private func snapshot(_ context: ConsoleContext) -> GPSSnapshotDraft {
-        context.session.flatMap { sessions.kept(GPSSnapshotDraft.self, for: $0.id) } ?? GPSSnapshotDraft()
+        context.session.flatMap { sessions.kept(\.snapshot, for: $0.id) } ?? GPSSnapshotDraft()
     }
 
     private func snapshotPage(

@@ -147,7 +147,7 @@ extension Pages {
                 if let value, !value.isEmpty { facts.append(.init(label: label, value: value)) }
             }
             let title: String
-            if item.kind == "strike" {
+            if item.kind == .strike {
                 title =
                     "Reported \(item.actionType.map(ActionType.noun(of:)) ?? "labor action") at \(item.employerName ?? "?") (\(item.id))"
                 add("Employer", item.employerName)
@@ -173,7 +173,8 @@ extension Pages {
         }
         let log = (loaded?.log ?? []).map { entry in
             ModerationView.Decision(
-                when: Format.date(entry.decidedAt), decision: entry.decision == "approve" ? "approved" : "rejected", kind: entry.kind,
+                when: Format.date(entry.decidedAt), decision: entry.decision == .approve ? "approved" : "rejected",
+                kind: entry.kind.rawValue,
                 id: entry.submissionId, summary: entry.summary, moderator: entry.moderator, reason: entry.reason ?? "")
         }
         let view = ModerationView(

@@ -65,7 +65,7 @@ extension Pages {
         }
         router.post("/setup/dns-check") { request, context in
             let address = (form(context)["address"] ?? "").trimmingCharacters(in: .whitespaces)
-            let notice = await screen.checkDNS(address: address.isEmpty ? nil : address)
+            let notice = await screen.checkDNS(address: address.isEmpty ? nil : address, startCommand: "pepper dns serve")
             if notice.isError && notice.field != nil {
                 return setupPage(screen, request: request, context: context, notice: notice, address: address)
             }

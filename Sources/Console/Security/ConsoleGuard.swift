@@ -1,3 +1,4 @@
+import DNSFilter
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -131,7 +132,7 @@ struct AllowedHosts: Sendable {
     private let scheme: String
 
     init(listenHost: String, port: NIOLockedValueBox<Int>, extra: [String], tls: Bool = false) {
-        self.listenHost = listenHost.contains(":") ? "[\(listenHost)]" : listenHost
+        self.listenHost = IPAddress.bracketed(listenHost)
         self.port = port
         self.extra = extra.map { $0.lowercased() }
         scheme = tls ? "https" : "http"

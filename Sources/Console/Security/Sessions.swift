@@ -65,8 +65,8 @@ final class Sessions: Sendable {
         /// Failed sign-ins per client address.
         var failures: [String: [Date]] = [:]
         var flash: [String: [Notice]] = [:]
-        /// Work in progress per session (a strike report, a snapshot), by type.
-        var drafts: [String: [String: any Sendable]] = [:]
+        /// Work in progress per session (a strike report, a snapshot).
+        var drafts: [String: SessionDrafts] = [:]
     }
 
     private let state: NIOLockedValueBox<State>
@@ -240,14 +240,14 @@ final class Sessions: Sendable {
         try? await store?.remove(digest: digest)
     }
 
-    /// Keeps work in progress of type `Value` for the session (`nil` forgets it).
-    func keep<Value: Sendable>(_ value: Value?, for id: String) {
-        state.withLockedValue { state in state.drafts[id, default: [:]][String(describing: Value.self)] = value }
+    /// Keeps work in progress in `slot` for the session (`nil` forgets it).
+    func keep<Value: Sendable>(_ value: Value?, at slot: WritableKeyPath<SessionDrafts, Value?>, for id: String) {
+        state.withLockedValue { state in state.drafts[id, default: SessionDrafts()][keyPath: slot] = value }
     }
 
-    /// The work in progress of type `Value` kept for the session.
-    func kept<Value: Sendable>(_ type: Value.Type, for id: String) -> Value? {
-        state.withLockedValue { state in state.drafts[id]?[String(describing: Value.self)] as? Value }
+    /// The work in progress kept in `slot` for the session.
+    func kept<Value: Sendable>(_ slot: KeyPath<SessionDrafts, Value?>, for id: String) -> Value? {
+        state.withLockedValue { state in state.drafts[id]?[keyPath: slot] }
     }
 
     /// Keeps a notice for the session's next page (after a redirect).
@@ -312,4 +312,13 @@ final class Sessions: Sendable {
         for index in a.indices { difference |= a[index] ^ b[index] }
         return difference == 0
     }
+}
+
+/// A session's work in progress, one slot per kind of draft: what a page keeps is what it reads
+/// back, typed (no lookup by type name, no cast).
+struct SessionDrafts: Sendable {
+    /// The strike report being written.
+    var strikeReport: StrikeReport?
+    /// The GPS snapshot being written.
+    var snapshot: GPSSnapshotDraft?
 }

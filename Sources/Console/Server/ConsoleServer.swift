@@ -197,7 +197,7 @@ public struct ConsoleServer: Sendable {
             onServerRunning: { [sessions] channel in
                 let bound = channel.localAddress?.port ?? 0
                 port.withLockedValue { $0 = bound }
-                let shown = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
+                let shown = IPAddress.bracketed(host == "0.0.0.0" ? "127.0.0.1" : host)
                 let token = sessions.oneTimeToken.map { "/?token=\($0)" } ?? "/"
                 await onRunning("\(scheme)://\(shown):\(bound)\(token)")
             },

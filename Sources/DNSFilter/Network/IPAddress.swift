@@ -183,3 +183,12 @@ public struct ClientAccess: Sendable, Hashable {
         return false
     }
 }
+
+extension IPAddress {
+    /// `host` as written before `:PORT` or in a URL's authority: an IPv6 address in brackets
+    /// (`[::1]`, RFC 3986 §3.2.2), a name or an IPv4 address as it is. The one place every face
+    /// (the DNS upstreams, the servers' "listening on" lines, the console's Host check) writes it.
+    public static func bracketed(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}

@@ -119,10 +119,8 @@ public enum UpstreamAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .udp(let host, let port): return host.isIPv4 ? "\(host):\(port)" : "[\(host)]:\(port)"
-        case .tls(let host, let port, let name):
-            let shown = host.contains(":") ? "[\(host)]" : host
-            return "tls://\(shown):\(port)" + (name.map { "#\($0)" } ?? "")
+        case .udp(let host, let port): return "\(IPAddress.bracketed(host.description)):\(port)"
+        case .tls(let host, let port, let name): return "tls://\(IPAddress.bracketed(host)):\(port)" + (name.map { "#\($0)" } ?? "")
         case .https(let url, _, _, _): return url
         }
     }
@@ -172,5 +170,5 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    public var description: String { host.isIPv4 ? "\(host):\(port)" : "[\(host)]:\(port)" }
+    public var description: String { "\(IPAddress.bracketed(host.description)):\(port)" }
 }

@@ -315,11 +315,17 @@ public enum BlockerBuilder {
 }
 
 /// A list asked for by name that the state cannot give.
-public struct UnknownListError: Error, Sendable, CustomStringConvertible {
+public struct UnknownListError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The name asked for.
     public var name: String
     /// Whether the list is known but has no downloaded copy yet.
     public var downloaded: Bool
+
+    /// The error for the list `name`.
+    public init(name: String, downloaded: Bool) {
+        self.name = name
+        self.downloaded = downloaded
+    }
 
     public var description: String {
         downloaded

@@ -24,9 +24,9 @@ public enum PicketListSource {
 
     /// The server URL of a `picket:https://SERVER` location, if it is one.
     public static func serverURL(_ location: String) -> URL? {
-        guard location.hasPrefix("picket:") else { return nil }
+        guard ListSource.isPicket(location) else { return nil }
         let address = String(location.dropFirst("picket:".count))
-        guard address.hasPrefix("http://") || address.hasPrefix("https://"), let url = URL(string: address), url.host != nil else {
+        guard ListSource.isWeb(address), let url = URL(string: address), url.host != nil else {
             return nil
         }
         return url
@@ -114,7 +114,7 @@ public enum PicketListError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .badLocation(let location): return "\(location): expected picket:https://SERVER"
-        case .missingKey(let name): return "\(name): no API key (pepper lists add picket:https://SERVER --key KEY)"
+        case .missingKey(let name): return "\(name): no API key"
         case .unreadable(let details): return details
         }
     }

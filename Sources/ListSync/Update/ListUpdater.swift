@@ -32,6 +32,9 @@ public struct ListUpdater: Sendable {
         public var rules: Int?
         /// A note, e.g. why a differential patch was not used.
         public var note: String?
+        /// Why a Picket source failed, when it was Pepper's side (no key, a bad location): the
+        /// face that shows the report says how to fix it in its own words.
+        public var picketProblem: PicketListError?
     }
 
     /// The home whose `lists/` holds the copies.
@@ -130,7 +133,7 @@ public struct ListUpdater: Sendable {
         var source = source
         source.lastError = String(describing: error)
         try record(source, in: store)
-        return Report(name: source.name, status: .failed(String(describing: error)))
+        return Report(name: source.name, status: .failed(String(describing: error)), picketProblem: error as? PicketListError)
     }
 
     /// A Picket source: fetched through the API client (hash and 304), kept as the server sent

@@ -194,7 +194,7 @@ extension PepperState {
             if record {
                 try DecisionStore(database: database).record([
                     .init(
-                        domain: .call, subject: number.e164, action: verdict.action.rawValue, ruleKind: verdict.reason.kind,
+                        domain: .call, subject: number.e164, action: DecisionStore.Action(verdict.action), ruleKind: verdict.reason.kind,
                         rule: verdict.reason.value)
                 ])
             }
@@ -204,5 +204,117 @@ extension PepperState {
         } catch {
             throw .storage("cannot check the call: \(error)")
         }
+    }
+}
+
+/// One line of the call lists as people added them: a number, or a whole `#` range.
+public struct CallListLine: Sendable, Hashable {
+    /// Which list.
+    public var kind: CallDirectoryEntryKind
+    /// The range as stored (`+120655501##`), or `nil` for one number.
+    public var pattern: String?
+    /// The (first) number, in E.164.
+    public var number: String
+    /// How many numbers the line stands for.
+    public var numbers: Int
+    /// The label, on the identification list.
+    public var label: String?
+
+    /// What names the line to remove it: the range, or the number.
+    public var value: String { pattern ?? number }
+}
+
+/// The call lists as lines, and how many lines there are in all.
+public struct CallListLines: Sendable, Hashable {
+    /// The block list's lines first, then the identification list's, each by (first) number.
+    public var lines: [CallListLine]
+    /// Lines in all (more than `lines` when a limit cut them).
+    public var total: Int
+}
+
+/// What importing a file of numbers did.
+public struct CallListImport: Sendable, Hashable {
+    /// A line that is not a number or range; the others were imported.
+    public struct SkippedLine: Sendable, Hashable {
+        /// Its number in the text, from 1.
+        public var line: Int
+        /// Why.
+        public var problem: ActionError
+    }
+
+    /// Entries read for the block list.
+    public var blocking: Int
+    /// Entries read for the identification list.
+    public var identification: Int
+    /// Entries added (or relabelled).
+    public var added: Int
+    /// Entries removed (with `replace`).
+    public var removed: Int
+    /// The lists' version afterwards.
+    public var version: Int64
+    /// The lines skipped, in order.
+    public var skipped: [SkippedLine]
+}
+
+extension PepperState {
+    /// The call lists grouped as people added them: a range is one line however many numbers it
+    /// holds, any other number a line of its own; at most `limit` lines. The one grouping every
+    /// face shows (`pepper calls list`, the Calls screen, the app).
+    public func callListLines(limit: Int = .max) throws(ActionError) -> CallListLines {
+        do {
+            let (groups, total) = try CallListStore(database: database).groups(limit: limit)
+            return CallListLines(
+                lines: groups.map { group in
+                    CallListLine(
+                        kind: group.kind, pattern: group.pattern,
+                        number: PhoneNumber(callDirectoryValue: group.first)?.e164 ?? "+\(group.first)", numbers: group.count,
+                        label: group.label)
+                }, total: total)
+        } catch {
+            throw .storage("cannot read the call lists: \(error)")
+        }
+    }
+
+    /// Imports numbers from a file's text: one number or `#` range per line, `NUMBER<TAB>LABEL`
+    /// lines to the identification list and the others to the block list; blank lines and lines
+    /// starting with `#` are skipped, and so are lines that are not numbers (reported). With
+    /// `replace`, both lists become exactly the file's contents, in one transaction: a
+    /// call-directory extension reading at the same time sees the old lists or the new ones.
+    public func importCallList(
+        _ text: String, region: String, cap: Int = NumberRange.defaultCap, replace: Bool = false
+    ) throws(ActionError) -> CallListImport {
+        let parser = try Self.numberParser(region: region)
+        var blocking: [CallDirectoryEntry] = []
+        var identification: [CallDirectoryEntry] = []
+        var skipped: [CallListImport.SkippedLine] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let fields = trimmed.split(separator: "\t", maxSplits: 1).map(String.init)
+            let label = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : nil
+            do {
+                let input = try NumberInput(fields[0], label: label, parser: parser, cap: cap)
+                if label != nil { identification += input.entries } else { blocking += input.entries }
+            } catch {
+                skipped.append(.init(line: index + 1, problem: .invalidNumber(input: error.text, reason: error.reason)))
+            }
+        }
+        let store = CallListStore(database: database)
+        let changes: [CallListStore.Change]
+        do {
+            if replace {
+                blocking.sort { $0.number < $1.number }
+                identification.sort { $0.number < $1.number }
+                // Both lists in one transaction: a reader never sees new blocks with old labels.
+                changes = [try store.replace([.blocking: blocking, .identification: identification])]
+            } else {
+                changes = [try store.add(.blocking, blocking), try store.add(.identification, identification)]
+            }
+        } catch {
+            throw .storage("cannot change the call lists: \(error)")
+        }
+        return CallListImport(
+            blocking: blocking.count, identification: identification.count, added: changes.map(\.added).reduce(0, +),
+            removed: changes.map(\.removed).reduce(0, +), version: changes.map(\.version).max() ?? 0, skipped: skipped)
     }
 }

@@ -30,10 +30,26 @@ extension PepperState {
     ) throws(ActionError)
         -> Verdict
     {
-        let judge: FilterEngine
-        if let engine { judge = engine } else { judge = try self.engine() }
+        if let engine { return try Self.check(url, page: page, type: type, in: engine) }
+        return try Self.check(url, page: page, type: type, in: self.engine())
+    }
+
+    /// Which rule of `engine` decides a request: the one way every face asks, also for an engine
+    /// built from other lists than the state's (`pepper check URL SOURCE…`, which opens no state).
+    ///
+    /// - Parameters:
+    ///   - url: The request's address.
+    ///   - page: The page making it (for `$third-party` and `$domain=` rules).
+    ///   - type: The request type; by default guessed from the address.
+    ///   - engine: The engine to ask.
+    /// - Throws: ``ActionError/invalidRequest(_:)`` for an address the engine cannot judge.
+    public static func check(
+        _ url: String, page: String? = nil, type: ResourceTypes? = nil, in engine: FilterEngine
+    ) throws(ActionError)
+        -> Verdict
+    {
         do {
-            return try judge.match(FilterRequest(url: url, sourceURL: page, type: type ?? ResourceTypes.guess(forURL: url)))
+            return try engine.match(FilterRequest(url: url, sourceURL: page, type: type ?? ResourceTypes.guess(forURL: url)))
         } catch {
             throw .invalidRequest("\(error)")
         }

@@ -1,5 +1,6 @@
 import DNSFilter
 import Foundation
+import Storage
 
 /// One client group of `pepper dns serve --groups FILE`, checked: its clients by CIDR, the
 /// lists that filter them and the domains never blocked for them.
@@ -32,9 +33,14 @@ public struct DNSClientGroupSpec: Sendable, Hashable {
         self.allowlist = allowlist
     }
 
+    /// Whether the group is filtered by the default engine itself (the same object, not a copy):
+    /// it names no lists of its own and adds nothing to the allowlist. The one test of it, for
+    /// the engines a server starts with and those it reloads.
+    public var sharesDefaultEngine: Bool { lists == nil && allowlist.isEmpty }
+
     /// Whether a `lists` entry is a path or URL (read like a SOURCE) rather than a list name.
     public static func isSource(_ entry: String) -> Bool {
-        entry.hasPrefix("http://") || entry.hasPrefix("https://") || entry.contains("/")
+        ListSource.isWeb(entry) || entry.contains("/")
     }
 }
 

@@ -40,8 +40,8 @@ public struct DNSEngines: Sendable {
     ) throws(ActionError)
         -> FilterEngine
     {
+        if group.sharesDefaultEngine { return try engine(rereadSources: rereadSources) }
         guard let lists = group.lists else {
-            if group.allowlist.isEmpty { return try engine(rereadSources: rereadSources) }
             // As for the default engine: a state with no downloaded list yet uses the starter list.
             return try build(
                 defaultInputs(rereadSources: rereadSources, starterWhenEmpty: true), extraAllowlist: group.allowlist,
@@ -57,6 +57,8 @@ public struct DNSEngines: Sendable {
             } else {
                 do {
                     inputs += try BlockerBuilder.storedInputs(named: [entry], home: state.home, database: state.database)
+                } catch let unknown as UnknownListError {
+                    throw .groupListUnavailable(group: group.name, list: unknown)
                 } catch {
                     throw .invalidSource(source: entry, reason: "group '\(group.name)': \(error)")
                 }
@@ -138,9 +140,7 @@ public struct DNSEngines: Sendable {
         return copy
     }
 
-    static func isURL(_ input: ListInput) -> Bool {
-        input.location.hasPrefix("http://") || input.location.hasPrefix("https://")
-    }
+    static func isURL(_ input: ListInput) -> Bool { ListSource.isWeb(input.location) }
 
     /// These engines without the bytes of SOURCE files (URLs keep theirs): later builds read the
     /// files again.

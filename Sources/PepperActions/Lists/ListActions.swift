@@ -27,9 +27,9 @@ public struct ListRequest: Sendable, Hashable {
     }
 
     /// Whether the source is a Picket server's blocklist.
-    public var isPicket: Bool { source.hasPrefix("picket:") }
+    public var isPicket: Bool { ListSource.isPicket(source) }
     /// Whether the source is downloaded (a URL or a Picket server) rather than a local file.
-    public var isRemote: Bool { source.hasPrefix("http://") || source.hasPrefix("https://") || isPicket }
+    public var isRemote: Bool { ListSource.isRemote(source) }
 
     /// Checks what can be checked without the network or the disk.
     public func validate() throws(ActionError) {
@@ -53,7 +53,7 @@ public struct ListRequest: Sendable, Hashable {
     /// The name a list gets when none is given: from the file name (`easylist.txt` →
     /// `easylist`), or from the Picket server.
     public static func derivedName(from location: String) -> String {
-        if location.hasPrefix("picket:") { return PicketListSource.defaultName(for: location) }
+        if ListSource.isPicket(location) { return PicketListSource.defaultName(for: location) }
         let last = URL(string: location)?.lastPathComponent ?? URL(fileURLWithPath: location).lastPathComponent
         var base = last.lowercased()
         for suffix in [".txt", ".json", ".list", ".hosts"] where base.hasSuffix(suffix) { base = String(base.dropLast(suffix.count)) }

@@ -2,6 +2,7 @@ import FilterLists
 import Foundation
 import ListSync
 import Picket
+import Storage
 
 /// Reads list sources named on a command line or in a client-groups file: file paths, http(s)
 /// URLs and `picket:https://SERVER`, as inputs to compile or to build an engine from (they are
@@ -29,10 +30,10 @@ public enum ListInputLoader {
         _ argument: String, format: FilterListFormat?, picket context: PicketContext? = nil,
         progress: ListDownloader.Progress? = nil
     ) async throws(ActionError) -> ListInput {
-        if argument.hasPrefix("http://") || argument.hasPrefix("https://") {
+        if ListSource.isWeb(argument) {
             return try await download(argument, format: format, progress: progress)
         }
-        if argument.hasPrefix("picket:") {
+        if ListSource.isPicket(argument) {
             return try await picket(argument, context: context ?? PicketContext(key: nil, policy: .default))
         }
         let url = URL(fileURLWithPath: argument)
@@ -70,7 +71,7 @@ public enum ListInputLoader {
         guard let server = PicketListSource.serverURL(argument) else {
             throw .invalidSource(source: argument, reason: "expected picket:https://SERVER")
         }
-        guard let key = context.key else { throw .invalidSource(source: argument, reason: "needs an API key (read:mobile)") }
+        guard let key = context.key else { throw .picketKeyMissing(source: argument) }
         let fetched: PicketListSource.Fetched
         do {
             fetched = try await PicketListSource.fetch(server: server, key: key, lastHash: nil)

@@ -113,24 +113,43 @@ extension PepperState {
     }
 
     /// Classifies a message as the message-filter extension would, recorded for the counts
-    /// unless `record` is false.
-    public func checkMessage(from sender: String, text: String, region: String, record: Bool = true) throws(ActionError) -> MessageCheck {
+    /// unless `record` is false. `contacts`, when given, is a vCard file's text whose numbers are
+    /// the contacts for this check only (the stored rules are not changed).
+    public func checkMessage(
+        from sender: String, text: String, region: String, record: Bool = true, contacts: String? = nil
+    ) throws(ActionError) -> MessageCheck {
         let parser = try Self.numberParser(region: region)
-        let rules = try messageRules()
+        var rules = try messageRules()
+        if let contacts { rules.contacts = VCardContacts.senderKeys(contacts, parser: parser) }
         let verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
+        let decision = Self.messageDecision(verdict, sender: sender, parser: parser)
+        if record { try recordDecisions([decision]) }
+        return MessageCheck(sender: decision.subject, verdict: verdict)
+    }
+
+    /// Counts message decisions made elsewhere (`pepper sms classify` runs the extension's own
+    /// handler over many messages), as ``checkMessage(from:text:region:record:contacts:)`` counts
+    /// its own: each sender as rules see it, read in `region`.
+    public func recordMessageDecisions(_ decisions: [(sender: String, verdict: MessageVerdict)], region: String) throws(ActionError) {
+        let parser = try Self.numberParser(region: region)
+        try recordDecisions(decisions.map { Self.messageDecision($0.verdict, sender: $0.sender, parser: parser) })
+    }
+
+    /// How a message decision is counted: the sender as rules see it (as given when it has no
+    /// letters or digits), the action and the rule that decided.
+    static func messageDecision(_ verdict: MessageVerdict, sender: String, parser: PhoneNumberParser) -> DecisionStore.Decision {
         let key = MessageSender.key(sender, parser: parser)
-        if record {
-            do {
-                try DecisionStore(database: database).record([
-                    .init(
-                        domain: .message, subject: key.isEmpty ? sender : key, action: verdict.action.rawValue,
-                        ruleKind: verdict.rule.kind, rule: verdict.rule.value)
-                ])
-            } catch {
-                throw .storage("cannot record the decision: \(error)")
-            }
+        return DecisionStore.Decision(
+            domain: .message, subject: key.isEmpty ? sender : key, action: DecisionStore.Action(verdict.action),
+            ruleKind: verdict.rule.kind, rule: verdict.rule.value)
+    }
+
+    private func recordDecisions(_ decisions: [DecisionStore.Decision]) throws(ActionError) {
+        do {
+            try DecisionStore(database: database).record(decisions)
+        } catch {
+            throw .storage("cannot record the decision: \(error)")
         }
-        return MessageCheck(sender: key.isEmpty ? sender : key, verdict: verdict)
     }
 
     /// The key rules use for `sender`.

@@ -1,4 +1,5 @@
 import Foundation
+import ListSync
 
 /// Why an action on Pepper's state failed, in words a person can act on.
 ///
@@ -19,8 +20,12 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     case builtInList(String)
     /// The text cannot name a list.
     case invalidListName(String)
-    /// A list source that cannot be used as given (no such file, a Picket source without key, …).
+    /// A list source that cannot be used as given (no such file, not a list, …).
     case invalidSource(source: String, reason: String)
+    /// A `picket:` source given without an API key (read:mobile).
+    case picketKeyMissing(source: String)
+    /// A list a DNS client group names that the state cannot give (no such list, or no copy yet).
+    case groupListUnavailable(group: String, list: UnknownListError)
     /// The list could not be fetched or has no usable rule; it was not added.
     case listUnusable(source: String, reason: String)
     /// A rule of "My rules" that Pepper cannot use, with the parser's reason.
@@ -53,6 +58,8 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidListName(let name):
             return "'\(name)' is not a valid list name: use lower-case letters, digits, '.', '-' and '_' (at most 64)"
         case .invalidSource(let source, let reason): return "\(source): \(reason)"
+        case .picketKeyMissing(let source): return "\(source): needs an API key (read:mobile)"
+        case .groupListUnavailable(let group, let list): return "\(list.name): group '\(group)': \(list)"
         case .listUnusable(let source, let reason): return "\(source): \(reason); not added"
         case .invalidRule(let rule, let reason): return "'\(rule)' cannot be used: \(Self.explain(reason))"
         case .unknownRule(let rule): return "'\(rule)' is not one of your rules"

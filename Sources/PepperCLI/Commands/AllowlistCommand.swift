@@ -24,12 +24,7 @@ struct AllowlistCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let entries: [AllowlistStore.Entry]
-            do {
-                entries = try homeOptions.openState().allowlistEntries()
-            } catch let error as ActionError {
-                throw CLIError("\(error)")
-            }
+            let entries = try homeOptions.openState().allowlistEntries()
             if json {
                 try Terminal.printJSON(entries)
                 return
@@ -68,7 +63,9 @@ struct AllowlistCommand: AsyncParsableCommand {
             } catch .notADomain(let input, let reason) {
                 throw ValidationError("'\(input)' is not a domain or a web address: \(reason)")
             } catch {
-                throw CLIError("\(error)")
+                // Spelled out: Swift 6.3's SIL verifier crashes on an async typed-throws `do`
+                // whose catches leave errors to propagate on their own.
+                throw error
             }
             let until = change.expiresAt.map { " until \(Terminal.date($0))" } ?? ""
             let source = change.fromAddress.map { " (the host of \($0))" } ?? ""
@@ -87,13 +84,9 @@ struct AllowlistCommand: AsyncParsableCommand {
         @Flag(help: "Do not recompile $PEPPER_HOME/out.") var noCompile = false
 
         func run() async throws {
-            do {
-                let change = try await homeOptions.openState().removeAllowlist(domain, rebuild: !noCompile)
-                print("Removed \(change.domain)")
-                Terminal.compiled(change.outcome)
-            } catch let error as ActionError {
-                throw CLIError("\(error)")
-            }
+            let change = try await homeOptions.openState().removeAllowlist(domain, rebuild: !noCompile)
+            print("Removed \(change.domain)")
+            Terminal.compiled(change.outcome)
         }
     }
 }

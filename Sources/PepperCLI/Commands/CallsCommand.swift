@@ -67,7 +67,7 @@ struct CallsCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let change = try CallsCommand.change { () throws(ActionError) in try state.blockNumber(number, region: region, cap: maxRange) }
+            let change = try PhoneCommands.run { () throws(ActionError) in try state.blockNumber(number, region: region, cap: maxRange) }
             print(change.count == 0 ? "\(change.display) is already blocked" : "Blocked \(change.display) (list version \(change.version))")
         }
     }
@@ -82,7 +82,7 @@ struct CallsCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let change = try CallsCommand.change(notListed: "is not blocked") { () throws(ActionError) in
+            let change = try PhoneCommands.run(notListed: "is not blocked") { () throws(ActionError) in
                 try state.unblockNumber(number, region: region, cap: maxRange)
             }
             print("Unblocked \(change.display) (list version \(change.version))")
@@ -102,7 +102,7 @@ struct CallsCommand: AsyncParsableCommand {
             guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let change = try CallsCommand.change { () throws(ActionError) in
+            let change = try PhoneCommands.run { () throws(ActionError) in
                 try state.identifyNumber(number, label: label, region: region, cap: maxRange)
             }
             print(
@@ -122,25 +122,10 @@ struct CallsCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let change = try CallsCommand.change(notListed: "has no label") { () throws(ActionError) in
+            let change = try PhoneCommands.run(notListed: "has no label") { () throws(ActionError) in
                 try state.unidentifyNumber(number, region: region, cap: maxRange)
             }
             print("Removed the label of \(change.display) (list version \(change.version))")
-        }
-    }
-
-    /// Runs a call-list action: a number that cannot be read is a usage error (exit 64), one
-    /// that is not on the list says `notListed`.
-    @discardableResult
-    static func change<T>(notListed: String = "is not on the list", _ action: () throws(ActionError) -> T) throws -> T {
-        do {
-            return try action()
-        } catch .invalidNumber(let input, let reason) {
-            throw ValidationError(input == reason ? reason : "\(input): \(reason)")
-        } catch .numberNotListed(let shown) {
-            throw CLIError("\(shown) \(notListed)")
-        } catch {
-            throw CLIError("\(error)")
         }
     }
 
@@ -158,26 +143,23 @@ struct CallsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let entries = try CallListStore(database: homeOptions.openDatabase()).entries()
-            let items = entries.map { entry in
-                Item(
-                    kind: entry.kind.rawValue, number: entry.number,
-                    e164: PhoneNumber(callDirectoryValue: entry.number)?.e164 ?? "+\(entry.number)",
-                    label: entry.label, range: entry.pattern)
+            let state = try homeOptions.openState()
+            if json {
+                // Every number, each with the range it came from.
+                let entries = try CallListStore(database: state.database).entries()
+                return try Terminal.printJSON(
+                    entries.map { entry in
+                        Item(
+                            kind: entry.kind.rawValue, number: entry.number,
+                            e164: PhoneNumber(callDirectoryValue: entry.number)?.e164 ?? "+\(entry.number)", label: entry.label,
+                            range: entry.pattern)
+                    })
             }
-            if json { return try Terminal.printJSON(items) }
-            var shownRanges = Set<String>()
+            // A range is one line, grouped as every face groups it.
             var output = OutputBuffer()
-            for item in items {
-                if let range = item.range {
-                    let key = item.kind + range
-                    guard shownRanges.insert(key).inserted else { continue }
-                    let count = items.filter { $0.kind == item.kind && $0.range == range }.count
-                    output.write("\(item.kind)\t\(range)\t\(count) numbers")
-                } else {
-                    output.write("\(item.kind)\t\(item.e164)")
-                }
-                if let label = item.label { output.write("\t\(label)") }
+            for line in try state.callListLines().lines {
+                output.write("\(line.kind.rawValue)\t\(line.pattern.map { "\($0)\t\(line.numbers) numbers" } ?? line.number)")
+                if let label = line.label { output.write("\t\(label)") }
                 output.byte(10)
             }
             output.flush()
@@ -208,7 +190,7 @@ struct CallsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = CallListStore(database: try homeOptions.openDatabase())
+            let store = CallListStore(database: try homeOptions.openState().database)
             if let incrementalSince, incrementalSince > (try store.version()) {
                 throw CLIError("\(CallDirectoryError.unknownVersion(incrementalSince)) (the lists are at version \(try store.version()))")
             }
@@ -218,8 +200,9 @@ struct CallsCommand: AsyncParsableCommand {
                 outcome = try CallDirectoryHandler(source: store, maximumEntries: maxEntries)
                     .beginRequest(with: writer, lastLoadedVersion: incrementalSince)
             } catch let error as CallDirectoryError {
+                // What was written before CallKit's error still goes out, as CallKit would have taken it.
                 writer.output.flush()
-                throw CLIError("\(error)")
+                throw error
             }
             if json {
                 writer.output.write("\n],\"version\":\(outcome.version)}\n")
@@ -254,45 +237,15 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The file, or - for stdin.", valueName: "file")) var file: String
 
         func run() async throws {
-            let parser = try regionOptions.parser(in: try homeOptions.openState())
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let contents = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
-                data = contents
-            }
-            var blocking: [CallDirectoryEntry] = []
-            var identification: [CallDirectoryEntry] = []
-            var invalid = 0
-            for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            {
-                let text = line.trimmingCharacters(in: .whitespaces)
-                if text.isEmpty || text.hasPrefix("#") { continue }
-                let fields = text.split(separator: "\t", maxSplits: 1).map(String.init)
-                let label = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : nil
-                do {
-                    let input = try NumberInput(fields[0], label: label, parser: parser, cap: maxRange)
-                    if label != nil { identification += input.entries } else { blocking += input.entries }
-                } catch {
-                    invalid += 1
-                    Terminal.warning("\(file):\(index + 1): \(error)")
-                }
-            }
-            let store = CallListStore(database: try homeOptions.openDatabase())
-            let changes: [CallListStore.Change]
-            if replace {
-                blocking.sort { $0.number < $1.number }
-                identification.sort { $0.number < $1.number }
-                // Both lists in one transaction: a reader never sees new blocks with old labels.
-                changes = [try store.replace([.blocking: blocking, .identification: identification])]
-            } else {
-                changes = [try store.add(.blocking, blocking), try store.add(.identification, identification)]
-            }
+            let text = String(decoding: try PhoneCommands.contents(of: file, allowStdin: true), as: UTF8.self)
+            let state = try homeOptions.openState()
+            let region = try regionOptions.region(in: state)
+            let imported = try state.importCallList(text, region: region, cap: maxRange, replace: replace)
+            for skipped in imported.skipped { Terminal.warning("\(file):\(skipped.line): \(skipped.problem)") }
             print(
-                "Imported \(blocking.count) blocking and \(identification.count) identification entries: "
-                    + "\(changes.map(\.added).reduce(0, +)) added, \(changes.map(\.removed).reduce(0, +)) removed, list version \(changes.map(\.version).max() ?? 0)"
-                    + (invalid > 0 ? "; \(invalid) invalid lines skipped" : ""))
+                "Imported \(imported.blocking) blocking and \(imported.identification) identification entries: "
+                    + "\(imported.added) added, \(imported.removed) removed, list version \(imported.version)"
+                    + (imported.skipped.isEmpty ? "" : "; \(imported.skipped.count) invalid lines skipped"))
         }
     }
 
@@ -313,7 +266,7 @@ struct CallsCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let check = try CallsCommand.change { () throws(ActionError) in try state.checkCall(number, region: region, record: record) }
+            let check = try PhoneCommands.run { () throws(ActionError) in try state.checkCall(number, region: region, record: record) }
             let verdict = check.verdict
             if json {
                 struct Rule: Encodable {
@@ -349,8 +302,8 @@ struct CallsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let state = try homeOptions.openState()
-            guard let region else { return print(try CallsCommand.change { () throws(ActionError) in try state.phoneRegion() }) }
-            let set = try CallsCommand.change { () throws(ActionError) in try state.setPhoneRegion(region) }
+            guard let region else { return print(try PhoneCommands.run { () throws(ActionError) in try state.phoneRegion() }) }
+            let set = try PhoneCommands.run { () throws(ActionError) in try state.setPhoneRegion(region) }
             print("Numbers without a country code are now read as \(set) numbers")
         }
     }
@@ -368,20 +321,8 @@ struct CallsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("A .vcf file.", valueName: "file")) var file: String
 
         func run() async throws {
-            try CallsCommand.importContacts(file, homeOptions, regionOptions)
+            try PhoneCommands.importContacts(file, homeOptions, regionOptions)
         }
-    }
-
-    /// Imports a vCard file's numbers as the contacts (`calls contacts`, `sms senders contacts`).
-    static func importContacts(_ file: String, _ homeOptions: HomeOptions, _ regionOptions: RegionOptions) throws {
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read") }
-        let state = try homeOptions.openState()
-        let region = try regionOptions.region(in: state)
-        let imported = try change { () throws(ActionError) in
-            try state.importContacts(vCard: String(decoding: data, as: UTF8.self), region: region)
-        }
-        func plural(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
-        print("Imported \(plural(imported.numbers, "number")) of \(plural(imported.contacts, "contact")) for calls and messages")
     }
 
     struct BlockAllExceptContacts: AsyncParsableCommand {
@@ -394,11 +335,11 @@ struct CallsCommand: AsyncParsableCommand {
                 effect is Settings › Phone › Silence Unknown Callers (docs/calls-and-messages.md).
                 """)
         @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: "on or off.") var state: SmsCommand.Senders.ContactsOnly.OnOff
+        @Argument(help: "on or off.") var state: OnOff
 
         func run() async throws {
             let pepper = try homeOptions.openState()
-            try change { () throws(ActionError) in try pepper.setBlockAllExceptContacts(state == .on) }
+            try PhoneCommands.run { () throws(ActionError) in try pepper.setBlockAllExceptContacts(state == .on) }
             print("Block all except contacts: \(state.rawValue)")
         }
     }
@@ -409,7 +350,7 @@ struct CallsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
+            let database = try homeOptions.openState().database
             let store = CallListStore(database: database)
             let counts = try store.counts()
             let decisions = DecisionStore(database: database)
@@ -432,10 +373,11 @@ struct CallsCommand: AsyncParsableCommand {
             print("decisions: \(totals.map(\.count).reduce(0, +))")
             for count in totals {
                 print(
-                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)\(count.rule.isEmpty ? "" : " (\(count.rule))")")
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action.rawValue)\(count.rule.isEmpty ? "" : " (\(count.rule))")"
+                )
             }
             if !recent.isEmpty { print("recent:") }
-            for decision in recent { print("  \(decision.at)  \(decision.subject)  \(decision.action)") }
+            for decision in recent { print("  \(decision.at)  \(decision.subject)  \(decision.action.rawValue)") }
         }
     }
 }

@@ -58,13 +58,7 @@ struct CheckCommand: AsyncParsableCommand {
             return
         }
         let url = arguments[0]
-        let requestType = type.flatMap(ResourceTypes.init(requestTypeName:)) ?? ResourceTypes.guess(forURL: url)
-        let verdict: Verdict
-        do {
-            verdict = try engine.match(FilterRequest(url: url, sourceURL: source, type: requestType))
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let verdict = try PepperState.check(url, page: source, type: type.flatMap(ResourceTypes.init(requestTypeName:)), in: engine)
         if json {
             try Terminal.printJSON(CheckResult(url: url, source: source, verdict: verdict))
             return
@@ -85,16 +79,14 @@ struct CheckCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for entry in entries {
-            let outcome: Result<Verdict, CLIError>
+            let outcome: Result<Verdict, ActionError>
             if let url = entry.url {
-                let requestType = entry.cpt.flatMap(ResourceTypes.init(requestTypeName:)) ?? ResourceTypes.guess(forURL: url)
-                do {
-                    outcome = .success(try engine.match(FilterRequest(url: url, sourceURL: entry.frameUrl, type: requestType)))
-                } catch {
-                    outcome = .failure(CLIError("\(error)"))
+                outcome = Result { () throws(ActionError) in
+                    try PepperState.check(
+                        url, page: entry.frameUrl, type: entry.cpt.flatMap(ResourceTypes.init(requestTypeName:)), in: engine)
                 }
             } else {
-                outcome = .failure(CLIError("no url"))
+                outcome = .failure(.invalidRequest("no url"))
             }
             if json {
                 let result = BatchResult(url: entry.url, source: entry.frameUrl, verdict: try? outcome.get(), error: outcome.failureMessage)
@@ -114,19 +106,16 @@ struct CheckCommand: AsyncParsableCommand {
         return verdict.decision.rawValue + "\t" + rule.text + (detailed ? "\t(\(rule.list):\(rule.line))" : "")
     }
 
-    private func loadEngine(sources: [String]) async throws -> FilterEngine {
-        do {
-            if !sources.isEmpty {
-                var inputs: [ListInput] = []
-                for argument in sources { inputs.append(try await ListInputLoader.load(argument, format: nil)) }
-                let parsed = BlockerBuilder.parse(ListInputLoader.uniquelyNamed(inputs))
-                for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
-                return FilterEngine(lists: parsed.compactMap { try? $0.result.get() })
-            }
-            return try homeOptions.openState().engine()
-        } catch let error as ActionError {
-            throw CLIError("\(error)")
+    /// The SOURCE lists' engine (no state is opened for it), else the state's.
+    private func loadEngine(sources: [String]) async throws(ActionError) -> FilterEngine {
+        if !sources.isEmpty {
+            var inputs: [ListInput] = []
+            for argument in sources { inputs.append(try await ListInputLoader.load(argument, format: nil)) }
+            let parsed = BlockerBuilder.parse(ListInputLoader.uniquelyNamed(inputs))
+            for item in parsed { if case .failure(let error) = item.result { Terminal.warning("\(error)") } }
+            return FilterEngine(lists: parsed.compactMap { try? $0.result.get() })
         }
+        return try homeOptions.openState().engine()
     }
 
     struct CheckResult: Encodable {
@@ -161,7 +150,7 @@ struct RequestEntry: Decodable {
     }
 }
 
-extension Result where Failure == CLIError {
+extension Result where Failure == ActionError {
     fileprivate var failureMessage: String? {
         if case .failure(let error) = self { return error.description }
         return nil

@@ -71,12 +71,7 @@ struct CompileCommand: AsyncParsableCommand {
                 Terminal.status(
                     "No list sources downloaded yet (see `pepper lists` and `pepper update`): compiling the embedded starter list.")
             }
-            let outcome: RebuildOutcome
-            do {
-                outcome = try await state.rebuild()
-            } catch {
-                throw CLIError("\(error)")
-            }
+            let outcome = try await state.rebuild()
             BlockerReport.printParsed(outcome.lists)
             report(outcome.manifest, outputURL: outcome.outputURL, changed: outcome.changed, start: start)
             return
@@ -149,7 +144,7 @@ struct CompileCommand: AsyncParsableCommand {
 
     /// A source's failure, with the fix in this command's words.
     static func explain(_ error: ActionError, _ argument: String) -> String {
-        if case .invalidSource(_, let reason) = error, reason.hasPrefix("needs an API key") {
+        if case .picketKeyMissing = error {
             return "\(argument): needs an API key: `pepper lists add \(argument) --key KEY`, or set PEPPER_PICKET_KEY"
         }
         return error.description

@@ -64,9 +64,7 @@ struct ConsoleCommand: AsyncParsableCommand {
     var picketDatabase: String?
 
     /// `--picket-database`, else `$PEPPER_PICKET_DATABASE` (a password stays off the command line).
-    var picketLocation: String? {
-        picketDatabase ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
-    }
+    var picketLocation: String? { PicketDatabaseLocation.argument(picketDatabase) }
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) {
@@ -88,7 +86,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         let picketStore: any PicketStore
         let location = try PicketDatabase.Location(picketLocation)
         do {
-            picketStore = try await PicketDatabase.open(location, home: homeOptions.pepperHome)
+            // On the home's database, the state's own connection pool (one per file per process).
+            picketStore = try await PicketDatabase.open(location, home: homeOptions.pepperHome, homeDatabase: state.database)
         } catch {
             throw CLIError("cannot open the Picket database: \(error)")
         }
@@ -102,7 +101,7 @@ struct ConsoleCommand: AsyncParsableCommand {
                 version: PepperVersion.current)
         } catch {
             await picketStore.close()
-            throw CLIError("\(error)")
+            throw error
         }
         let open = self.open
         do {

@@ -215,7 +215,7 @@ struct DNSServeCommand: AsyncParsableCommand {
                 page = try await server.startBlockPage(at: blockPage)
             } catch {
                 await server.shutdown()
-                throw CLIError("\(error)")
+                throw error
             }
         }
         // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
@@ -357,13 +357,9 @@ struct DNSServeCommand: AsyncParsableCommand {
                 clientResponseTimeout: .milliseconds(Int64(clientTimeout))))
         var observer: (@Sendable (QueryEvent) -> Void)?
         if let recorder { observer = { recorder.record($0) } }
-        do {
-            let server = try await DNSServer.start(
-                configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket, metrics: metrics)
-            return (server, engine.dnsBlockedDomainCount)
-        } catch {
-            throw CLIError("\(error)")
-        }
+        let server = try await DNSServer.start(
+            configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket, metrics: metrics)
+        return (server, engine.dnsBlockedDomainCount)
     }
 
     /// The default filter and the client groups' filters, with the answer settings of
@@ -380,9 +376,8 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
         let defaultEngine = rereadSources ? try call { try engines.engine(rereadSources: true) } : template.engine
         let clientGroups = try groups.map { group in
-            // A group with the default lists and no allowlist of its own shares the default engine.
             let engine =
-                group.lists == nil && group.allowlist.isEmpty
+                group.sharesDefaultEngine
                 ? defaultEngine : try call { try engines.engine(for: group, loaded: groupSources, rereadSources: rereadSources) }
             return ClientGroup(name: group.name, clients: group.clients, filter: filter(engine))
         }
@@ -396,8 +391,6 @@ struct DNSServeCommand: AsyncParsableCommand {
             return try DNSClientGroupsFile.load(path)
         } catch .invalidGroups(_, let reason) {
             throw CLIError("--groups \(path): \(reason)")
-        } catch {
-            throw CLIError("\(error)")
         }
     }
 
@@ -418,11 +411,11 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
     }
 
-    private static func failure(_ error: ActionError) -> CLIError {
-        if case .invalidSource(let source, let reason) = error, reason.contains("no downloaded copy") || reason.contains("no list named") {
-            return CLIError("\(source): \(reason) (`pepper lists` shows the lists; `pepper update` downloads them)")
-        }
-        return CLIError("\(error)")
+    /// A group's list the state cannot give gets this command's way to fix it; any other
+    /// failure is the action's own.
+    private static func failure(_ error: ActionError) -> any Error {
+        guard case .groupListUnavailable = error else { return error }
+        return CLIError("\(error) (`pepper lists` shows the lists; `pepper update` downloads them)")
     }
 
     /// The notices of the state's enabled `picket:` sources under the Picket policy (none
@@ -495,27 +488,28 @@ struct DNSStatsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = DNSQueryLogStore(database: try homeOptions.openDatabase())
+        let store = DNSQueryLogStore(database: try homeOptions.openState().database)
         let counts = try store.counts()
         let today = DNSQueryLogStore.day(of: Date())
         var stats = Stats(total: [:], today: [:], topBlocked: try store.topBlocked(limit: top))
+        var blocked = 0
         for count in counts {
-            stats.total[count.outcome, default: 0] += count.count
-            if count.day == today { stats.today[count.outcome, default: 0] += count.count }
+            stats.total[count.outcome.rawValue, default: 0] += count.count
+            if count.day == today { stats.today[count.outcome.rawValue, default: 0] += count.count }
+            if count.outcome.isBlocked { blocked += count.count }
         }
         if json {
             try Terminal.printJSON(stats)
             return
         }
-        let outcomes = ["blocked", "blocked-cname", "forwarded", "cached", "stale", "failed", "refused", "malformed"]
+        let outcomes: [DNSQueryOutcome] = [.blocked, .blockedCNAME, .forwarded, .cached, .stale, .failed, .refused, .malformed]
         print(Terminal.pad("outcome", 16) + Terminal.padLeft("today", 12) + Terminal.padLeft("all", 14))
-        for outcome in outcomes + stats.total.keys.filter({ !outcomes.contains($0) }).sorted() {
+        for outcome in outcomes.map(\.rawValue) {
             print(
                 Terminal.pad(outcome, 16) + Terminal.padLeft(Terminal.count(stats.today[outcome] ?? 0), 12)
                     + Terminal.padLeft(Terminal.count(stats.total[outcome] ?? 0), 14))
         }
         let all = stats.total.values.reduce(0, +)
-        let blocked = (stats.total["blocked"] ?? 0) + (stats.total["blocked-cname"] ?? 0)
         let share = all == 0 ? 0 : Double(blocked) * 100 / Double(all)
         print(
             Terminal.pad("total", 16) + Terminal.padLeft(Terminal.count(stats.today.values.reduce(0, +)), 12)
@@ -552,7 +546,7 @@ struct DNSLogCommand: ParsableCommand {
     }
 
     func run() throws {
-        let entries = try DNSQueryLogStore(database: try homeOptions.openDatabase()).recent(limit: limit, blockedOnly: blocked)
+        let entries = try DNSQueryLogStore(database: try homeOptions.openState().database).recent(limit: limit, blockedOnly: blocked)
         let formatter = ISO8601DateFormatter()
         if json {
             let encoder = JSONEncoder()
@@ -563,7 +557,7 @@ struct DNSLogCommand: ParsableCommand {
         }
         for entry in entries {
             print(
-                [formatter.string(from: entry.at), entry.client, entry.type, entry.name, entry.outcome, entry.responseCode].joined(
+                [formatter.string(from: entry.at), entry.client, entry.type, entry.name, entry.outcome.rawValue, entry.responseCode].joined(
                     separator: "\t"))
         }
     }

@@ -26,12 +26,7 @@ struct ListsCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let sources: [ListSource]
-            do {
-                sources = try homeOptions.openState().lists()
-            } catch let error as ActionError {
-                throw CLIError("\(error)")
-            }
+            let sources = try homeOptions.openState().lists()
             if json {
                 try Terminal.printJSON(sources.map(SourceView.init))
                 return
@@ -95,7 +90,7 @@ struct ListsCommand: AsyncParsableCommand {
                 throw ValidationError("'\(derived)' is not a valid name: use lower-case letters, digits, '.', '-' and '_' (--name)")
             } catch {
                 bar.finish()
-                throw CLIError("\(error)")
+                throw error
             }
             bar.finish()
             print("Added \(change.name) (\(Terminal.count(change.rules ?? 0)) rules)")
@@ -115,7 +110,7 @@ struct ListsCommand: AsyncParsableCommand {
                 let change = try await homeOptions.openState().removeList(name, rebuild: !noCompile)
                 print("Removed \(name)")
                 Terminal.compiled(change.outcome)
-            } catch let error as ActionError {
+            } catch {
                 throw ListsCommand.failure(error)
             }
         }
@@ -158,7 +153,7 @@ struct ListsCommand: AsyncParsableCommand {
                 let change = try await homeOptions.openState().disableList(name, rebuild: !noCompile)
                 print("Disabled \(name)")
                 Terminal.compiled(change.outcome)
-            } catch let error as ActionError {
+            } catch {
                 throw ListsCommand.failure(error)
             }
         }
@@ -169,12 +164,13 @@ struct ListsCommand: AsyncParsableCommand {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// An action's failure in the words of this command.
-    static func failure(_ error: ActionError) -> CLIError {
+    /// An action's failure in the words of this command (an unknown or built-in list says how
+    /// to go on); any other failure is the action's own.
+    static func failure(_ error: ActionError) -> any Error {
         switch error {
         case .unknownList(let name): return CLIError("no list named '\(name)' (see `pepper lists`)")
         case .builtInList(let name): return CLIError("'\(name)' is built in; use `pepper lists disable \(name)`")
-        default: return CLIError("\(error)")
+        default: return error
         }
     }
 

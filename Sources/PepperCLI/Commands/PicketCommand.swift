@@ -37,9 +37,7 @@ struct PicketCommand: AsyncParsableCommand {
 
         /// `--database`, else `$PEPPER_PICKET_DATABASE`: a PostgreSQL URL with a password stays
         /// out of the command line, which every local user can read (`docs/deploy.md`).
-        var location: String? {
-            database ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
-        }
+        var location: String? { PicketDatabaseLocation.argument(database) }
 
         func validate() throws {
             do {
@@ -171,8 +169,7 @@ struct PicketCommand: AsyncParsableCommand {
                 if let endpoint, let address = metricsAddress, let metricsPort = await endpoint.boundPort() {
                     metricsNote = " Metrics on http://\(ListenAddress(host: address.host, port: metricsPort))/metrics."
                 }
-                let shown = host.contains(":") ? "[\(host)]" : host
-                Terminal.line("Listening on http://\(shown):\(bound) (store: \(location)).\(metricsNote) Ctrl-C stops.")
+                Terminal.line("Listening on http://\(IPAddress.bracketed(host)):\(bound) (store: \(location)).\(metricsNote) Ctrl-C stops.")
             }
             // One lifecycle: the store's services (a PostgreSQL connection pool) start first; on
             // SIGINT or SIGTERM the API stops (requests in flight finish), then the metrics
@@ -381,14 +378,15 @@ struct PicketCommand: AsyncParsableCommand {
                 if submissions.isEmpty { Terminal.status("Nothing to moderate.") }
                 for submission in submissions {
                     let item = submission.item
-                    if item.kind == "strike" {
+                    switch item.kind {
+                    case .strike:
                         print(
                             "\(item.id)  strike    \(item.submittedAt)  \(item.employerName ?? "?") — \(item.actionType.map(ActionType.noun(of:)) ?? "?") by \(item.organization ?? "?")"
                         )
                         print("    where: \(item.location ?? "?")   from \(item.startDate ?? "?")\(item.endDate.map { " to \($0)" } ?? "")")
                         if let website = item.website { print("    website: \(website)") }
                         if let description = item.description { print("    \(description.prefix(200))") }
-                    } else {
+                    case .snapshot:
                         let place = [item.latitude, item.longitude].compactMap { $0 }.map { String($0) }.joined(separator: ",")
                         print("\(item.id)  snapshot  \(item.submittedAt)  for \(submission.action ?? item.actionId ?? "?") at \(place)")
                         if let address = item.address { print("    address: \(address)") }
@@ -446,7 +444,7 @@ struct PicketCommand: AsyncParsableCommand {
                 if entries.isEmpty { Terminal.status("No decision yet.") }
                 for entry in entries {
                     print(
-                        "\(Terminal.date(entry.decidedAt))  \(Terminal.pad(entry.decision, 7))  \(Terminal.pad(entry.kind, 8))  \(entry.submissionId)  \(entry.summary)  by \(entry.moderator)"
+                        "\(Terminal.date(entry.decidedAt))  \(Terminal.pad(entry.decision.rawValue, 7))  \(Terminal.pad(entry.kind.rawValue, 8))  \(entry.submissionId)  \(entry.summary)  by \(entry.moderator)"
                             + (entry.reason.map { "  — \($0)" } ?? ""))
                 }
             }
@@ -460,8 +458,6 @@ struct PicketCommand: AsyncParsableCommand {
                     return try await moderation.decide(id, decision, reason: reason)
                 } catch PicketStoreError.noSuchSubmission(let id) {
                     throw CLIError("there is no pending submission with id \(id) (`pepper picket moderate list` shows them)")
-                } catch {
-                    throw CLIError("\(error)")
                 }
             }
             switch outcome {
@@ -530,17 +526,13 @@ struct PicketCommand: AsyncParsableCommand {
 
         func run() async throws {
             let state = try homeOptions.openState()
-            do {
-                guard let policy else {
-                    print(try state.picketPolicy().rawValue)
-                    return
-                }
-                let (sources, outcome) = try await state.setPicketPolicy(policy, rebuild: !noCompile)
-                print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
-                Terminal.compiled(outcome)
-            } catch {
-                throw CLIError("\(error)")
+            guard let policy else {
+                print(try state.picketPolicy().rawValue)
+                return
             }
+            let (sources, outcome) = try await state.setPicketPolicy(policy, rebuild: !noCompile)
+            print("Picket policy: \(policy.rawValue)" + (sources.isEmpty ? " (no Picket list source yet)" : ""))
+            Terminal.compiled(outcome)
         }
     }
 

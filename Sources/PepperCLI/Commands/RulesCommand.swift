@@ -26,7 +26,7 @@ struct RulesCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array of {text, addedAt}.") var json = false
 
         func run() async throws {
-            let rules = try RulesCommand.call { try homeOptions.openState().userRules() }
+            let rules = try homeOptions.openState().userRules()
             if json {
                 try Terminal.printJSON(rules)
             } else {
@@ -55,11 +55,11 @@ struct RulesCommand: AsyncParsableCommand {
             let state = try homeOptions.openState()
             var added = 0
             for rule in rules {
-                let new = try await RulesCommand.call { try await state.addRule(rule, rebuild: false) }
+                let new = try await state.addRule(rule, rebuild: false)
                 print(new ? "Added \(rule)" : "\(rule) is already one of your rules")
                 if new { added += 1 }
             }
-            if added > 0 && !noCompile { Terminal.compiled(try await RulesCommand.call { try await state.rebuild() }) }
+            if added > 0 && !noCompile { Terminal.compiled(try await state.rebuild()) }
         }
     }
 
@@ -72,26 +72,10 @@ struct RulesCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             for rule in rules {
-                try await RulesCommand.call { try await state.removeRule(rule, rebuild: false) }
+                try await state.removeRule(rule, rebuild: false)
                 print("Removed \(rule)")
             }
-            if !rules.isEmpty && !noCompile { Terminal.compiled(try await RulesCommand.call { try await state.rebuild() }) }
-        }
-    }
-
-    static func call<T>(_ action: () throws -> T) throws -> T {
-        do {
-            return try action()
-        } catch let error as ActionError {
-            throw CLIError("\(error)")
-        }
-    }
-
-    static func call<T>(_ action: () async throws -> T) async throws -> T {
-        do {
-            return try await action()
-        } catch let error as ActionError {
-            throw CLIError("\(error)")
+            if !rules.isEmpty && !noCompile { Terminal.compiled(try await state.rebuild()) }
         }
     }
 }

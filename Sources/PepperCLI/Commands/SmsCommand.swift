@@ -2,6 +2,7 @@ import ArgumentParser
 import CallFilter
 import Foundation
 import PepperActions
+import Picket
 import Storage
 
 /// `pepper sms`: message filtering by words and senders.
@@ -58,7 +59,7 @@ struct SmsCommand: AsyncParsableCommand {
             func run() async throws {
                 let state = try homeOptions.openState()
                 let region = try regionOptions.region(in: state)
-                let change = try CallsCommand.change { () throws(ActionError) in
+                let change = try PhoneCommands.run { () throws(ActionError) in
                     try state.addMessageWord(
                         word, action: action.action, subAction: MessageSubAction(rawValue: subAction) ?? .none, sender: sender,
                         region: region)
@@ -82,7 +83,7 @@ struct SmsCommand: AsyncParsableCommand {
             func run() async throws {
                 let state = try homeOptions.openState()
                 let region = try regionOptions.region(in: state)
-                try CallsCommand.change { () throws(ActionError) in try state.removeMessageWord(word, sender: sender, region: region) }
+                try PhoneCommands.run { () throws(ActionError) in try state.removeMessageWord(word, sender: sender, region: region) }
                 print("Removed \"\(word)\"")
             }
         }
@@ -93,7 +94,7 @@ struct SmsCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array of {word, action, subAction, sender?}.") var json = false
 
             func run() async throws {
-                let words = try MessageRuleStore(database: homeOptions.openDatabase()).words()
+                let words = try MessageRuleStore(database: homeOptions.openState().database).words()
                 if json { return try Terminal.printJSON(words) }
                 for rule in words {
                     var line = "\(rule.word)\t\(rule.action.rawValue)"
@@ -122,7 +123,7 @@ struct SmsCommand: AsyncParsableCommand {
             func run() async throws {
                 let state = try homeOptions.openState()
                 let region = try regionOptions.region(in: state)
-                let change = try CallsCommand.change { () throws(ActionError) in try state.blockSender(number, region: region) }
+                let change = try PhoneCommands.run { () throws(ActionError) in try state.blockSender(number, region: region) }
                 print(change.changed ? "Blocked sender \(change.subject)" : "\(change.subject) is already blocked")
             }
         }
@@ -136,7 +137,7 @@ struct SmsCommand: AsyncParsableCommand {
             func run() async throws {
                 let state = try homeOptions.openState()
                 let region = try regionOptions.region(in: state)
-                let change = try CallsCommand.change { () throws(ActionError) in try state.unblockSender(number, region: region) }
+                let change = try PhoneCommands.run { () throws(ActionError) in try state.unblockSender(number, region: region) }
                 print("Unblocked sender \(change.subject)")
             }
         }
@@ -147,7 +148,7 @@ struct SmsCommand: AsyncParsableCommand {
             @Flag(help: "Print a JSON array.") var json = false
 
             func run() async throws {
-                let senders = try MessageRuleStore(database: homeOptions.openDatabase()).blockedSenders()
+                let senders = try MessageRuleStore(database: homeOptions.openState().database).blockedSenders()
                 if json { return try Terminal.printJSON(senders) }
                 senders.forEach { print($0) }
             }
@@ -166,7 +167,7 @@ struct SmsCommand: AsyncParsableCommand {
             @Argument(help: ArgumentHelp("A .vcf file.", valueName: "file")) var file: String
 
             func run() async throws {
-                try CallsCommand.importContacts(file, homeOptions, regionOptions)
+                try PhoneCommands.importContacts(file, homeOptions, regionOptions)
             }
         }
 
@@ -176,11 +177,9 @@ struct SmsCommand: AsyncParsableCommand {
             @OptionGroup var homeOptions: HomeOptions
             @Argument(help: "on or off.") var state: OnOff
 
-            enum OnOff: String, ExpressibleByArgument, CaseIterable { case on, off }
-
             func run() async throws {
                 let pepper = try homeOptions.openState()
-                try CallsCommand.change { () throws(ActionError) in try pepper.setContactsOnly(state == .on) }
+                try PhoneCommands.run { () throws(ActionError) in try pepper.setContactsOnly(state == .on) }
                 print("Contacts only: \(state.rawValue)")
             }
         }
@@ -190,15 +189,15 @@ struct SmsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "guard", abstract: "Switch the SMS guard on or off (off: every message is allowed; the rules are kept).")
         @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: "on or off (none: print the current state).") var state: Senders.ContactsOnly.OnOff?
+        @Argument(help: "on or off (none: print the current state).") var state: OnOff?
 
         func run() async throws {
             let pepper = try homeOptions.openState()
             guard let state else {
-                let rules = try CallsCommand.change { () throws(ActionError) in try pepper.messageRules() }
+                let rules = try PhoneCommands.run { () throws(ActionError) in try pepper.messageRules() }
                 return print(rules.enabled ? "on" : "off")
             }
-            try CallsCommand.change { () throws(ActionError) in try pepper.setMessageFilter(enabled: state == .on) }
+            try PhoneCommands.run { () throws(ActionError) in try pepper.setMessageFilter(enabled: state == .on) }
             print("SMS guard: \(state.rawValue)")
         }
     }
@@ -218,24 +217,13 @@ struct SmsCommand: AsyncParsableCommand {
         @Argument(help: "The message text.") var text: String
 
         func run() async throws {
+            // Contacts for this check only: the stored rules are untouched.
+            let vCard = try contacts.map { String(decoding: try PhoneCommands.contents(of: $0), as: UTF8.self) }
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
-            let verdict: MessageVerdict
-            if let contacts {
-                // Contacts for this check only: classified here, the stored rules untouched.
-                guard let data = FileManager.default.contents(atPath: contacts) else { throw CLIError("\(contacts): cannot read") }
-                let parser = try RegionOptions.parser(region)
-                var rules = try CallsCommand.change { () throws(ActionError) in try state.messageRules() }
-                rules.contacts = VCardContacts.senderKeys(String(decoding: data, as: UTF8.self), parser: parser)
-                verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
-                if record {
-                    try DecisionStore(database: state.database).record([SmsCommand.decision(verdict, sender: sender, parser: parser)])
-                }
-            } else {
-                verdict = try CallsCommand.change { () throws(ActionError) in
-                    try state.checkMessage(from: sender, text: text, region: region, record: record)
-                }.verdict
-            }
+            let verdict = try PhoneCommands.run { () throws(ActionError) in
+                try state.checkMessage(from: sender, text: text, region: region, record: record, contacts: vCard)
+            }.verdict
             if json {
                 try Terminal.printJSON(VerdictJSON(verdict, id: nil))
             } else {
@@ -271,15 +259,15 @@ struct SmsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let state = try homeOptions.openState()
-            let parser = try regionOptions.parser(in: state)
-            let database = state.database
-            let rules = try MessageRuleStore(database: database).rules()
+            let region = try regionOptions.region(in: state)
+            let parser = try RegionOptions.parser(region)
+            let rules = try state.messageRules()
             let handler = try MessageFilterHandler(rules: rules, defaultRegion: parser.defaultRegion)
             let decoder = JSONDecoder()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var output = OutputBuffer()
-            var decisions: [DecisionStore.Decision] = []
+            var decisions: [(sender: String, verdict: MessageVerdict)] = []
             var errors = 0
             var number = 0
             while let line = readLine(strippingNewline: true) {
@@ -288,11 +276,13 @@ struct SmsCommand: AsyncParsableCommand {
                 let encoded: Data
                 do {
                     let input = try decoder.decode(Input.self, from: Data(line.utf8))
+                    // An id is echoed back as it came, so it is one JSON value, not a structure.
+                    if let id = input.id, !id.isScalar { throw CLIError("\"id\" must be a string, a number, a boolean or null") }
                     let query = MessageFilterQuery(
                         sender: input.from ?? input.sender, messageBody: input.text ?? input.body,
                         receiverISOCountryCode: input.receiverISOCountryCode)
                     let verdict = handler.verdict(for: query)
-                    if record { decisions.append(SmsCommand.decision(verdict, sender: query.sender ?? "", parser: parser)) }
+                    if record { decisions.append((query.sender ?? "", verdict)) }
                     encoded = try encoder.encode(VerdictJSON(verdict, id: input.id))
                 } catch {
                     errors += 1
@@ -304,7 +294,7 @@ struct SmsCommand: AsyncParsableCommand {
                 output.byte(10)
             }
             output.flush()
-            try DecisionStore(database: database).record(decisions)
+            try state.recordMessageDecisions(decisions, region: region)
             if errors > 0 { throw CLIError("\(errors) of \(number) lines were not JSON message objects") }
         }
     }
@@ -317,8 +307,7 @@ struct SmsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let database = try homeOptions.openDatabase()
-            let decisions = DecisionStore(database: database)
+            let decisions = DecisionStore(database: try homeOptions.openState().database)
             let totals = try decisions.counts(.message)
             let recent = try decisions.recent(.message, limit: 10)
             if json {
@@ -329,36 +318,30 @@ struct SmsCommand: AsyncParsableCommand {
                     var recent: [DecisionStore.Decision]
                 }
                 var byAction: [String: Int] = [:]
-                for count in totals { byAction[count.action, default: 0] += count.count }
+                for count in totals { byAction[count.action.rawValue, default: 0] += count.count }
                 return try Terminal.printJSON(
                     Report(total: totals.map(\.count).reduce(0, +), byAction: byAction, decisions: totals, recent: recent))
             }
             print("messages classified: \(Terminal.count(totals.map(\.count).reduce(0, +)))")
             for action in MessageAction.allCases {
-                let count = totals.filter { $0.action == action.rawValue }.map(\.count).reduce(0, +)
+                let count = totals.filter { $0.action == DecisionStore.Action(action) }.map(\.count).reduce(0, +)
                 print("  \(Terminal.pad(action.rawValue, 12)) \(Terminal.padLeft(Terminal.count(count), 9))")
             }
             if !totals.isEmpty { print("by rule:") }
             for count in totals.prefix(20) {
                 print(
-                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action)  \(count.ruleKind)\(count.rule.isEmpty ? "" : " \"\(count.rule)\"")"
+                    "  \(Terminal.padLeft(Terminal.count(count.count), 9))  \(count.action.rawValue)  \(count.ruleKind)\(count.rule.isEmpty ? "" : " \"\(count.rule)\"")"
                 )
             }
             if !recent.isEmpty { print("latest:") }
             for decision in recent {
                 print(
-                    "  \(decision.at)  \(decision.subject)  \(decision.action)  \(decision.ruleKind)\(decision.rule.map { " \"\($0)\"" } ?? "")"
+                    "  \(decision.at)  \(decision.subject)  \(decision.action.rawValue)  \(decision.ruleKind)\(decision.rule.map { " \"\($0)\"" } ?? "")"
                 )
             }
         }
     }
 
-    static func decision(_ verdict: MessageVerdict, sender: String, parser: PhoneNumberParser) -> DecisionStore.Decision {
-        let key = MessageSender.key(sender, parser: parser)
-        return DecisionStore.Decision(
-            domain: .message, subject: key.isEmpty ? sender : key, action: verdict.action.rawValue, ruleKind: verdict.rule.kind,
-            rule: verdict.rule.value)
-    }
 }
 
 /// A verdict as printed by `--json` and `pepper sms classify`.
@@ -380,37 +363,5 @@ struct VerdictJSON: Encodable {
         subAction = verdict.subAction == .none ? nil : verdict.subAction.rawValue
         rule = Rule(kind: verdict.rule.kind, value: verdict.rule.value)
         reason = verdict.rule.description
-    }
-}
-
-/// A JSON scalar, to echo message ids back whatever their type.
-enum JSONValue: Codable, Sendable {
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .number(let value):
-            if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        }
     }
 }

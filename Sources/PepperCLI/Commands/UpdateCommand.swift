@@ -82,27 +82,21 @@ struct UpdateCommand: AsyncParsableCommand {
     /// One update of every enabled list, then the recompilation. Returns whether all lists updated.
     private func updateOnce(_ state: PepperState, _ options: UpdateOptions) async throws -> Bool {
         let bars = ProgressBars()
-        let summary: UpdateSummary
-        do {
-            summary = try await state.update(options) { event in
-                switch event {
-                case .waitingForLock(let pid):
-                    Terminal.status("Another update is running\(pid.map { " (pid \($0))" } ?? ""); waiting for it to finish…")
-                case .progress(let list, let received, let expected):
-                    bars.bar(list).update(received: received, expected: expected)
-                case .finished(let report):
-                    bars.finish(report.name)
-                    Self.print(report)
-                case .started(let lists):
-                    if lists.isEmpty { Terminal.status("No enabled lists (see `pepper lists`).") }
-                case .compiling, .done:
-                    break
-                }
+        // "another update is running (pid N)" is the action's own message.
+        let summary = try await state.update(options) { event in
+            switch event {
+            case .waitingForLock(let pid):
+                Terminal.status("Another update is running\(pid.map { " (pid \($0))" } ?? ""); waiting for it to finish…")
+            case .progress(let list, let received, let expected):
+                bars.bar(list).update(received: received, expected: expected)
+            case .finished(let report):
+                bars.finish(report.name)
+                Self.print(report)
+            case .started(let lists):
+                if lists.isEmpty { Terminal.status("No enabled lists (see `pepper lists`).") }
+            case .compiling, .done:
+                break
             }
-        } catch .updateRunning(let pid) {
-            throw CLIError("another update is running" + (pid.map { " (pid \($0))" } ?? ""))
-        } catch {
-            throw CLIError("\(error)")
         }
         Terminal.compiled(summary.outcome)
         return summary.allGood
@@ -120,7 +114,9 @@ struct UpdateCommand: AsyncParsableCommand {
         case .fresh(let until):
             Terminal.line("\(report.name): up to date until \(Terminal.date(until))")
         case .failed(let reason):
-            Terminal.line("\(report.name): FAILED: \(reason); keeping the last good copy")
+            var fix = ""
+            if case .missingKey? = report.picketProblem { fix = " (pepper lists add picket:https://SERVER --key KEY)" }
+            Terminal.line("\(report.name): FAILED: \(reason)\(fix); keeping the last good copy")
         }
         if let note = report.note { Terminal.status("\(report.name): \(note)") }
     }

@@ -11,19 +11,11 @@ struct HomeOptions: ParsableArguments {
     /// The resolved home.
     var pepperHome: PepperHome { PepperHome.resolve(explicit: home) }
 
-    /// Opens the home's database, creating the home if needed.
-    func openDatabase() throws -> PepperDatabase {
-        try openState().database
-    }
-
-    /// Opens the home's state, creating the home if needed. Rebuilds keep GNOME Web's filters
+    /// Opens the home's state, creating the home if needed: a command calls it once and passes
+    /// the state down (one connection pool per database file per process, as GRDB asks; the
+    /// rebuild sharing also works only within one state). Rebuilds keep GNOME Web's filters
     /// pointing at the output when the person asked for that (the console's setup).
-    func openState() throws -> PepperState {
-        do {
-            return try PepperState(
-                home: pepperHome, configuration: PepperState.Configuration(afterPublish: [GNOMEWebSettings.keepFiltersCurrent()]))
-        } catch {
-            throw CLIError("\(error)")
-        }
+    func openState() throws(ActionError) -> PepperState {
+        try PepperState(home: pepperHome, configuration: PepperState.Configuration(afterPublish: [GNOMEWebSettings.keepFiltersCurrent()]))
     }
 }

@@ -15,13 +15,9 @@ struct RegionOptions: ParsableArguments {
     }
 
     /// `--region`, else the region saved in `state`.
-    func region(in state: PepperState) throws -> String {
+    func region(in state: PepperState) throws(ActionError) -> String {
         if let region { return region.uppercased() }
-        do {
-            return try state.phoneRegion()
-        } catch {
-            throw CLIError("\(error)")
-        }
+        return try state.phoneRegion()
     }
 
     /// The parser for `--region`, else for the region saved in `state`.

@@ -96,7 +96,7 @@ public struct PicketModeration: Sendable {
         for item in try await store.pendingSubmissions() {
             var submission = Submission(item: item)
             var actionCoordinate: GeoCoordinate?
-            if item.kind == "snapshot", let actionId = item.actionId {
+            if item.kind == .snapshot, let actionId = item.actionId {
                 if actions[actionId] == nil { actions[actionId] = try await store.action(id: actionId) }
                 if let action = actions[actionId] ?? nil {
                     if employers[action.employerId] == nil {

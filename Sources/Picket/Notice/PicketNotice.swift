@@ -67,8 +67,10 @@ public enum PicketNoticePage {
     /// Posted by "Go back".
     public static let backMessage = "pepper:picket-back"
 
-    /// The page for `notice`, with `controls`.
-    public static func html(for notice: PicketNotice, controls: Controls) -> String {
+    /// The page for `notice`, with `controls`. When the policy offers no way through,
+    /// `policyCommand` is how this face lets the person change it (`pepper picket policy ask` on
+    /// Linux; the app has its own setting and gives none): the page names no face's command itself.
+    public static func html(for notice: PicketNotice, controls: Controls, policyCommand: String? = nil) -> String {
         // Every type the OPL apps send reads as words (`work_stoppage` → "Work stoppage"), and
         // a lockout is said to be the employer's doing (ActionType).
         let action = ActionType.label(of: notice.actionType)
@@ -97,7 +99,9 @@ public enum PicketNoticePage {
         }
         let policy =
             notice.canProceed
-            ? "" : "<p>The Picket policy here blocks this site (<code>pepper picket policy ask</code> offers to proceed).</p>"
+            ? ""
+            : "<p>The Picket policy here blocks this site"
+                + (policyCommand.map { " (<code>\(HTML.escape($0))</code> offers to proceed)" } ?? "") + ".</p>"
         let employer = HTML.escape(notice.employer)
         return """
             <!doctype html>

@@ -248,12 +248,24 @@ public struct PublishedRecords: Sendable, Hashable {
     }
 }
 
+/// What a submission is: the moderation queue, the audit trail and every face tell them apart
+/// by this, stored as its raw value (the texts both stores have always written).
+public enum ModerationKind: String, Codable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// A reported labor action (with its employer).
+    case strike
+    /// A GPS snapshot of a picket site for an action.
+    case snapshot
+
+    /// The stored text.
+    public var description: String { rawValue }
+}
+
 /// A submission waiting for a moderator (`pepper picket moderate list --json`).
 public struct ModerationItem: Codable, Sendable, Hashable, Identifiable {
     /// The action's or snapshot's identifier.
     public var id: String
-    /// `strike` or `snapshot`.
-    public var kind: String
+    /// A strike or a snapshot.
+    public var kind: ModerationKind
     /// When it was submitted (ISO 8601).
     public var submittedAt: String
     /// Strikes: the employer's name.
@@ -288,19 +300,56 @@ public struct ModerationItem: Codable, Sendable, Hashable, Identifiable {
     public var notes: String?
 
     /// An item of `kind` with the given identifier and submission time.
-    public init(id: String, kind: String, submittedAt: String) {
+    public init(id: String, kind: ModerationKind, submittedAt: String) {
         self.id = id
         self.kind = kind
         self.submittedAt = submittedAt
     }
+
+    /// A pending strike as moderators see it, with its employer's name and website (every store
+    /// builds the item here, whatever it keeps the rows in).
+    public init(strike action: ActionRecord, employerName: String?, website: String?) {
+        self.init(id: action.id, kind: .strike, submittedAt: ISO8601.format(action.submittedAt))
+        self.employerName = employerName
+        employerId = action.employerId
+        self.website = website
+        actionType = action.actionType
+        organization = action.organization
+        location = action.location
+        startDate = ISO8601.format(action.startDate)
+        endDate = action.endDate.map(ISO8601.format)
+        description = action.description
+        contactInfo = action.contactInfo
+        latitude = action.coordinate?.latitude
+        longitude = action.coordinate?.longitude
+    }
+
+    /// A pending snapshot as moderators see it.
+    public init(snapshot: SnapshotRecord) {
+        self.init(id: snapshot.id, kind: .snapshot, submittedAt: ISO8601.format(snapshot.submittedAt))
+        actionId = snapshot.actionId
+        latitude = snapshot.coordinate.latitude
+        longitude = snapshot.coordinate.longitude
+        address = snapshot.address
+        notes = snapshot.notes
+    }
+
+    /// The queue's order: oldest submission first, then by identifier (a strike and a snapshot
+    /// submitted in the same instant keep one order in every store).
+    public static func queue(_ pending: [(submittedAt: Date, item: ModerationItem)]) -> [ModerationItem] {
+        pending.sorted { ($0.submittedAt, $0.item.id) < ($1.submittedAt, $1.item.id) }.map(\.item)
+    }
 }
 
-/// A moderator's decision.
-public enum ModerationDecision: String, Sendable, Hashable, CaseIterable {
+/// A moderator's decision, stored as its raw value in the audit trail.
+public enum ModerationDecision: String, Codable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Publish it (a strike: its employer and action; a snapshot: a picket site).
     case approve
     /// Never publish it.
     case reject
+
+    /// The stored text.
+    public var description: String { rawValue }
 }
 
 /// What a moderation did.
@@ -309,16 +358,31 @@ public enum ModerationOutcome: Sendable, Hashable {
     case strike(id: String, employerId: String, status: ModerationStatus)
     /// A snapshot was approved (adding picket site `siteId`) or rejected.
     case snapshot(id: String, actionId: String, status: ModerationStatus, siteId: String?)
+
+    /// What was decided on.
+    public var kind: ModerationKind {
+        switch self {
+        case .strike: .strike
+        case .snapshot: .snapshot
+        }
+    }
+
+    /// The submission decided on.
+    public var id: String {
+        switch self {
+        case .strike(let id, _, _), .snapshot(let id, _, _, _): id
+        }
+    }
 }
 
 /// One moderation decision, as the audit trail keeps it.
 public struct ModerationLogEntry: Codable, Sendable, Hashable {
     /// The submission decided on (`act_…` or `snap_…`).
     public var submissionId: String
-    /// `strike` or `snapshot`.
-    public var kind: String
+    /// A strike or a snapshot.
+    public var kind: ModerationKind
     /// What was decided.
-    public var decision: String
+    public var decision: ModerationDecision
     /// Who decided: `cli`, or `console:NAME` for a console session.
     public var moderator: String
     /// The reason given, if any.
@@ -330,7 +394,8 @@ public struct ModerationLogEntry: Codable, Sendable, Hashable {
 
     /// An entry.
     public init(
-        submissionId: String, kind: String, decision: String, moderator: String, reason: String?, decidedAt: Date, summary: String
+        submissionId: String, kind: ModerationKind, decision: ModerationDecision, moderator: String, reason: String?, decidedAt: Date,
+        summary: String
     ) {
         self.submissionId = submissionId
         self.kind = kind

@@ -137,7 +137,7 @@ public final class PostgresPicketStore: PicketStore {
     public func pendingSubmissions() async throws -> [ModerationItem] {
         try await transaction { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: self.logger)
-            var items: [(Date, ModerationItem)] = []
+            var items: [(submittedAt: Date, item: ModerationItem)] = []
             let strikes = try await self.rows(
                 """
                 SELECT a.*, e.name AS employer_name, e.website AS employer_website FROM picket_action a
@@ -145,32 +145,19 @@ public final class PostgresPicketStore: PicketStore {
                 """, connection)
             for row in strikes {
                 let action = try Self.action(row)
-                var item = ModerationItem(id: action.id, kind: "strike", submittedAt: ISO8601.format(action.submittedAt))
-                item.employerName = try row.string("employer_name")
-                item.employerId = action.employerId
-                item.website = try row.optionalString("employer_website")
-                item.actionType = action.actionType
-                item.organization = action.organization
-                item.location = action.location
-                item.startDate = ISO8601.format(action.startDate)
-                item.endDate = action.endDate.map(ISO8601.format)
-                item.description = action.description
-                item.contactInfo = action.contactInfo
-                item.latitude = action.coordinate?.latitude
-                item.longitude = action.coordinate?.longitude
-                items.append((action.submittedAt, item))
+                items.append(
+                    (
+                        action.submittedAt,
+                        ModerationItem(
+                            strike: action, employerName: try row.string("employer_name"),
+                            website: try row.optionalString("employer_website"))
+                    ))
             }
             for row in try await self.rows("SELECT * FROM picket_snapshot WHERE status = 'pending'", connection) {
                 let snapshot = try Self.snapshot(row)
-                var item = ModerationItem(id: snapshot.id, kind: "snapshot", submittedAt: ISO8601.format(snapshot.submittedAt))
-                item.actionId = snapshot.actionId
-                item.latitude = snapshot.coordinate.latitude
-                item.longitude = snapshot.coordinate.longitude
-                item.address = snapshot.address
-                item.notes = snapshot.notes
-                items.append((snapshot.submittedAt, item))
+                items.append((snapshot.submittedAt, ModerationItem(snapshot: snapshot)))
             }
-            return items.sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }.map(\.1)
+            return ModerationItem.queue(items)
         }
     }
 
@@ -259,14 +246,12 @@ public final class PostgresPicketStore: PicketStore {
     ) async throws -> ModerationOutcome {
         try await transaction { connection in
             let outcome = try await self.decide(id: id, decision: decision, at: date, connection)
-            let kind: String
+            let kind = outcome.kind.rawValue
             let summaryQuery: PostgresQuery
             switch outcome {
             case .strike(_, let employerId, _):
-                kind = "strike"
                 summaryQuery = "SELECT name FROM picket_employer WHERE id = \(employerId)"
             case .snapshot(_, let actionId, _, _):
-                kind = "snapshot"
                 summaryQuery = """
                     SELECT e.name || ' (' || a.id || ')' AS name FROM picket_action a JOIN picket_employer e ON e.id = a.employer_id
                     WHERE a.id = \(actionId)
@@ -286,9 +271,13 @@ public final class PostgresPicketStore: PicketStore {
         try await run { connection in
             try await self.rows(
                 "SELECT * FROM picket_moderation ORDER BY decided_at DESC, id DESC LIMIT \(max(0, limit))", connection
-            ).map { row in
-                ModerationLogEntry(
-                    submissionId: try row.string("submission_id"), kind: try row.string("kind"), decision: try row.string("decision"),
+            ).compactMap { row in
+                // A kind or decision this version does not know (a newer Pepper wrote it) is left out.
+                guard let kind = ModerationKind(rawValue: try row.string("kind")),
+                    let decision = ModerationDecision(rawValue: try row.string("decision"))
+                else { return nil }
+                return ModerationLogEntry(
+                    submissionId: try row.string("submission_id"), kind: kind, decision: decision,
                     moderator: try row.string("moderator"), reason: try row.optionalString("reason"),
                     decidedAt: try row.date("decided_at"), summary: try row.string("summary"))
             }

@@ -102,11 +102,11 @@ public struct CallsScreen: Sendable {
     public func load(now: Date = Date()) throws(ScreenError) -> State {
         do {
             let store = CallListStore(database: state.database)
-            let (groups, total) = try store.groups(limit: Self.listLimit)
-            let entries = groups.map { group -> Entry in
-                let e164 = PhoneNumber(callDirectoryValue: group.first)?.e164 ?? "+\(group.first)"
-                let shown = group.pattern.map { "\($0) (\(Text.plural(group.count, "number")))" } ?? e164
-                return Entry(kind: group.kind, shown: shown, value: group.pattern ?? e164, numbers: group.count, label: group.label)
+            let listed = try state.callListLines(limit: Self.listLimit)
+            let entries = listed.lines.map { line in
+                Entry(
+                    kind: line.kind, shown: line.pattern.map { "\($0) (\(Text.plural(line.numbers, "number")))" } ?? line.number,
+                    value: line.value, numbers: line.numbers, label: line.label)
             }
             let counts = try store.counts()
             let screening = try state.callScreening()
@@ -114,15 +114,15 @@ public struct CallsScreen: Sendable {
             return State(
                 region: try state.phoneRegion(), regions: PhoneMetadata.shared.regionCodes,
                 blocked: entries.filter { $0.kind == .blocking },
-                identified: entries.filter { $0.kind == .identification }, notShown: total - groups.count,
+                identified: entries.filter { $0.kind == .identification }, notShown: listed.total - listed.lines.count,
                 blockAllExceptContacts: screening.blockAllExceptContacts, contacts: screening.contacts.count,
                 export: Export(
                     blocking: counts[.blocking] ?? 0, identification: counts[.identification] ?? 0, version: try store.version(),
                     incrementalSince: try store.oldestIncrementalVersion()),
                 counts: [
-                    try .decisions("Calls blocked", .call, ["block"], database: database, now: now),
-                    try .decisions("Calls identified", .call, ["identify"], database: database, now: now),
-                    try .decisions("Calls allowed", .call, ["allow"], database: database, now: now),
+                    try .decisions("Calls blocked", .call, [.block], database: database, now: now),
+                    try .decisions("Calls identified", .call, [.identify], database: database, now: now),
+                    try .decisions("Calls allowed", .call, [.allow], database: database, now: now),
                 ])
         } catch let error as ActionError {
             throw ScreenError(error)
@@ -242,8 +242,12 @@ public struct CallsScreen: Sendable {
         do {
             let check = try state.checkCall(number, region: try state.phoneRegion(), record: false)
             let verdict = check.verdict
-            let verb = ["block": "Blocked", "identify": "Rings, labelled \"\(verdict.label ?? "")\"", "allow": "Rings"][
-                verdict.action.rawValue]!
+            let verb =
+                switch verdict.action {
+                case .block: "Blocked"
+                case .identify: "Rings, labelled \"\(verdict.label ?? "")\""
+                case .allow: "Rings"
+                }
             return .success(
                 Trial(
                     e164: check.e164, action: verdict.action.rawValue, label: verdict.label,

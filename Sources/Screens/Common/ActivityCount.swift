@@ -23,7 +23,7 @@ public struct ActivityCount: Sendable, Hashable {
     /// The decisions of `domain` whose action is one of `actions`, today and over the 7 days
     /// ending `now`, from the daily counters (every face records there).
     static func decisions(
-        _ label: String, _ domain: DecisionStore.Domain, _ actions: Set<String>, database: PepperDatabase, now: Date
+        _ label: String, _ domain: DecisionStore.Domain, _ actions: Set<DecisionStore.Action>, database: PepperDatabase, now: Date
     ) throws -> ActivityCount {
         let today = DNSQueryLogStore.day(of: now)
         let weekStart = DNSQueryLogStore.day(of: now.addingTimeInterval(-6 * 86_400))

@@ -41,11 +41,11 @@ public struct DNSScreen: Sendable {
         public var name: String
         /// The record type.
         public var type: String
-        /// `blocked`, `blocked-cname`, `forwarded`, `cached`, `failed`, `refused`, `malformed`.
-        public var outcome: String
+        /// What the filter did.
+        public var outcome: DNSQueryOutcome
         /// The response code sent.
         public var responseCode: String
-        /// Whether it was blocked.
+        /// Whether it was blocked (the outcome's own answer, kept for the faces' templates).
         public var blocked: Bool
         /// What one click does.
         public var action: RowAction
@@ -170,7 +170,7 @@ public struct DNSScreen: Sendable {
                 let index = Int(count.hour.timeIntervalSince(firstHour) / 3_600)
                 guard bars.indices.contains(index) else { continue }
                 bars[index].total += count.count
-                if count.outcome.hasPrefix("blocked") { bars[index].blocked += count.count }
+                if count.outcome.isBlocked { bars[index].blocked += count.count }
             }
             let (topBlocked, topClients) = try tops.value(now: now) {
                 let since = now.addingTimeInterval(-86_400)
@@ -205,7 +205,7 @@ public struct DNSScreen: Sendable {
         let rules = Set(try state.userRules().map(\.text))
         return logged.map { item in
             let entry = item.entry
-            let blocked = entry.isBlocked
+            let blocked = entry.outcome.isBlocked
             let action: RowAction
             if blocked {
                 let allowed = allowlist.contains { AllowlistSnapshot.domain($0, covers: entry.name) }

@@ -148,7 +148,7 @@ public struct ListsScreen: Sendable {
     /// Subscribes to a list by address (fetched and checked first), then compiles.
     public func add(address: String, name: String? = nil) async -> Notice {
         let trimmed = address.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://") else {
+        guard ListSource.isWeb(trimmed) else {
             return .error("Give the list's address, starting with https://.", field: "url")
         }
         let chosen = name?.trimmingCharacters(in: .whitespaces)

@@ -56,7 +56,7 @@ public struct MessagesScreen: Sendable {
     /// The actions a word can have, in the order offered.
     public static let wordActions: [MessageAction] = [.junk, .promotion, .transaction]
     /// The actions that count as "filtered".
-    public static let filteredActions: Set<String> = ["junk", "promotion", "transaction"]
+    public static let filteredActions = DecisionStore.Action.filteredMessages
 
     /// The state.
     public let state: PepperState
@@ -79,10 +79,10 @@ public struct MessagesScreen: Sendable {
                         sender: rule.sender, lookAlikes: TextFolding.lookAlikeExamples(of: rule.word))
                 }, blockedSenders: rules.blockedSenders.sorted(), unknownSendersAreJunk: rules.contactsOnly, contacts: rules.contacts.count,
                 counts: [
-                    try .decisions("Messages to junk", .message, ["junk"], database: database, now: now),
-                    try .decisions("Messages to promotions", .message, ["promotion"], database: database, now: now),
-                    try .decisions("Messages to transactions", .message, ["transaction"], database: database, now: now),
-                    try .decisions("Messages allowed", .message, ["allow"], database: database, now: now),
+                    try .decisions("Messages to junk", .message, [.junk], database: database, now: now),
+                    try .decisions("Messages to promotions", .message, [.promotion], database: database, now: now),
+                    try .decisions("Messages to transactions", .message, [.transaction], database: database, now: now),
+                    try .decisions("Messages allowed", .message, [.allow], database: database, now: now),
                 ])
         } catch let error as ActionError {
             throw ScreenError(error)

@@ -110,17 +110,16 @@ public struct OnboardingScreen: Sendable {
 
     /// Reads everything the screen shows.
     public func load() throws(ScreenError) -> State {
-        let preferences = PreferenceStore(database: state.database)
         let pepperBrowser = BrowserStateStore(database: state.database)
         let lists: [ListSource]
-        let done: Bool
-        let answered: Bool
+        let progress: OnboardingProgress
         let engine: SearchEngine
         do {
             lists = try state.lists()
-            done = try preferences.value(.onboarding) != nil
-            answered = try preferences.value(.searchSuggestion) != nil
+            progress = try state.onboardingProgress()
             engine = try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
+        } catch let error as ActionError {
+            throw ScreenError(error)
         } catch {
             throw ScreenError(.storage("cannot read Pepper's state: \(error)"))
         }
@@ -140,8 +139,9 @@ public struct OnboardingScreen: Sendable {
             dns: DNSSetup(
                 server: server, dropInPath: ResolverDropIn.path, dropIn: ResolverDropIn.text(for: server?.listen ?? Self.defaultDNSAddress)),
             search: SearchSetup(
-                answered: answered, browserEngine: try? settableBrowser?.defaultSearchEngine(), pepperBrowserEngine: engine),
-            done: done)
+                answered: progress.searchSuggestion != nil, browserEngine: try? settableBrowser?.defaultSearchEngine(),
+                pepperBrowserEngine: engine),
+            done: progress.done)
     }
 
     private func browserSetup(_ manifest: Manifest?) -> BrowserSetup? {
@@ -231,7 +231,7 @@ public struct OnboardingScreen: Sendable {
         let expected = state.outputFileAddresses(manifest)
         do {
             try settings.setContentFilters(expected)
-            try PreferenceStore(database: state.database).set(.gnomeWebFilters, "on")
+            try state.keepBrowserFiltersCurrent(true)
             let readBack = try browser.contentFilters()
             guard readBack == expected, try browser.filteringEnabled() else {
                 return .error("\(browser.browserName) did not keep the settings: it loads \(Text.plural(readBack.count, "filter file")).")
@@ -245,16 +245,18 @@ public struct OnboardingScreen: Sendable {
     }
 
     /// Asks the DNS filter for a test name, directly and then through the machine's resolver,
-    /// and says whether each reached it.
-    public func checkDNS(address: String? = nil, timeout: TimeInterval = 2) async -> Notice {
+    /// and says whether each reached it. `startCommand` is how this face starts the filter
+    /// (`pepper dns serve` on Linux), named when it is not running: the screen names none itself.
+    public func checkDNS(address: String? = nil, timeout: TimeInterval = 2, startCommand: String? = nil) async -> Notice {
         let server = DNSServerStatus.current(home: state.home)
+        let how = startCommand.map { " (\($0))" } ?? ""
         guard let target = address ?? server?.listen else {
-            return .error("The DNS filter is not running. Start it with pepper dns serve, then check again.")
+            return .error("The DNS filter is not running. Start it\(how), then check again.")
         }
         let probe = DNSProbe(state: state)
         let direct = await probe.askDirectly(target, timeout: timeout)
         guard case .answered(let code) = direct else {
-            return .error("No answer from \(target): \(direct). Is pepper dns serve running there?", field: "address")
+            return .error("No answer from \(target): \(direct). Is the DNS filter\(how) running there?", field: "address")
         }
         let system = await probe.askThroughSystemResolver(logWait: timeout)
         switch system {
@@ -279,7 +281,6 @@ public struct OnboardingScreen: Sendable {
         do {
             let pepperBrowser = BrowserStateStore(database: state.database)
             try pepperBrowser.setSetting(BrowserSession.SettingKey.searchEngine, SearchEngine.duckDuckGo.rawValue)
-            try pepperBrowser.setSetting(BrowserSession.SettingKey.searchSuggestionAnswered, "true")
             guard try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine) == SearchEngine.duckDuckGo.rawValue else {
                 return .error("Pepper's browser did not keep DuckDuckGo as its search engine.")
             }
@@ -291,7 +292,7 @@ public struct OnboardingScreen: Sendable {
                 }
                 done.append(browser.browserName)
             }
-            try PreferenceStore(database: state.database).set(.searchSuggestion, "accepted")
+            try state.answerSearchSuggestion(.accepted)
         } catch {
             return .error(Text.sentence("cannot change the search engine: \(error)"))
         }
@@ -305,10 +306,9 @@ public struct OnboardingScreen: Sendable {
     /// Dismisses the DuckDuckGo suggestion for good.
     public func dismissSearchSuggestion() -> Notice {
         do {
-            try PreferenceStore(database: state.database).set(.searchSuggestion, "dismissed")
-            try BrowserStateStore(database: state.database).setSetting(BrowserSession.SettingKey.searchSuggestionAnswered, "true")
+            try state.answerSearchSuggestion(.dismissed)
         } catch {
-            return .error(Text.sentence("cannot save the choice: \(error)"))
+            return .failure(error)
         }
         return Notice(.info, "The suggestion will not be shown again.")
     }
@@ -316,9 +316,9 @@ public struct OnboardingScreen: Sendable {
     /// Marks the onboarding done (it stays reachable).
     public func finish() -> Notice {
         do {
-            try PreferenceStore(database: state.database).set(.onboarding, "done")
+            try state.finishOnboarding()
         } catch {
-            return .error(Text.sentence("cannot save the choice: \(error)"))
+            return .failure(error)
         }
         return .success("Pepper is set up. This page stays under Setup.")
     }

@@ -73,16 +73,12 @@ public struct StartScreen: Sendable {
     public func load(now: Date = Date()) throws(ScreenError) -> State {
         let manifest = state.manifest()
         let lists: [ListSource]
-        let onboarding: String?
+        let onboarding: OnboardingProgress
         do {
             lists = try state.lists()
+            onboarding = try state.onboardingProgress()
         } catch {
             throw ScreenError(error)
-        }
-        do {
-            onboarding = try PreferenceStore(database: state.database).value(.onboarding)
-        } catch {
-            throw ScreenError("Cannot read Pepper's settings: \(error).")
         }
         let enabled = lists.filter(\.enabled)
         let protection = Protection(
@@ -105,10 +101,10 @@ public struct StartScreen: Sendable {
                 attention.append(Attention(text: "\(source.name) has not been downloaded yet.", fix: .updateLists))
             }
         }
-        if onboarding == nil {
+        if !onboarding.done {
             attention.append(Attention(text: "Pepper is not set up yet: choose lists and where to use them.", fix: .onboarding))
         }
-        if let browser, let manifest, (try? PreferenceStore(database: state.database).value(.gnomeWebFilters)) == "on",
+        if let browser, let manifest, onboarding.browserFiltersKept,
             case .available = browser.availability()
         {
             let expected = state.outputFileAddresses(manifest)
@@ -117,7 +113,7 @@ public struct StartScreen: Sendable {
             }
         }
         return State(
-            protection: protection, counts: try counts(now: now), attention: attention, onboardingDone: onboarding != nil)
+            protection: protection, counts: try counts(now: now), attention: attention, onboardingDone: onboarding.done)
     }
 
     private func counts(now: Date) throws(ScreenError) -> [Count] {
@@ -126,7 +122,7 @@ public struct StartScreen: Sendable {
         do {
             let dns = try DNSQueryLogStore(database: state.database).counts().filter { $0.day >= weekStart }
             let dnsToday = dns.filter { $0.day == today }
-            let blockedOutcomes: (DNSQueryLogStore.Count) -> Bool = { $0.outcome.hasPrefix("blocked") }
+            let blockedOutcomes: (DNSQueryLogStore.Count) -> Bool = { $0.outcome.isBlocked }
             let queries = (dnsToday.reduce(0) { $0 + $1.count }, dns.reduce(0) { $0 + $1.count })
             let blocked = (
                 dnsToday.filter(blockedOutcomes).reduce(0) { $0 + $1.count }, dns.filter(blockedOutcomes).reduce(0) { $0 + $1.count }
@@ -134,12 +130,12 @@ public struct StartScreen: Sendable {
             let share = queries.1 == 0 ? nil : String(format: "%.1f %% blocked this week", Double(blocked.1) * 100 / Double(queries.1))
             let database = state.database
             return [
-                try .decisions("Requests blocked in the browser", .web, ["block"], database: database, now: now),
+                try .decisions("Requests blocked in the browser", .web, [.block], database: database, now: now),
                 Count(label: "DNS queries", today: queries.0, week: queries.1, detail: share),
                 Count(label: "DNS queries blocked", today: blocked.0, week: blocked.1),
-                try .decisions("Calls blocked", .call, ["block"], database: database, now: now),
-                try .decisions("Calls identified", .call, ["identify"], database: database, now: now),
-                try .decisions("Messages filtered", .message, MessagesScreen.filteredActions, database: database, now: now),
+                try .decisions("Calls blocked", .call, [.block], database: database, now: now),
+                try .decisions("Calls identified", .call, [.identify], database: database, now: now),
+                try .decisions("Messages filtered", .message, DecisionStore.Action.filteredMessages, database: database, now: now),
             ]
         } catch {
             throw ScreenError("Cannot read the counts: \(error).")

@@ -10,6 +10,11 @@ import GRDB
 /// whole, in one transaction, after every change: a reader — the next launch — never sees a
 /// half-written list.
 public struct BrowserStateStore: Sendable {
+    /// The setting present once the search-engine suggestion was answered, in the browser or in
+    /// the onboarding (`BrowserSession.SettingKey` names the others; this one is here because
+    /// `PepperActions`, below the browser's model, records the onboarding's answer).
+    public static let searchSuggestionAnsweredKey = "searchSuggestionAnswered"
+
     private let database: PepperDatabase
 
     /// The browser state of `database`.

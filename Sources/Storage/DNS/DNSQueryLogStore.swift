@@ -14,14 +14,13 @@ public struct DNSQueryLogStore: Sendable {
         public var name: String
         /// The record type (`A`, `AAAA`, …).
         public var type: String
-        /// What was done: `blocked`, `blocked-cname`, `cached`, `forwarded`, `failed`, `refused`,
-        /// `malformed`.
-        public var outcome: String
+        /// What was done.
+        public var outcome: DNSQueryOutcome
         /// The response code sent (`NOERROR`, `NXDOMAIN`, …).
         public var responseCode: String
 
         /// An entry with the given fields.
-        public init(at: Date, client: String, name: String, type: String, outcome: String, responseCode: String) {
+        public init(at: Date, client: String, name: String, type: String, outcome: DNSQueryOutcome, responseCode: String) {
             self.at = at
             self.client = client
             self.name = name
@@ -31,7 +30,7 @@ public struct DNSQueryLogStore: Sendable {
         }
 
         /// Whether the query was blocked (by name or by CNAME).
-        public var isBlocked: Bool { outcome.hasPrefix("blocked") }
+        public var isBlocked: Bool { outcome.isBlocked }
     }
 
     /// A counter: queries with one outcome on one day (UTC, `yyyy-MM-dd`).
@@ -39,12 +38,12 @@ public struct DNSQueryLogStore: Sendable {
         /// The day.
         public var day: String
         /// The outcome.
-        public var outcome: String
+        public var outcome: DNSQueryOutcome
         /// How many queries.
         public var count: Int
 
         /// A counter with the given fields.
-        public init(day: String, outcome: String, count: Int) {
+        public init(day: String, outcome: DNSQueryOutcome, count: Int) {
             self.day = day
             self.outcome = outcome
             self.count = count
@@ -64,7 +63,7 @@ public struct DNSQueryLogStore: Sendable {
         /// The start of the hour.
         public var hour: Date
         /// The outcome.
-        public var outcome: String
+        public var outcome: DNSQueryOutcome
         /// How many queries.
         public var count: Int
     }
@@ -138,7 +137,7 @@ public struct DNSQueryLogStore: Sendable {
                     INSERT INTO dnsCounter (day, outcome, count) VALUES (?, ?, ?)
                     ON CONFLICT (day, outcome) DO UPDATE SET count = count + excluded.count
                     """)
-            for item in counts { try count.execute(arguments: [item.day, item.outcome, item.count]) }
+            for item in counts { try count.execute(arguments: [item.day, item.outcome.rawValue, item.count]) }
             // The same counts for the hour they were made in (the chart's bars).
             let hour = Int64(now.timeIntervalSince1970 / 3_600) * 3_600
             let hourly = try db.cachedStatement(
@@ -146,7 +145,7 @@ public struct DNSQueryLogStore: Sendable {
                     INSERT INTO dnsHourCounter (hour, outcome, count) VALUES (?, ?, ?)
                     ON CONFLICT (hour, outcome) DO UPDATE SET count = count + excluded.count
                     """)
-            for item in counts { try hourly.execute(arguments: [hour, item.outcome, item.count]) }
+            for item in counts { try hourly.execute(arguments: [hour, item.outcome.rawValue, item.count]) }
             if !counts.isEmpty {
                 try db.execute(
                     sql: "DELETE FROM dnsHourCounter WHERE hour < ?", arguments: [hour - Int64(Self.hourlyRetention)])
@@ -154,7 +153,7 @@ public struct DNSQueryLogStore: Sendable {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries.suffix(retention) {
-                try insert.execute(arguments: [entry.at, entry.client, entry.name, entry.type, entry.outcome, entry.responseCode])
+                try insert.execute(arguments: [entry.at, entry.client, entry.name, entry.type, entry.outcome.rawValue, entry.responseCode])
             }
             try db.execute(
                 sql: "DELETE FROM dnsQueryLog WHERE id <= (SELECT MAX(id) FROM dnsQueryLog) - ? OR at < ?",
@@ -165,15 +164,11 @@ public struct DNSQueryLogStore: Sendable {
     /// The newest log entries first, blocked ones only when asked.
     public func recent(limit: Int = 100, blockedOnly: Bool = false) throws -> [Entry] {
         try database.writer.read { db in
-            let filter = blockedOnly ? "WHERE outcome LIKE 'blocked%'" : ""
+            let filter = blockedOnly ? "WHERE \(DNSQueryOutcome.blockedCondition)" : ""
             return try Row.fetchAll(
                 db, sql: "SELECT at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
                 arguments: [limit]
-            ).map { row in
-                Entry(
-                    at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: row["outcome"],
-                    responseCode: row["responseCode"])
-            }
+            ).compactMap(Self.entry)
         }
     }
 
@@ -186,7 +181,7 @@ public struct DNSQueryLogStore: Sendable {
             conditions.append("id < ?")
             arguments.append(before)
         }
-        if blockedOnly { conditions.append("outcome LIKE 'blocked%'") }
+        if blockedOnly { conditions.append(DNSQueryOutcome.blockedCondition) }
         if let search, !search.isEmpty {
             conditions.append("instr(name, ?) > 0")
             arguments.append(search.lowercased())
@@ -217,13 +212,16 @@ public struct DNSQueryLogStore: Sendable {
     }
 
     private static func logged(_ rows: [Row]) -> [LoggedQuery] {
-        rows.map { row in
-            LoggedQuery(
-                id: row["id"],
-                entry: Entry(
-                    at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: row["outcome"],
-                    responseCode: row["responseCode"]))
-        }
+        rows.compactMap { row in entry(row).map { LoggedQuery(id: row["id"], entry: $0) } }
+    }
+
+    /// A log row as an entry; `nil` for an outcome this version does not know (written by a
+    /// newer Pepper), which no reader here could judge.
+    private static func entry(_ row: Row) -> Entry? {
+        guard let outcome = DNSQueryOutcome(rawValue: row["outcome"]) else { return nil }
+        return Entry(
+            at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: outcome,
+            responseCode: row["responseCode"])
     }
 
     /// The hourly counters from `since` on, oldest first.
@@ -232,9 +230,10 @@ public struct DNSQueryLogStore: Sendable {
             try Row.fetchAll(
                 db, sql: "SELECT hour, outcome, count FROM dnsHourCounter WHERE hour >= ? ORDER BY hour, outcome",
                 arguments: [Int64(since.timeIntervalSince1970 / 3_600) * 3_600]
-            ).map { row in
-                HourCount(
-                    hour: Date(timeIntervalSince1970: TimeInterval(row["hour"] as Int64)), outcome: row["outcome"], count: row["count"])
+            ).compactMap { row in
+                DNSQueryOutcome(rawValue: row["outcome"]).map { outcome in
+                    HourCount(hour: Date(timeIntervalSince1970: TimeInterval(row["hour"] as Int64)), outcome: outcome, count: row["count"])
+                }
             }
         }
     }
@@ -245,7 +244,7 @@ public struct DNSQueryLogStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? AND outcome LIKE 'blocked%'
+                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? AND \(DNSQueryOutcome.blockedCondition)
                     GROUP BY name ORDER BY count DESC, name LIMIT ?
                     """, arguments: [since, limit]
             ).map { NameCount(name: $0["name"], count: $0["count"]) }
@@ -266,8 +265,8 @@ public struct DNSQueryLogStore: Sendable {
     /// Every counter, oldest day first.
     public func counts() throws -> [Count] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT day, outcome, count FROM dnsCounter ORDER BY day, outcome").map { row in
-                Count(day: row["day"], outcome: row["outcome"], count: row["count"])
+            try Row.fetchAll(db, sql: "SELECT day, outcome, count FROM dnsCounter ORDER BY day, outcome").compactMap { row in
+                DNSQueryOutcome(rawValue: row["outcome"]).map { Count(day: row["day"], outcome: $0, count: row["count"]) }
             }
         }
     }
@@ -278,7 +277,7 @@ public struct DNSQueryLogStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE outcome LIKE 'blocked%'
+                    SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE \(DNSQueryOutcome.blockedCondition)
                     GROUP BY name ORDER BY count DESC, name LIMIT ?
                     """, arguments: [limit]
             ).map { NameCount(name: $0["name"], count: $0["count"]) }

@@ -92,6 +92,17 @@ public final class PepperDatabase: Sendable {
         OpenPools.shared.count(url)
     }
 
+    /// The most connection pools open at once on the database at `url` while `body` ran: what
+    /// ``openPools(at:)`` would have said at its worst moment, for a test that runs a whole
+    /// command and holds it to one pool (a second one opened and closed inside would not show
+    /// once the command returned).
+    public static func mostOpenPools<T>(at url: URL, during body: () async throws -> T) async rethrows -> (result: T, pools: Int) {
+        let watch = OpenPools.shared.watch(url)
+        defer { OpenPools.shared.endWatch(watch) }
+        let result = try await body()
+        return (result, OpenPools.shared.peak(watch))
+    }
+
     /// All schema versions, oldest first. Never edit a shipped migration: add a new one.
     public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -170,6 +181,9 @@ final class OpenPools: @unchecked Sendable {
     // NSLock, not Mutex: Mutex needs iOS 18 and macOS 15.
     private let lock = NSLock()
     private var counts: [String: Int] = [:]
+    /// Watches (``PepperDatabase/mostOpenPools(at:during:)``) by identifier: their file and the
+    /// most pools seen open on it.
+    private var watches: [UUID: (path: String, peak: Int)] = [:]
 
     /// Counts a pool on `url` until the returned registration is released.
     final class Registration: Sendable {
@@ -180,8 +194,30 @@ final class OpenPools: @unchecked Sendable {
 
     func register(_ url: URL) -> Registration {
         let path = Self.key(url)
-        lock.withLock { counts[path, default: 0] += 1 }
+        lock.withLock {
+            counts[path, default: 0] += 1
+            let count = counts[path] ?? 0
+            for (id, watch) in watches where watch.path == path && watch.peak < count { watches[id]?.peak = count }
+        }
         return Registration(path: path)
+    }
+
+    /// Starts noting the most pools open on `url`, from the number open now.
+    func watch(_ url: URL) -> UUID {
+        let path = Self.key(url)
+        let id = UUID()
+        lock.withLock { watches[id] = (path, counts[path] ?? 0) }
+        return id
+    }
+
+    /// The most pools seen open by the watch so far.
+    func peak(_ watch: UUID) -> Int {
+        lock.withLock { watches[watch]?.peak ?? 0 }
+    }
+
+    /// Stops a watch.
+    func endWatch(_ watch: UUID) {
+        _ = lock.withLock { watches.removeValue(forKey: watch) }
     }
 
     func count(_ url: URL) -> Int {

@@ -1,3 +1,4 @@
+import CallFilter
 import Foundation
 import GRDB
 
@@ -14,14 +15,56 @@ public struct DecisionStore: Sendable {
         case web
     }
 
+    /// What was decided, stored as its raw value. The raw values are the texts stored since
+    /// decisions were first counted, so old databases read as they are: never change one.
+    public enum Action: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// A call that does not ring, or a request the browser blocked.
+        case block
+        /// A call that rings with a label.
+        case identify
+        /// A call that rings, or a message shown normally.
+        case allow
+        /// A message filed as junk.
+        case junk
+        /// A message filed under promotions.
+        case promotion
+        /// A message filed under transactions.
+        case transaction
+
+        /// The call decision's action.
+        public init(_ action: CallScreening.Action) {
+            switch action {
+            case .block: self = .block
+            case .identify: self = .identify
+            case .allow: self = .allow
+            }
+        }
+
+        /// The message decision's action.
+        public init(_ action: MessageAction) {
+            switch action {
+            case .allow: self = .allow
+            case .junk: self = .junk
+            case .promotion: self = .promotion
+            case .transaction: self = .transaction
+            }
+        }
+
+        /// The message actions that take a message out of the inbox (the "filtered" count).
+        public static let filteredMessages: Set<Action> = [.junk, .promotion, .transaction]
+
+        /// The stored text, as stats show it.
+        public var description: String { rawValue }
+    }
+
     /// One decision.
     public struct Decision: Sendable, Hashable, Codable {
         /// Calls or messages.
         public var domain: Domain
         /// The caller or sender.
         public var subject: String
-        /// The action (`block`, `identify`, `allow`, `junk`, …).
-        public var action: String
+        /// What was decided.
+        public var action: Action
         /// The kind of rule that decided (`word`, `sender`, `block-list`, …).
         public var ruleKind: String
         /// The rule itself (the word, the number), if any.
@@ -30,7 +73,7 @@ public struct DecisionStore: Sendable {
         public var at: Date
 
         /// A decision made now.
-        public init(domain: Domain, subject: String, action: String, ruleKind: String, rule: String?, at: Date = Date()) {
+        public init(domain: Domain, subject: String, action: Action, ruleKind: String, rule: String?, at: Date = Date()) {
             self.domain = domain
             self.subject = subject
             self.action = action
@@ -43,7 +86,7 @@ public struct DecisionStore: Sendable {
     /// A counter.
     public struct Count: Sendable, Hashable, Codable {
         /// The action.
-        public var action: String
+        public var action: Action
         /// The kind of rule.
         public var ruleKind: String
         /// The rule ("" when none).
@@ -59,7 +102,7 @@ public struct DecisionStore: Sendable {
         /// The day.
         public var day: String
         /// The action.
-        public var action: String
+        public var action: Action
         /// How many decisions.
         public var count: Int
     }
@@ -95,13 +138,14 @@ public struct DecisionStore: Sendable {
             // Only the newest `historyLimit` can survive, so older ones in a big batch are not logged.
             for (index, decision) in decisions.enumerated() {
                 try count.execute(arguments: [
-                    decision.domain.rawValue, decision.action, decision.ruleKind, decision.rule ?? "", decision.at,
+                    decision.domain.rawValue, decision.action.rawValue, decision.ruleKind, decision.rule ?? "", decision.at,
                 ])
-                try daily.execute(arguments: [Self.day(of: decision.at), decision.domain.rawValue, decision.action])
+                try daily.execute(arguments: [Self.day(of: decision.at), decision.domain.rawValue, decision.action.rawValue])
                 if index >= decisions.count - Self.historyLimit {
                     try log.execute(
                         arguments: [
-                            decision.domain.rawValue, decision.at, decision.subject, decision.action, decision.ruleKind, decision.rule,
+                            decision.domain.rawValue, decision.at, decision.subject, decision.action.rawValue, decision.ruleKind,
+                            decision.rule,
                         ])
                 }
             }
@@ -123,7 +167,7 @@ public struct DecisionStore: Sendable {
             try Row.fetchAll(
                 db, sql: "SELECT day, action, count FROM decisionDaily WHERE domain = ? AND day >= ? ORDER BY day, action",
                 arguments: [domain.rawValue, firstDay]
-            ).map { DailyCount(day: $0[0], action: $0[1], count: $0[2]) }
+            ).compactMap { row in Action(rawValue: row[1]).map { DailyCount(day: row[0], action: $0, count: row[2]) } }
         }
     }
 
@@ -141,14 +185,17 @@ public struct DecisionStore: Sendable {
         }
     }
 
-    /// The counters of `domain`, largest first.
+    /// The counters of `domain`, largest first. (Here and below, a row whose action this version
+    /// does not know, written by a newer Pepper, is left out.)
     public func counts(_ domain: Domain) throws -> [Count] {
         try database.writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: "SELECT action, ruleKind, rule, count, lastAt FROM decisionCount WHERE domain = ? ORDER BY count DESC, action, rule",
                 arguments: [domain.rawValue]
-            ).map { Count(action: $0[0], ruleKind: $0[1], rule: $0[2], count: $0[3], lastAt: $0[4]) }
+            ).compactMap { row in
+                Action(rawValue: row[0]).map { Count(action: $0, ruleKind: row[1], rule: row[2], count: row[3], lastAt: row[4]) }
+            }
         }
     }
 
@@ -158,7 +205,11 @@ public struct DecisionStore: Sendable {
             try Row.fetchAll(
                 db, sql: "SELECT subject, action, ruleKind, rule, at FROM decisionLog WHERE domain = ? ORDER BY id DESC LIMIT ?",
                 arguments: [domain.rawValue, limit]
-            ).map { Decision(domain: domain, subject: $0[0], action: $0[1], ruleKind: $0[2], rule: $0[3], at: $0[4]) }
+            ).compactMap { row in
+                Action(rawValue: row[1]).map {
+                    Decision(domain: domain, subject: row[0], action: $0, ruleKind: row[2], rule: row[3], at: row[4])
+                }
+            }
         }
     }
 }

@@ -60,7 +60,17 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
     }
 
     /// Whether the location is a URL to download (rather than a local file).
-    public var isRemote: Bool { location.hasPrefix("http://") || location.hasPrefix("https://") || isPicket }
+    public var isRemote: Bool { Self.isRemote(location) }
+
+    /// Whether `location` is downloaded (an http(s) URL or a Picket server) rather than a local
+    /// file: the one test of it, for stored sources, lists being added and SOURCE arguments.
+    public static func isRemote(_ location: String) -> Bool { isWeb(location) || isPicket(location) }
+
+    /// Whether `location` is an http(s) URL.
+    public static func isWeb(_ location: String) -> Bool { location.hasPrefix("http://") || location.hasPrefix("https://") }
+
+    /// Whether `location` is the Picket blocklist of a server (`picket:https://SERVER`).
+    public static func isPicket(_ location: String) -> Bool { location.hasPrefix("picket:") }
 
     /// For Disconnect sources: the categories chosen in ``settings`` (`{"categories": [...]}`).
     public var disconnectCategories: [String]? {
@@ -100,7 +110,7 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
     }
 
     /// Whether the location is the Picket blocklist of a server (`picket:https://SERVER`).
-    public var isPicket: Bool { location.hasPrefix("picket:") }
+    public var isPicket: Bool { Self.isPicket(location) }
 
     /// Whether `name` can name a source (it is also the file name of its stored copy).
     public static func isValidName(_ name: String) -> Bool {

@@ -122,7 +122,7 @@ public struct SQLitePicketStore: PicketStore {
 
     public func pendingSubmissions() async throws -> [ModerationItem] {
         try await database.writer.read { db in
-            var items: [(Date, ModerationItem)] = []
+            var items: [(submittedAt: Date, item: ModerationItem)] = []
             let strikes = try Row.fetchAll(
                 db,
                 sql: """
@@ -131,32 +131,15 @@ public struct SQLitePicketStore: PicketStore {
                     """)
             for row in strikes {
                 let action = Self.action(row)
-                var item = ModerationItem(id: action.id, kind: "strike", submittedAt: ISO8601.format(action.submittedAt))
-                item.employerName = row["employerName"]
-                item.employerId = action.employerId
-                item.website = row["employerWebsite"]
-                item.actionType = action.actionType
-                item.organization = action.organization
-                item.location = action.location
-                item.startDate = ISO8601.format(action.startDate)
-                item.endDate = action.endDate.map(ISO8601.format)
-                item.description = action.description
-                item.contactInfo = action.contactInfo
-                item.latitude = action.coordinate?.latitude
-                item.longitude = action.coordinate?.longitude
-                items.append((action.submittedAt, item))
+                items.append(
+                    (action.submittedAt, ModerationItem(strike: action, employerName: row["employerName"], website: row["employerWebsite"]))
+                )
             }
             for row in try Row.fetchAll(db, sql: "SELECT * FROM picketSnapshot WHERE status = 'pending'") {
                 let snapshot = Self.snapshot(row)
-                var item = ModerationItem(id: snapshot.id, kind: "snapshot", submittedAt: ISO8601.format(snapshot.submittedAt))
-                item.actionId = snapshot.actionId
-                item.latitude = snapshot.coordinate.latitude
-                item.longitude = snapshot.coordinate.longitude
-                item.address = snapshot.address
-                item.notes = snapshot.notes
-                items.append((snapshot.submittedAt, item))
+                items.append((snapshot.submittedAt, ModerationItem(snapshot: snapshot)))
             }
-            return items.sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }.map(\.1)
+            return ModerationItem.queue(items)
         }
     }
 
@@ -174,9 +157,13 @@ public struct SQLitePicketStore: PicketStore {
         try await database.writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM picketModeration ORDER BY decidedAt DESC, id DESC LIMIT ?", arguments: [max(0, limit)]
-            ).map { row in
-                ModerationLogEntry(
-                    submissionId: row["submissionId"], kind: row["kind"], decision: row["decision"], moderator: row["moderator"],
+            ).compactMap { row in
+                // A kind or decision this version does not know (a newer Pepper wrote it) is left out.
+                guard let kind = ModerationKind(rawValue: row["kind"]), let decision = ModerationDecision(rawValue: row["decision"]) else {
+                    return nil
+                }
+                return ModerationLogEntry(
+                    submissionId: row["submissionId"], kind: kind, decision: decision, moderator: row["moderator"],
                     reason: row["reason"], decidedAt: row["decidedAt"], summary: row["summary"])
             }
         }
@@ -187,23 +174,23 @@ public struct SQLitePicketStore: PicketStore {
         _ outcome: ModerationOutcome, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?,
         _ db: Database
     ) throws {
-        let (id, kind, employerSQL, key): (String, String, String, String)
+        let (employerSQL, key): (String, String)
         switch outcome {
-        case .strike(let strike, let employerId, _):
-            (id, kind, employerSQL, key) = (strike, "strike", "SELECT name FROM picketEmployer WHERE id = ?", employerId)
-        case .snapshot(let snapshot, let actionId, _, _):
-            (id, kind, key) = (snapshot, "snapshot", actionId)
+        case .strike(_, let employerId, _):
+            (employerSQL, key) = ("SELECT name FROM picketEmployer WHERE id = ?", employerId)
+        case .snapshot(_, let actionId, _, _):
+            key = actionId
             employerSQL =
                 "SELECT picketEmployer.name FROM picketAction JOIN picketEmployer ON picketEmployer.id = picketAction.employerId WHERE picketAction.id = ?"
         }
         let employer = try String.fetchOne(db, sql: employerSQL, arguments: [key]) ?? "?"
-        let summary = kind == "strike" ? employer : "\(employer) (\(key))"
+        let summary = outcome.kind == .strike ? employer : "\(employer) (\(key))"
         try db.execute(
             sql: """
                 INSERT INTO picketModeration (submissionId, kind, decision, moderator, reason, decidedAt, summary)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [id, kind, decision.rawValue, moderator, reason, date, summary])
+            arguments: [outcome.id, outcome.kind.rawValue, decision.rawValue, moderator, reason, date, summary])
     }
 
     private static func decide(id: String, decision: ModerationDecision, at date: Date, _ db: Database) throws -> ModerationOutcome {

@@ -10,7 +10,7 @@ public struct PreferenceStore: Sendable {
         case onboarding = "onboarding"
         /// `on` while Pepper keeps GNOME Web's content filters pointing at its output.
         case gnomeWebFilters = "gnome-web.filters"
-        /// `answered` once the DuckDuckGo suggestion was accepted or dismissed.
+        /// The answer to the DuckDuckGo suggestion (``SearchSuggestionAnswer``), once given.
         case searchSuggestion = "search-suggestion"
         /// The country whose numbering plan reads numbers typed without a country code (`US`).
         case phoneRegion = "phone.region"
@@ -20,6 +20,15 @@ public struct PreferenceStore: Sendable {
         case picketServer = "picket.server"
         /// The API key for ``picketServer`` (never shown back in full).
         case picketKey = "picket.key"
+    }
+
+    /// The answer to the DuckDuckGo suggestion, stored as its raw value under
+    /// ``Key/searchSuggestion`` (the texts stored since the onboarding began).
+    public enum SearchSuggestionAnswer: String, Sendable, Hashable, CaseIterable {
+        /// DuckDuckGo became the search engine.
+        case accepted
+        /// The suggestion was dismissed for good.
+        case dismissed
     }
 
     private let database: PepperDatabase

@@ -1,46 +1,6 @@
 import Foundation
 import Picket
 
-/// Any JSON value. Request bodies are decoded into this first, so that validation can name
-/// the field that is missing, mistyped or out of range (`Codable` only says "data corrupted").
-enum JSONValue: Decodable, Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// The JSON type's name, for messages.
-    var typeName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-}
-
 /// A request field that failed validation; the message names it (`action.startDate must be…`).
 struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {
     let message: String
