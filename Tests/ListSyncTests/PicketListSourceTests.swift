@@ -188,7 +188,7 @@ struct PicketListSourceTests {
             return
         }
         #expect(missing.contains("no API key") && !missing.contains("pepper "), "the face adds how to give a key")
-        #expect(await fixture.updater().update(source, force: true).picketProblem == .missingKey(source.name))
+        #expect(try await fixture.updater().update(source, force: true).picketProblem == .missingKey(source.name))
 
         await fixture.stop()
         source.picketKey = fixture.key

@@ -127,6 +127,8 @@ struct ListsAndUpdateTests {
         }
         #expect(try PepperProcess.run(["lists", "add", server.url("/slow.txt"), "--name", "slow", "--no-compile"], home: home).status == 0)
 
+        // `lists add` fetched the list once already: only the update's own request counts below.
+        server.clearLog()
         let first = Process()
         first.executableURL = PepperProcess.executable
         first.arguments = ["update", "--force"]
