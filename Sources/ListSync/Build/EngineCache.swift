@@ -49,7 +49,9 @@ public enum EngineCache {
         let expected = expectedIdentifier(home: home)
         let identifier = expected.flatMap { $0.hasPrefix("output:") ? $0 : nil } ?? "lists:" + InputsIdentity(lists: inputs).digest
         let engine = FilterEngine(lists: lists, identifier: identifier)
-        try? engine.write(to: url(home: home))
+        // Saved only when a later load would take it: an engine tagged otherwise would be
+        // rebuilt by every load, and each save wakes whoever watches the file (`dns serve`).
+        if identifier == expected { try? engine.write(to: url(home: home)) }
         return engine.replacingAllowlist(allowlist)
     }
 

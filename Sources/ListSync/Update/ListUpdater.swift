@@ -101,14 +101,17 @@ public struct ListUpdater: Sendable {
                 return Report(name: source.name, status: .notModified, rules: nil)
             case .new(let data, let headers, let viaPatch, let note):
                 let list = try validate(data, for: source)
-                source.etag = headers.etag ?? (viaPatch ? nil : source.etag)
-                source.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
-                source.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
-                source.expiresAt = expiry(headers: headers, list: list, from: now)
-                source.lastSuccess = now
-                source.lastError = nil
-                source.rulesIn = list.ruleCount + list.skippedCount
-                try ListCopies.store(data, name: source.name, home: home) { try store.recordDownload(source) }
+                // The record of the new copy, stored only with it: a failure below records the
+                // old one (with its error), never a hash or an expiry of a copy that is not there.
+                var downloaded = source
+                downloaded.etag = headers.etag ?? (viaPatch ? nil : source.etag)
+                downloaded.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
+                downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
+                downloaded.expiresAt = expiry(headers: headers, list: list, from: now)
+                downloaded.lastSuccess = now
+                downloaded.lastError = nil
+                downloaded.rulesIn = list.ruleCount + list.skippedCount
+                try ListCopies.store(data, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
                 return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
             }
         } catch {
@@ -162,14 +165,16 @@ public struct ListUpdater: Sendable {
                 let strikesURL = PicketListSource.strikesURL(home: home, name: source.name)
                 if let strikes { try? AtomicFile.write(strikes, to: strikesURL) }
                 let domains = Set(data.blocklist.urls.compactMap { BlocklistMatcher.normalizedHost($0.url) })
-                source.etag = hash
-                source.lastModified = nil
-                source.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(body)
-                source.expiresAt = now.addingTimeInterval(Self.picketLifetime(data.suggestedRefreshInterval))
-                source.lastSuccess = now
-                source.lastError = nil
-                source.rulesIn = domains.count
-                try ListCopies.store(body, name: source.name, home: home) { try store.recordDownload(source) }
+                // As for HTTP lists: the new record is stored only with its copy.
+                var downloaded = source
+                downloaded.etag = hash
+                downloaded.lastModified = nil
+                downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(body)
+                downloaded.expiresAt = now.addingTimeInterval(Self.picketLifetime(data.suggestedRefreshInterval))
+                downloaded.lastSuccess = now
+                downloaded.lastError = nil
+                downloaded.rulesIn = domains.count
+                try ListCopies.store(body, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
                 return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
             }
         } catch {

@@ -71,7 +71,13 @@ struct UpdateCommand: AsyncParsableCommand {
         // The console shows the schedule while this runs.
         defer { UpdateScheduleStatus.remove(home: state.home) }
         while true {
-            _ = try await updateOnce(state, options)
+            // A failed round (a full disk, an unreadable state) is said and tried again at the
+            // next one: the schedule keeps running, as a timer's next run would.
+            do {
+                _ = try await updateOnce(state, options)
+            } catch {
+                Terminal.warning("this update failed: \(error)")
+            }
             let next = Date().addingTimeInterval(every.seconds)
             try? UpdateScheduleStatus(every: every.seconds, nextRun: next).write(home: state.home)
             Terminal.status("Next update at \(Terminal.date(next)).")
