@@ -319,7 +319,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
-        .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork", "PepperTestSupport"]),
+        .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),

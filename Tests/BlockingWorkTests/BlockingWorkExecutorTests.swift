@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import PepperTestSupport
 import Synchronization
 import Testing
 
@@ -26,29 +24,21 @@ struct BlockingWorkExecutorTests {
         #expect(most == 3, "at most three at once, and all three used: \(most)")
     }
 
-    @Test func workRunsWhileEveryCooperativeThreadIsHeld() async throws {
-        let blocker = CooperativeThreadsBlocker()
-        // A plain thread holds every cooperative thread, then asks the executor for work and
-        // waits for its answer: that answer can only come from threads that are not the pool's.
-        let answered = DispatchSemaphore(value: 0)
-        let outcome = Text("not run")
-        let thread = Thread {
-            guard blocker.blockAll() else {
-                outcome.set("the cooperative threads were never all free for 2 minutes")
-                return
+    /// What a server wraps around its HTTP service runs there, and so do the child tasks it
+    /// starts (its connections): every one of them on the executor's own threads.
+    @Test func aServiceAndItsChildTasksRunOnTheExecutorsThreads() async throws {
+        let (service, children) = try await onBlockingWorkThreads {
+            let service = BlockingWorkExecutor.shared.runsTheCurrentThread
+            let children = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 { group.addTask { BlockingWorkExecutor.shared.runsTheCurrentThread } }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
             }
-            Task(executorPreference: BlockingWorkExecutor.shared) {
-                outcome.set(BlockingWorkExecutor.shared.runsTheCurrentThread ? "on the executor's threads" : "elsewhere")
-                answered.signal()
-            }
-            if answered.wait(timeout: .now() + 10) == .timedOut {
-                outcome.set("no answer in 10 s while the cooperative threads were held")
-            }
-            if !blocker.letGo() { outcome.set("the blocking tasks timed out") }
+            return (service, children)
         }
-        thread.start()
-        while !thread.isFinished { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(outcome.value == "on the executor's threads")
+        #expect(service)
+        #expect(children == Array(repeating: true, count: 8))
+        // And outside it, the cooperative threads as usual.
+        #expect(!BlockingWorkExecutor.shared.runsTheCurrentThread)
     }
 }
 
@@ -63,12 +53,4 @@ private final class Concurrency: Sendable {
     }
     func leave() { counts.withLock { $0.now -= 1 } }
     var most: Int { counts.withLock { $0.most } }
-}
-
-/// A string set from any thread.
-private final class Text: Sendable {
-    private let text: Mutex<String>
-    init(_ text: String) { self.text = Mutex(text) }
-    func set(_ value: String) { text.withLock { $0 = value } }
-    var value: String { text.withLock { $0 } }
 }

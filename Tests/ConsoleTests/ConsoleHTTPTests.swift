@@ -420,15 +420,3 @@ struct ConsolePageTests {
         #expect(page.text.contains("Last update") && page.text.contains("new copy"))
     }
 }
-
-@Suite("Console: its own threads")
-struct ConsoleThreadsTests {
-    /// The pages load the state synchronously; the console runs on threads of its own, so it
-    /// answers even while every one of Swift's cooperative threads is held.
-    @Test func theConsoleAnswersWhileEveryCooperativeThreadIsHeld() async throws {
-        let console = try await ConsoleHarness()
-        let answer = await CooperativeThreadsBlocker.get(URL(string: "http://127.0.0.1:\(console.port)/assets/console.css")!)
-        #expect(try answer.get() == 200)
-        try await console.stop()
-    }
-}

@@ -103,16 +103,3 @@ enum Fixtures {
             ])
     }
 }
-
-@Suite("Picket server: its own threads")
-struct PicketServerThreadsTests {
-    /// The API runs on threads of its own: it answers even while an embedding process (or the
-    /// test suite) holds every one of Swift's cooperative threads.
-    @Test func theAPIAnswersWhileEveryCooperativeThreadIsHeld() async throws {
-        let store = try await StoreKind.sqlite.makeStore()
-        let server = try await TestServer.start(store: store.store)
-        let answer = await CooperativeThreadsBlocker.get(server.url.appendingPathComponent("health"))
-        #expect(try answer.get() == 200)
-        await server.stop()
-    }
-}
