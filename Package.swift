@@ -184,7 +184,6 @@ let package = Package(
             dependencies: [
                 "Picket",
                 "Storage",
-                "BlockingWork",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

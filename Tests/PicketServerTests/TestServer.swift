@@ -31,7 +31,6 @@ final class TestServer: Sendable {
         logger.logLevel = .critical
         let server = PicketServer(store: store, configuration: configuration, logger: logger, metrics: metrics)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // As in production: the server runs its connections on threads of its own (BlockingWork).
         let task = Task {
             try await server.run(handleSignals: false) { port in continuation.yield(port) }
         }
