@@ -1,3 +1,4 @@
+import BlockingWork
 import CallFilter
 import Foundation
 import HTTPTypes
@@ -30,8 +31,11 @@ final class HomePicketServer: Sendable {
             store: store, configuration: .init(host: "127.0.0.1", port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
             logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        // On BlockingWork's threads, as the test Picket server does (see TestServer).
         task = Task {
-            try await server.run(handleSignals: false) { port in continuation.yield(port) }
+            try await onBlockingWorkThreads {
+                try await server.run(handleSignals: false) { port in continuation.yield(port) }
+            }
         }
         var iterator = ports.makeAsyncIterator()
         url = "http://127.0.0.1:\(await iterator.next() ?? 0)"
