@@ -365,7 +365,7 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
-                "BlockingWork",
+                "BlockingWork", "DNSTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import DNSFilter
+import DNSTestSupport
 import Foundation
 import GRDB
 import HTTPTypes
@@ -176,13 +177,13 @@ struct ConsoleDoorTests {
         let openssl = "/usr/bin/openssl"
         try #require(FileManager.default.isExecutableFile(atPath: curl), "curl is needed")
         try #require(FileManager.default.isExecutableFile(atPath: openssl), "openssl is needed")
-        let certificates = try TestCertificate.make()
-        defer { try? FileManager.default.removeItem(at: certificates.directory) }
-        let console = try await ConsoleHarness(tls: .init(certificate: certificates.certificate.path, key: certificates.key.path))
+        let certificates = try TestCertificateAuthority(names: ["localhost"])
+        defer { certificates.remove() }
+        let console = try await ConsoleHarness(tls: .init(certificate: certificates.serverCertificate, key: certificates.serverKey))
         #expect(console.link.hasPrefix("https://127.0.0.1:"))
         let path = String(console.link.dropFirst("https://127.0.0.1:\(console.port)".count))
         let opened = try await onOwnThread {
-            try TestCertificate.curl(["-sS", "-D", "-", "-o", "/dev/null", "--cacert", certificates.authority.path, console.link])
+            try TestCertificate.curl(["-sS", "-D", "-", "-o", "/dev/null", "--cacert", certificates.caCertificate, console.link])
         }
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(opened.stdout.contains("303"), "\(opened.stdout)")
@@ -209,64 +210,29 @@ struct ConsoleDoorTests {
     }
 
     @Test func aBadCertificateOrKeyIsNamedAtStart() async throws {
-        let certificates = try TestCertificate.make()
-        defer { try? FileManager.default.removeItem(at: certificates.directory) }
-        let other = try TestCertificate.make()
-        defer { try? FileManager.default.removeItem(at: other.directory) }
+        let certificates = try TestCertificateAuthority(names: ["localhost"])
+        defer { certificates.remove() }
+        let other = try TestCertificateAuthority(names: ["localhost"])
+        defer { other.remove() }
         let state = try PepperState(home: PepperHome(url: certificates.directory.appendingPathComponent("home")))
         func start(_ files: ConsoleServer.TLSFiles) throws {
             _ = try ConsoleServer(
                 state: state, browser: nil,
                 configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), tls: files))
         }
-        #expect(throws: ConsoleServer.StartError.self) { try start(.init(certificate: "/nonexistent.pem", key: certificates.key.path)) }
+        #expect(throws: ConsoleServer.StartError.self) { try start(.init(certificate: "/nonexistent.pem", key: certificates.serverKey)) }
         #expect {
-            try start(.init(certificate: certificates.certificate.path, key: other.key.path))
+            try start(.init(certificate: certificates.serverCertificate, key: other.serverKey))
         } throws: { error in
-            "\(error)".contains(other.key.path) && "\(error)".contains("does not go with the certificate")
+            "\(error)".contains(other.serverKey) && "\(error)".contains("does not go with the certificate")
         }
-        try start(.init(certificate: certificates.certificate.path, key: certificates.key.path))
+        try start(.init(certificate: certificates.serverCertificate, key: certificates.serverKey))
     }
 }
 
-/// A throwaway certificate authority and a certificate for 127.0.0.1 and localhost it signed,
-/// made with openssl.
-struct TestCertificate {
-    var directory: URL
-    var authority: URL
-    var certificate: URL
-    var key: URL
-
-    static func make() throws -> TestCertificate {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-tls-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
-        for arguments in [
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out",
-                path("ca.pem"),
-                "-days", "2", "-subj", "/CN=Pepper test CA",
-            ],
-            [
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out",
-                path("server.csr"),
-                "-subj", "/CN=localhost",
-            ],
-            [
-                "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out",
-                path("server.pem"), "-days", "2", "-extfile", path("ext.cnf"),
-            ],
-        ] {
-            let outcome = try run("/usr/bin/openssl", arguments)
-            guard outcome.status == 0 else { throw RawHTTP.Failure("openssl \(arguments[0]): \(outcome.stderr)") }
-        }
-        return TestCertificate(
-            directory: directory, authority: directory.appendingPathComponent("ca.pem"),
-            certificate: directory.appendingPathComponent("server.pem"), key: directory.appendingPathComponent("server.key"))
-    }
-
+/// curl, for the HTTPS tests (the certificates: `TestCertificateAuthority`, shared with the DNS
+/// upstreams' tests).
+enum TestCertificate {
     static func curl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         try run("/usr/bin/curl", ["--max-time", "20"] + arguments)
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A certificate authority made for one test run with the `openssl` command, and a server
-/// certificate it signed for `dns.test` (and `127.0.0.1`, unless told not to).
+/// certificate it signed for `dns.test` or the names given (and `127.0.0.1`, unless told not
+/// to): the DNS upstreams' tests and the console's HTTPS tests share it.
 public struct TestCertificateAuthority: Sendable {
     /// The folder holding the files.
     public let directory: URL
@@ -15,15 +16,15 @@ public struct TestCertificateAuthority: Sendable {
     /// The host name in the server certificate.
     public static let serverName = "dns.test"
 
-    /// Makes a new CA and server certificate in a temporary folder; `namesIPAddress`: the
-    /// certificate also names `127.0.0.1`.
-    public init(namesIPAddress: Bool = true) throws {
+    /// Makes a new CA and server certificate in a temporary folder for `names` (the first is its
+    /// common name); `namesIPAddress`: the certificate also names `127.0.0.1`.
+    public init(names: [String] = [TestCertificateAuthority.serverName], namesIPAddress: Bool = true) throws {
         guard let openssl = DNSTools.path("openssl") else { throw ToolError("openssl is not installed") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let extensions = directory.appendingPathComponent("server.ext")
         try """
-        subjectAltName=DNS:\(Self.serverName)\(namesIPAddress ? ",IP:127.0.0.1" : "")
+        subjectAltName=\(names.map { "DNS:" + $0 }.joined(separator: ","))\(namesIPAddress ? ",IP:127.0.0.1" : "")
         basicConstraints=CA:FALSE
         extendedKeyUsage=serverAuth
 
@@ -35,7 +36,7 @@ public struct TestCertificateAuthority: Sendable {
                 "-subj", "/CN=Pepper Test CA", "-keyout", "\(folder)/ca.key", "-out", "\(folder)/ca.pem",
             ],
             [
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=\(Self.serverName)",
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=\(names.first ?? Self.serverName)",
                 "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr",
             ],
             [

@@ -114,36 +114,6 @@ struct ConsoleDoorBrowserTests {
         return try String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A test authority and a certificate for 127.0.0.1 and localhost.
-    static func certificates(in directory: URL) throws -> (authority: String, certificate: String, key: String) {
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
-        for arguments in [
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out",
-                path("ca.pem"),
-                "-days", "2", "-subj", "/CN=Pepper test CA",
-            ],
-            [
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out",
-                path("server.csr"),
-                "-subj", "/CN=localhost",
-            ],
-            [
-                "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out",
-                path("server.pem"), "-days", "2", "-extfile", path("ext.cnf"),
-            ],
-        ] {
-            let output = try ChildProcess.output(openssl, arguments)
-            guard
-                FileManager.default.fileExists(
-                    atPath: path(arguments[0] == "x509" ? "server.pem" : arguments.contains("-x509") ? "ca.pem" : "server.csr"))
-            else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: output]) }
-        }
-        return (path("ca.pem"), path("server.pem"), path("server.key"))
-    }
-
     @Test(ConsoleBrowserTests.chromium) func sessionsThrottleAndHTTPSInChromium() async throws {
         try #require(ConsoleBrowserTests.browserReady(), "chromium, chromedriver and Selenium are needed")
         try #require(FileManager.default.isExecutableFile(atPath: Self.openssl), "openssl is needed")
@@ -153,7 +123,9 @@ struct ConsoleDoorBrowserTests {
     private func doorWalk() async throws {
         let home = TestPaths.temporaryDirectory("console-door")
         defer { try? FileManager.default.removeItem(at: home) }
-        let tls = try Self.certificates(in: home)
+        let authority = try TestCertificateAuthority(names: ["localhost"])
+        defer { authority.remove() }
+        let tls = (authority: authority.caCertificate, certificate: authority.serverCertificate, key: authority.serverKey)
         let password = "correct horse battery staple"
         let passwordFile = home.appendingPathComponent("password")
         try (password + "\n").write(to: passwordFile, atomically: true, encoding: .utf8)
