@@ -332,7 +332,7 @@ let package = Package(
             path: "Tests/AppleTestSupport"
         ),
         // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
-        .target(name: "DNSTestSupport", dependencies: ["DNSFilter"], path: "Tests/DNSTestSupport"),
+        .target(name: "DNSTestSupport", dependencies: ["DNSFilter", "PepperTestSupport"], path: "Tests/DNSTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists", "PepperTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
@@ -343,7 +343,7 @@ let package = Package(
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
-                "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions", "BlockingWork",
+                "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -365,7 +365,7 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
-                "BlockingWork", "DNSTestSupport",
+                "DNSTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

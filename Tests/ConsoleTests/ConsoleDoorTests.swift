@@ -177,7 +177,7 @@ struct ConsoleDoorTests {
         let openssl = "/usr/bin/openssl"
         try #require(FileManager.default.isExecutableFile(atPath: curl), "curl is needed")
         try #require(FileManager.default.isExecutableFile(atPath: openssl), "openssl is needed")
-        let certificates = try TestCertificateAuthority(names: ["localhost"])
+        let certificates = try await TestCertificateAuthority(names: ["localhost"])
         defer { certificates.remove() }
         let console = try await ConsoleHarness(tls: .init(certificate: certificates.serverCertificate, key: certificates.serverKey))
         #expect(console.link.hasPrefix("https://127.0.0.1:"))
@@ -210,9 +210,9 @@ struct ConsoleDoorTests {
     }
 
     @Test func aBadCertificateOrKeyIsNamedAtStart() async throws {
-        let certificates = try TestCertificateAuthority(names: ["localhost"])
+        let certificates = try await TestCertificateAuthority(names: ["localhost"])
         defer { certificates.remove() }
-        let other = try TestCertificateAuthority(names: ["localhost"])
+        let other = try await TestCertificateAuthority(names: ["localhost"])
         defer { other.remove() }
         let state = try PepperState(home: PepperHome(url: certificates.directory.appendingPathComponent("home")))
         func start(_ files: ConsoleServer.TLSFiles) throws {

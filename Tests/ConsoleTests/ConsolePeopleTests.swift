@@ -1,4 +1,3 @@
-import BlockingWork
 import CallFilter
 import Foundation
 import HTTPTypes
@@ -31,12 +30,7 @@ final class HomePicketServer: Sendable {
             store: store, configuration: .init(host: "127.0.0.1", port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
             logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // On BlockingWork's threads, as the test Picket server does (see TestServer).
-        task = Task {
-            try await onBlockingWorkThreads {
-                try await server.run(handleSignals: false) { port in continuation.yield(port) }
-            }
-        }
+        task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()
         url = "http://127.0.0.1:\(await iterator.next() ?? 0)"
         key = try await APIKeys.create(scopes: APIScope.allCases, label: "console test", in: store).key

@@ -52,7 +52,7 @@ struct DNSServerTests {
         filter: DNSQueryFilter? = nil, upstreamDown: Bool = false, picket: PicketGate? = nil,
         _ body: (_ server: DNSServer, _ upstream: Dnsmasq?) async throws -> Void
     ) async throws {
-        let dnsmasq = upstreamDown ? nil : try Dnsmasq(arguments: upstreamRecords)
+        let dnsmasq = upstreamDown ? nil : try await Dnsmasq(arguments: upstreamRecords)
         let upstreamPort = dnsmasq?.port ?? DNSTools.freePort()
         defer { dnsmasq?.stop() }
         var logger = Logger(label: "test.dns")
@@ -80,11 +80,11 @@ struct DNSServerTests {
             // datagrams are read, not the first 64 bytes.
             let long = String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 40)
             for name in ["tracker.test", "a.b.tracker.test", "www.analytics.test", "\(long).tracker.test"] {
-                let answer = try Dig.query(name, port: port)
+                let answer = try await Dig.query(name, port: port)
                 #expect(answer.status == "NXDOMAIN", "\(name): \(answer.output)")
                 #expect(answer.flags.contains("qr") && answer.flags.contains("ra"))
             }
-            let overTCP = try Dig.query("tracker.test", "AAAA", port: port, extra: ["+tcp"])
+            let overTCP = try await Dig.query("tracker.test", "AAAA", port: port, extra: ["+tcp"])
             #expect(overTCP.status == "NXDOMAIN", "\(overTCP.output)")
             #expect(!(upstream?.log.contains("tracker.test from") ?? true), "blocked names never reach the upstream")
         }
@@ -94,10 +94,10 @@ struct DNSServerTests {
         try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, upstream throws in
             let port = server.localAddress.port
-            let first = try Dig.query("www.example.test", port: port)
+            let first = try await Dig.query("www.example.test", port: port)
             #expect(first.status == "NOERROR", "\(first.output)")
             #expect(first.data == ["192.0.2.1"])
-            let second = try Dig.query("WWW.Example.TEST", port: port)
+            let second = try await Dig.query("WWW.Example.TEST", port: port)
             #expect(second.data == ["192.0.2.1"])
             let ttl = second.answers.first?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
             #expect(ttl.map { $0 <= 300 && $0 > 290 } == true, "the cached TTL: \(second.output)")
@@ -105,7 +105,7 @@ struct DNSServerTests {
             let queries = upstream?.log.lowercased().components(separatedBy: "query[a] www.example.test").count ?? 0
             #expect(queries - 1 == 1, "the second answer comes from the cache: \(upstream?.log ?? "")")
             #expect(server.cachedAnswers >= 1)
-            let overTCP = try Dig.query("tcp.example.test", port: port, extra: ["+tcp"])
+            let overTCP = try await Dig.query("tcp.example.test", port: port, extra: ["+tcp"])
             #expect(overTCP.data == ["192.0.2.1"], "\(overTCP.output)")
         }
     }
@@ -114,8 +114,8 @@ struct DNSServerTests {
         try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
-            #expect(try Dig.query("friend.tracker.test", port: port).data == ["192.0.2.7"], "allowlisted")
-            #expect(try Dig.query("ok.tracker.test", port: port).data == ["192.0.2.8"], "@@||ok.tracker.test^")
+            #expect(try await Dig.query("friend.tracker.test", port: port).data == ["192.0.2.7"], "allowlisted")
+            #expect(try await Dig.query("ok.tracker.test", port: port).data == ["192.0.2.8"], "@@||ok.tracker.test^")
         }
     }
 
@@ -123,9 +123,9 @@ struct DNSServerTests {
         try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
-            let cloaked = try Dig.query("cloaked.shop.test", port: port)
+            let cloaked = try await Dig.query("cloaked.shop.test", port: port)
             #expect(cloaked.status == "NXDOMAIN", "CNAME to metrics.tracker.test: \(cloaked.output)")
-            let clean = try Dig.query("alias.shop.test", port: port)
+            let clean = try await Dig.query("alias.shop.test", port: port)
             #expect(clean.status == "NOERROR", "\(clean.output)")
             #expect(clean.answers.contains { $0.contains("CNAME") && $0.contains("www.clean.test.") })
             #expect(clean.data.last == "192.0.2.5")
@@ -137,12 +137,12 @@ struct DNSServerTests {
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
             // dnsmasq sends at most 512 bytes over UDP: the full answer needs TCP upstream.
-            let overTCP = try Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
+            let overTCP = try await Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
             #expect(overTCP.status == "NOERROR", "\(overTCP.output)")
             #expect(overTCP.output.contains(String(repeating: "h", count: 250)), "all eight strings arrived")
-            let truncated = try Dig.query("big.example.test", "TXT", port: port, extra: ["+ignore", "+bufsize=1232"])
+            let truncated = try await Dig.query("big.example.test", "TXT", port: port, extra: ["+ignore", "+bufsize=1232"])
             #expect(truncated.flags.contains("tc"), "too big for UDP: TC, so the client retries over TCP: \(truncated.output)")
-            let retried = try Dig.query("big.example.test", "TXT", port: port)
+            let retried = try await Dig.query("big.example.test", "TXT", port: port)
             #expect(retried.output.contains(String(repeating: "h", count: 250)), "dig retried over TCP by itself")
         }
     }
@@ -152,10 +152,10 @@ struct DNSServerTests {
         try await Self.withServer(upstreamDown: true) { server, _ throws in
             let port = server.localAddress.port
             let started = Date()
-            let answer = try Dig.query("www.example.test", port: port)
+            let answer = try await Dig.query("www.example.test", port: port)
             #expect(answer.status == "SERVFAIL", "\(answer.output)")
             #expect(Date().timeIntervalSince(started) < 3, "two attempts of 400 ms")
-            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN", "blocking needs no upstream")
+            #expect(try await Dig.query("tracker.test", port: port).status == "NXDOMAIN", "blocking needs no upstream")
         }
     }
 
@@ -172,23 +172,23 @@ struct DNSServerTests {
                 ("count beyond the data", [0x77, 0x01, 0x01, 0x00, 0, 40, 0, 0, 0, 0, 0, 0, 1, 97, 0, 0, 1, 0, 1]),
             ]
             for (label, bytes) in formerr {
-                let reply = RawDNS.exchange(bytes, port: port, timeout: 2)
+                let reply = await RawDNS.exchange(bytes, port: port, timeout: 2)
                 #expect(reply?.count == 12, "\(label): a bare FORMERR header")
                 if let reply {
                     #expect(reply[0] == 0x77 && reply[1] == 0x01, "\(label): same ID")
                     #expect(reply[3] & 0x0F == 1, "\(label): FORMERR")
                 }
             }
-            #expect(RawDNS.exchange([0x77, 0x01, 0x01], port: port, timeout: 0.5) == nil, "a truncated header is dropped")
+            #expect(await RawDNS.exchange([0x77, 0x01, 0x01], port: port, timeout: 0.5) == nil, "a truncated header is dropped")
             var random = SystemRandomNumberGenerator()
             for _ in 0..<300 {
                 let bytes = (0..<Int.random(in: 0...700, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-                _ = RawDNS.exchange(bytes, port: port, timeout: 0.01)
+                _ = await RawDNS.exchange(bytes, port: port, timeout: 0.01)
             }
             let response = [0x77, 0x01, 0x81, 0x80] + header.dropFirst(4) + [1, 97, 0, 0, 1, 0, 1]
-            #expect(RawDNS.exchange(response, port: port, timeout: 0.5) == nil, "responses are never answered (no reflection)")
-            #expect(try Dig.query("www.example.test", port: port).data == ["192.0.2.1"], "still answering")
-            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN")
+            #expect(await RawDNS.exchange(response, port: port, timeout: 0.5) == nil, "responses are never answered (no reflection)")
+            #expect(try await Dig.query("www.example.test", port: port).data == ["192.0.2.1"], "still answering")
+            #expect(try await Dig.query("tracker.test", port: port).status == "NXDOMAIN")
         }
     }
 
@@ -196,13 +196,13 @@ struct DNSServerTests {
         try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer(filter: try Self.filter(response: .null)) { server, _ throws in
             let port = server.localAddress.port
-            let a = try Dig.query("tracker.test", port: port)
+            let a = try await Dig.query("tracker.test", port: port)
             #expect(a.status == "NOERROR")
             #expect(a.data == ["0.0.0.0"])
             #expect(a.answers.first?.contains("30") == true, "the block TTL: \(a.output)")
-            #expect(try Dig.query("tracker.test", "AAAA", port: port).data == ["::"])
+            #expect(try await Dig.query("tracker.test", "AAAA", port: port).data == ["::"])
             server.replaceFilter(try Self.filter(response: .refused))
-            #expect(try Dig.query("tracker.test", port: port).status == "REFUSED")
+            #expect(try await Dig.query("tracker.test", port: port).status == "REFUSED")
         }
     }
 
@@ -213,17 +213,17 @@ struct DNSServerTests {
         try await Self.withServer(filter: filter) { server, _ throws in
             let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
             let port = server.localAddress.port
-            #expect(try Dig.query("ads.tracker.test", port: port).data == ["127.0.0.1"], "null answers point at the block page")
-            let blocked = RawHTTP.get(port: page.localAddress.port, host: "ads.tracker.test")
+            #expect(try await Dig.query("ads.tracker.test", port: port).data == ["127.0.0.1"], "null answers point at the block page")
+            let blocked = await RawHTTP.get(port: page.localAddress.port, host: "ads.tracker.test")
             #expect(blocked?.hasPrefix("HTTP/1.1 403") == true, "\(blocked ?? "no answer")")
             #expect(blocked?.contains("<b>ads.tracker.test</b> is blocked") == true)
             #expect(blocked?.contains("<code>||tracker.test^</code>") == true, "the rule")
             #expect(blocked?.contains("test.txt, line 1") == true, "the list and line")
             #expect(blocked?.contains("pepper allowlist add ads.tracker.test") == true)
-            let notBlocked = RawHTTP.get(port: page.localAddress.port, host: "www.example.test:8080")
+            let notBlocked = await RawHTTP.get(port: page.localAddress.port, host: "www.example.test:8080")
             #expect(notBlocked?.hasPrefix("HTTP/1.1 200") == true)
             #expect(notBlocked?.contains("www.example.test is not blocked") == true, "\(notBlocked ?? "")")
-            let hostile = RawHTTP.get(port: page.localAddress.port, host: "<script>.tracker.test")
+            let hostile = await RawHTTP.get(port: page.localAddress.port, host: "<script>.tracker.test")
             #expect(hostile?.contains("<script>") == false, "the name is escaped")
             await page.shutdown()
         }
@@ -250,29 +250,29 @@ struct DNSServerTests {
             let page = try await server.startBlockPage(at: ListenAddress(host: IPAddress("127.0.0.1")!, port: 0))
             defer { Task { await page.shutdown() } }
             let port = server.localAddress.port
-            let notice = try Dig.query("www.acme.test", port: port)
+            let notice = try await Dig.query("www.acme.test", port: port)
             #expect(notice.data == ["127.0.0.1"], "the employer's name leads to the block page: \(notice.output)")
             #expect(notice.answers.first?.contains("\t10\t") == true || notice.answers.first?.contains(" 10 ") == true, "a short TTL")
-            #expect(try Dig.query("acme.test", "AAAA", port: port).data.isEmpty, "no IPv6 page: no data")
-            #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN", "other blocks are unchanged")
+            #expect(try await Dig.query("acme.test", "AAAA", port: port).data.isEmpty, "no IPv6 page: no data")
+            #expect(try await Dig.query("tracker.test", port: port).status == "NXDOMAIN", "other blocks are unchanged")
 
-            let shown = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test")
+            let shown = await RawHTTP.get(port: page.localAddress.port, host: "www.acme.test")
             #expect(shown?.hasPrefix("HTTP/1.1 403") == true, "\(shown ?? "no answer")")
             #expect(shown?.contains("Picket line ahead: Acme Tools") == true && shown?.contains("strike") == true)
             #expect(shown?.contains("Proceed anyway") == true && shown?.contains("picket-test") == true)
 
-            let proceeded = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
+            let proceeded = await RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
             #expect(proceeded?.hasPrefix("HTTP/1.1 200") == true, "\(proceeded ?? "no answer")")
             #expect(proceeded?.contains("for 24 hours") == true)
-            #expect(try Dig.query("www.acme.test", port: port).data == ["192.0.2.9"], "this client now reaches the employer")
-            #expect(try Dig.query("acme.test", port: port).data == ["192.0.2.9"], "all of the employer's names")
-            let other = try Dig.query("www.acme.test", port: port, extra: ["-b", "127.0.0.2"])
+            #expect(try await Dig.query("www.acme.test", port: port).data == ["192.0.2.9"], "this client now reaches the employer")
+            #expect(try await Dig.query("acme.test", port: port).data == ["192.0.2.9"], "all of the employer's names")
+            let other = try await Dig.query("www.acme.test", port: port, extra: ["-b", "127.0.0.2"])
             #expect(other.data == ["127.0.0.1"], "another client still sees the page: \(other.output)")
 
             // The `block` policy: the page shows the action with no way through, for everyone.
             gate.replace(lookup: lookup(canProceed: false))
-            #expect(try Dig.query("www.acme.test", port: port).data == ["127.0.0.1"])
-            let refused = RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
+            #expect(try await Dig.query("www.acme.test", port: port).data == ["127.0.0.1"])
+            let refused = await RawHTTP.get(port: page.localAddress.port, host: "www.acme.test", path: "/proceed", method: "POST")
             #expect(refused?.hasPrefix("HTTP/1.1 403") == true && refused?.contains("Proceed anyway") == false)
         }
     }
@@ -281,7 +281,7 @@ struct DNSServerTests {
         try #require(Self.ready(), "dig and dnsmasq are needed")
         try await Self.withServer { server, _ throws in
             let port = server.localAddress.port
-            #expect(try Dig.query("www.example.test", port: port).status == "NOERROR")
+            #expect(try await Dig.query("www.example.test", port: port).status == "NOERROR")
             let stop = Date().addingTimeInterval(1.5)
             // Queries keep coming while the engine is swapped back and forth.
             let swapper = Task {
@@ -297,7 +297,7 @@ struct DNSServerTests {
             var sent = 0
             while Date() < stop {
                 sent += 1
-                if let reply = RawDNS.exchange(RawDNS.query("tracker.test", id: UInt16(sent & 0xFFFF)), port: port, timeout: 1),
+                if let reply = await RawDNS.exchange(RawDNS.query("tracker.test", id: UInt16(sent & 0xFFFF)), port: port, timeout: 1),
                     reply.count >= 12
                 {
                     answered += 1
@@ -305,8 +305,8 @@ struct DNSServerTests {
             }
             try await swapper.value
             #expect(answered == sent, "every query answered during reloads (\(answered)/\(sent))")
-            #expect(try Dig.query("www.example.test", port: port).status == "NXDOMAIN", "the new engine decides")
-            #expect(try Dig.query("tracker.test", port: port).status != "NXDOMAIN", "and no longer blocks tracker.test")
+            #expect(try await Dig.query("www.example.test", port: port).status == "NXDOMAIN", "the new engine decides")
+            #expect(try await Dig.query("tracker.test", port: port).status != "NXDOMAIN", "and no longer blocks tracker.test")
         }
     }
 
@@ -318,7 +318,7 @@ struct DNSServerTests {
             defer { try? FileManager.default.removeItem(at: queries) }
             let lines = (0..<200).map { $0 % 2 == 0 ? "ads\($0).tracker.test A" : "host\($0 % 10).example.test A" }
             try lines.joined(separator: "\n").write(to: queries, atomically: true, encoding: .utf8)
-            let output = try ChildProcess.output(
+            let output = try await ChildProcess.output(
                 dnsperf, ["-s", "127.0.0.1", "-p", "\(server.localAddress.port)", "-d", queries.path, "-l", "2", "-Q", "2000"])
             #expect(output.contains("Queries lost:         0 "), "\(output)")
             #expect(output.contains("NXDOMAIN"), "\(output)")

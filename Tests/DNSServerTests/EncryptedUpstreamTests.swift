@@ -29,14 +29,11 @@ struct EncryptedUpstreamTests {
     }
 
     static func withUpstreams(certificateNamesIPAddress: Bool = true, _ body: (Upstreams) async throws -> Void) async throws {
-        // openssl and the two servers take a while to start: off the shared threads (`onOwnThread`).
-        let certificates = try await onOwnThread { try TestCertificateAuthority(namesIPAddress: certificateNamesIPAddress) }
+        let certificates = try await TestCertificateAuthority(namesIPAddress: certificateNamesIPAddress)
         defer { certificates.remove() }
-        let dnsmasq = try await onOwnThread { try Dnsmasq(arguments: records, servesTCPInChildren: true) }
+        let dnsmasq = try await Dnsmasq(arguments: records, servesTCPInChildren: true)
         defer { dnsmasq.stop() }
-        let dnsdist = try await onOwnThread {
-            try Dnsdist(backendPort: dnsmasq.port, checkName: "health.example.test", certificates: certificates)
-        }
+        let dnsdist = try await Dnsdist(backendPort: dnsmasq.port, checkName: "health.example.test", certificates: certificates)
         defer { dnsdist.stop() }
         try await body(Upstreams(dnsmasq: dnsmasq, dnsdist: dnsdist, certificates: certificates))
     }
@@ -63,7 +60,7 @@ struct EncryptedUpstreamTests {
     /// Asks 24 names never asked before, all at once; each must be answered.
     static func expectConcurrentMisses(prefix: String, port: Int) async throws {
         try await withThrowingTaskGroup(of: DigAnswer.self) { group in
-            for index in 0..<24 { group.addTask { try Dig.query("\(prefix)\(index).example.test", port: port) } }
+            for index in 0..<24 { group.addTask { try await Dig.query("\(prefix)\(index).example.test", port: port) } }
             for try await answer in group { #expect(answer.data == ["192.0.2.1"], "\(answer.output)") }
         }
     }
@@ -81,15 +78,15 @@ struct EncryptedUpstreamTests {
                 upstream: "tls://127.0.0.1:\(upstreams.dnsdist.tlsPort)#\(name)", trusting: [upstreams.certificates.caCertificate]
             ) { server throws in
                 let port = server.localAddress.port
-                let first = try Dig.query("www.example.test", port: port)
+                let first = try await Dig.query("www.example.test", port: port)
                 #expect(first.status == "NOERROR", "\(first.output)")
                 #expect(first.data == ["192.0.2.1"])
                 // An answer of over 2 kB: no truncation over TLS.
-                let big = try Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
+                let big = try await Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
                 #expect(big.output.contains(String(repeating: "h", count: 250)), "\(big.output)")
                 // Filtering still applies to what comes back.
-                #expect(try Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
-                #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN")
+                #expect(try await Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
+                #expect(try await Dig.query("tracker.test", port: port).status == "NXDOMAIN")
                 // Many queries at once, each a cache miss, share the one connection.
                 try await Self.expectConcurrentMisses(prefix: "n", port: port)
                 #expect(Self.tlsUpstream(of: server)?.connectionsOpened == 1)
@@ -105,22 +102,22 @@ struct EncryptedUpstreamTests {
             let port = upstreams.dnsdist.tlsPort
             try await Self.withServer(upstream: "tls://127.0.0.1:\(port)#\(TestCertificateAuthority.serverName)", trusting: [ca]) {
                 server throws in
-                #expect(try Dig.query("named.example.test", port: server.localAddress.port).data == ["192.0.2.1"])
+                #expect(try await Dig.query("named.example.test", port: server.localAddress.port).data == ["192.0.2.1"])
             }
             // Without a name, the certificate must name the IP address: it does not.
             try await Self.withServer(upstream: "tls://127.0.0.1:\(port)", trusting: [ca]) { server throws in
-                let answer = try Dig.query("no-name.example.test", port: server.localAddress.port)
+                let answer = try await Dig.query("no-name.example.test", port: server.localAddress.port)
                 #expect(answer.status == "SERVFAIL", "\(answer.output)")
             }
             // A name the certificate does not carry.
             try await Self.withServer(upstream: "tls://127.0.0.1:\(port)#other.test", trusting: [ca]) { server throws in
-                let answer = try Dig.query("wrong-name.example.test", port: server.localAddress.port)
+                let answer = try await Dig.query("wrong-name.example.test", port: server.localAddress.port)
                 #expect(answer.status == "SERVFAIL", "\(answer.output)")
             }
             // A CA that is not trusted: the system's roots do not include the test's.
             try await Self.withServer(upstream: "tls://127.0.0.1:\(port)#\(TestCertificateAuthority.serverName)", trusting: []) {
                 server throws in
-                let answer = try Dig.query("untrusted.example.test", port: server.localAddress.port)
+                let answer = try await Dig.query("untrusted.example.test", port: server.localAddress.port)
                 #expect(answer.status == "SERVFAIL", "\(answer.output)")
             }
             let log = upstreams.dnsmasq.log
@@ -137,18 +134,16 @@ struct EncryptedUpstreamTests {
             try await Self.withServer(upstream: "tls://127.0.0.1:\(tlsPort)", trusting: [upstreams.certificates.caCertificate]) {
                 server throws in
                 let port = server.localAddress.port
-                #expect(try Dig.query("before.example.test", port: port).data == ["192.0.2.1"])
+                #expect(try await Dig.query("before.example.test", port: port).data == ["192.0.2.1"])
                 upstreams.dnsdist.stop()
-                let down = try Dig.query("down.example.test", port: port)
+                let down = try await Dig.query("down.example.test", port: port)
                 #expect(down.status == "SERVFAIL", "no upstream: \(down.output)")
                 let (backend, certificates, httpsPort) = (upstreams.dnsmasq.port, upstreams.certificates, upstreams.dnsdist.httpsPort)
-                let again = try await onOwnThread {
-                    try Dnsdist(
-                        backendPort: backend, checkName: "health.example.test", certificates: certificates, tlsPort: tlsPort,
-                        httpsPort: httpsPort)
-                }
+                let again = try await Dnsdist(
+                    backendPort: backend, checkName: "health.example.test", certificates: certificates, tlsPort: tlsPort,
+                    httpsPort: httpsPort)
                 defer { again.stop() }
-                let after = try Dig.query("after.example.test", port: port)
+                let after = try await Dig.query("after.example.test", port: port)
                 #expect(after.data == ["192.0.2.1"], "a new connection to the restarted upstream: \(after.output)")
                 #expect((Self.tlsUpstream(of: server)?.connectionsOpened ?? 0) >= 2)
             }
@@ -161,21 +156,21 @@ struct EncryptedUpstreamTests {
             let url = "https://127.0.0.1:\(upstreams.dnsdist.httpsPort)/dns-query"
             try await Self.withServer(upstream: url, trusting: [upstreams.certificates.caCertificate]) { server throws in
                 let port = server.localAddress.port
-                let answer = try Dig.query("www.example.test", port: port)
+                let answer = try await Dig.query("www.example.test", port: port)
                 #expect(answer.status == "NOERROR", "\(answer.output)")
                 #expect(answer.data == ["192.0.2.1"])
-                let big = try Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
+                let big = try await Dig.query("big.example.test", "TXT", port: port, extra: ["+tcp"])
                 #expect(big.output.contains(String(repeating: "h", count: 250)), "\(big.output)")
-                #expect(try Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
+                #expect(try await Dig.query("cloaked.shop.test", port: port).status == "NXDOMAIN", "CNAME to a blocked name")
                 try await Self.expectConcurrentMisses(prefix: "h", port: port)
             }
             // Not trusted, and a path the server does not serve: both fail cleanly.
             try await Self.withServer(upstream: url, trusting: []) { server throws in
-                #expect(try Dig.query("untrusted.example.test", port: server.localAddress.port).status == "SERVFAIL")
+                #expect(try await Dig.query("untrusted.example.test", port: server.localAddress.port).status == "SERVFAIL")
             }
             let wrongPath = "https://127.0.0.1:\(upstreams.dnsdist.httpsPort)/nothing-here"
             try await Self.withServer(upstream: wrongPath, trusting: [upstreams.certificates.caCertificate]) { server throws in
-                #expect(try Dig.query("nopath.example.test", port: server.localAddress.port).status == "SERVFAIL")
+                #expect(try await Dig.query("nopath.example.test", port: server.localAddress.port).status == "SERVFAIL")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// The real DNS programs the DNS tests drive (Debian's `bind9-dnsutils`, `dnsmasq-base`,
@@ -96,7 +97,7 @@ public final class Dnsmasq: @unchecked Sendable {
     /// times). `servesTCPInChildren`: answer each TCP connection in a child process, as
     /// installed dnsmasq does, instead of in the main one, which blocks on an open connection
     /// (needed behind a proxy that keeps its TCP connections open, such as dnsdist).
-    public init(port requested: Int? = nil, arguments: [String], servesTCPInChildren: Bool = false) throws {
+    public init(port requested: Int? = nil, arguments: [String], servesTCPInChildren: Bool = false) async throws {
         guard let executable = DNSTools.path("dnsmasq") else { throw ToolError("dnsmasq is not installed") }
         var attempts = requested == nil ? 5 : 1
         while true {
@@ -118,7 +119,7 @@ public final class Dnsmasq: @unchecked Sendable {
                     exited = true
                     break
                 }
-                if RawDNS.exchange(RawDNS.query("ready.invalid"), port: port, timeout: 0.2) != nil {
+                if await RawDNS.exchange(RawDNS.query("ready.invalid"), port: port, timeout: 0.2) != nil {
                     self.port = port
                     self.process = process
                     self.logURL = logURL
@@ -166,12 +167,12 @@ public enum Dig {
     /// Asks `server:port` for `name` (`type`), with `extra` options (`+tcp`, `+ignore`…).
     public static func query(
         _ name: String, _ type: String = "A", port: Int, server: String = "127.0.0.1", extra: [String] = []
-    ) throws
+    ) async throws
         -> DigAnswer
     {
         guard let executable = DNSTools.path("dig") else { throw ToolError("dig is not installed") }
         let arguments = ["@\(server)", "-p", "\(port)", name, type, "+tries=1", "+time=4", "+noall", "+comments", "+answer"] + extra
-        let output = try run(executable, arguments)
+        let output = try await ChildProcess.output(executable, arguments)
         var answer = DigAnswer(status: nil, flags: [], answers: [], output: output)
         for line in output.split(separator: "\n") {
             if let range = line.range(of: "status: ") {
@@ -183,10 +184,6 @@ public enum Dig {
             }
         }
         return answer
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        try ChildProcess.output(executable, arguments)
     }
 }
 
@@ -204,8 +201,12 @@ public enum RawDNS {
     }
 
     /// Sends `bytes` to `127.0.0.1:port` and returns the first datagram that comes back within
-    /// `timeout` seconds, or `nil`.
-    public static func exchange(_ bytes: [UInt8], port: Int, timeout: Double) -> [UInt8]? {
+    /// `timeout` seconds, or `nil`. The wait blocks a thread of its own.
+    public static func exchange(_ bytes: [UInt8], port: Int, timeout: Double) async -> [UInt8]? {
+        (try? await onOwnThread { exchangeBlocking(bytes, port: port, timeout: timeout) }) ?? nil
+    }
+
+    private static func exchangeBlocking(_ bytes: [UInt8], port: Int, timeout: Double) -> [UInt8]? {
         let fd = socket(AF_INET, socketTypeUDP, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -294,12 +295,19 @@ public final class ChildProcess: @unchecked Sendable {
         wait()
     }
 
+    /// Waits for it to exit on a thread of its own (never one of the threads Swift concurrency
+    /// shares among all the tests); returns the raw wait status.
+    @discardableResult
+    public func exited() async -> Int32 {
+        (try? await onOwnThread { self.wait() }) ?? -1
+    }
+
     /// Runs a program to the end and returns what it printed (stdout and stderr).
-    public static func output(_ executable: String, _ arguments: [String]) throws -> String {
+    public static func output(_ executable: String, _ arguments: [String]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: file) }
         let child = try ChildProcess(executable, arguments, output: file.path)
-        child.wait()
+        await child.exited()
         return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
     }
 
@@ -314,7 +322,12 @@ public final class ChildProcess: @unchecked Sendable {
 /// A plain HTTP/1.1 GET over a loopback TCP socket, with the `Host` header a browser would send.
 public enum RawHTTP {
     /// The whole response (status line, headers, body), or `nil` when the connection fails.
-    public static func get(port: Int, host: String, path: String = "/", method: String = "GET") -> String? {
+    /// The wait blocks a thread of its own.
+    public static func get(port: Int, host: String, path: String = "/", method: String = "GET") async -> String? {
+        (try? await onOwnThread { getBlocking(port: port, host: host, path: path, method: method) }) ?? nil
+    }
+
+    private static func getBlocking(port: Int, host: String, path: String, method: String) -> String? {
         let fd = socket(AF_INET, socketTypeTCP, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -18,7 +18,7 @@ public struct TestCertificateAuthority: Sendable {
 
     /// Makes a new CA and server certificate in a temporary folder for `names` (the first is its
     /// common name); `namesIPAddress`: the certificate also names `127.0.0.1`.
-    public init(names: [String] = [TestCertificateAuthority.serverName], namesIPAddress: Bool = true) throws {
+    public init(names: [String] = [TestCertificateAuthority.serverName], namesIPAddress: Bool = true) async throws {
         guard let openssl = DNSTools.path("openssl") else { throw ToolError("openssl is not installed") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,7 +45,7 @@ public struct TestCertificateAuthority: Sendable {
             ],
         ]
         for arguments in steps {
-            let output = try ChildProcess.output(openssl, arguments)
+            let output = try await ChildProcess.output(openssl, arguments)
             guard FileManager.default.fileExists(atPath: arguments[arguments.count - 1]) else {
                 throw ToolError("openssl \(arguments[0]) failed: \(output)")
             }
@@ -74,7 +74,7 @@ public final class Dnsdist: @unchecked Sendable {
     /// `tlsPort`, `httpsPort`: to start again on the ports of one stopped (free ones by default).
     public init(
         backendPort: Int, checkName: String, certificates: TestCertificateAuthority, tlsPort: Int? = nil, httpsPort: Int? = nil
-    ) throws {
+    ) async throws {
         guard let executable = DNSTools.path("dnsdist") else { throw ToolError("dnsdist is not installed") }
         self.tlsPort = tlsPort ?? DNSTools.freePort()
         self.httpsPort = httpsPort ?? DNSTools.freePort()
@@ -99,7 +99,7 @@ public final class Dnsdist: @unchecked Sendable {
             if !process.isRunning {
                 throw ToolError("dnsdist exited: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
             }
-            if let answer = RawDNS.exchange(RawDNS.query(checkName), port: plainPort, timeout: 0.3), answer.count > 3,
+            if let answer = await RawDNS.exchange(RawDNS.query(checkName), port: plainPort, timeout: 0.3), answer.count > 3,
                 answer[3] & 0x0F == 0
             {
                 return

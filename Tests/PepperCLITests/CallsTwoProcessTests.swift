@@ -22,37 +22,34 @@ struct CallsTwoProcessTests {
         let fileB = home.appendingPathComponent("b.txt")
         try a.file.write(to: fileA, atomically: true, encoding: .utf8)
         try b.file.write(to: fileB, atomically: true, encoding: .utf8)
-        let first = try PepperProcess.run(["calls", "import", "--replace", fileA.path], home: home)
+        let first = try await PepperProcess.run(["calls", "import", "--replace", fileA.path], home: home)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
+        #expect(try await PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
 
-        // Real threads, not tasks: `PepperProcess.run` blocks, and two blocked tasks on a busy
-        // cooperative pool would run one after the other instead of side by side.
+        // Two tasks side by side: `PepperProcess.run` waits for its child on a thread of its own.
         let writes = 12
         let shared = SharedState()
-        let writer = Thread {
+        async let writer: Void = {
             for index in 0..<writes {
                 let file = index % 2 == 0 ? fileB : fileA
-                let status = (try? PepperProcess.run(["calls", "import", "--replace", file.path], home: home).status) ?? -1
+                let status = (try? await PepperProcess.run(["calls", "import", "--replace", file.path], home: home).status) ?? -1
                 shared.update { $0.statuses.append(status) }
             }
             shared.update { $0.writerDone = true }
-        }
-        let reader = Thread {
+        }()
+        async let reader: Void = {
             let deadline = Date().addingTimeInterval(120)
             // Read while the writer writes (its last write restores list A), then once more.
             while Date() < deadline {
                 let writerDone = shared.read { $0.writerDone }
-                let outcome = try? PepperProcess.run(["calls", "export"], home: home)
+                let outcome = try? await PepperProcess.run(["calls", "export"], home: home)
                 let output = outcome.map { $0.status == 0 ? $0.stdout : "failed: \($0.stderr)" } ?? "could not run pepper"
                 shared.update { $0.outputs.append(output) }
                 if writerDone { break }
             }
             shared.update { $0.readerDone = true }
-        }
-        writer.start()
-        reader.start()
-        while !shared.read({ $0.writerDone && $0.readerDone }) { try await Task.sleep(nanoseconds: 50_000_000) }
+        }()
+        _ = await (writer, reader)
 
         let (statuses, outputs) = shared.read { ($0.statuses, $0.outputs) }
         #expect(statuses == Array(repeating: 0, count: writes))
@@ -67,11 +64,11 @@ struct CallsTwoProcessTests {
         let sawOld = outputs.filter { $0 == a.export }.count
         let sawNew = outputs.filter { $0 == b.export }.count
         #expect(sawNew > 0, "the reader never saw the new list (\(outputs.count) reads, \(sawOld) old)")
-        #expect(try PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
+        #expect(try await PepperProcess.run(["calls", "export"], home: home).stdout == a.export)
     }
 }
 
-/// State shared by the writer and reader threads.
+/// State shared by the writer and the reader.
 private final class SharedState: @unchecked Sendable {
     struct Values {
         var statuses: [Int32] = []

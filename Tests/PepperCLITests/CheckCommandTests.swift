@@ -9,10 +9,10 @@ struct CheckCommandTests {
     static let easyPrivacy = TestPaths.filters.appendingPathComponent("easyprivacy.txt")
 
     @Test
-    func namesTheBlockingRuleItsListAndLine() throws {
+    func namesTheBlockingRuleItsListAndLine() async throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
-        let outcome = try PepperProcess.run(
+        let outcome = try await PepperProcess.run(
             [
                 "check", "https://www.google-analytics.com/analytics.js", "--source", "https://example.com", "--type", "script",
                 Self.easyPrivacy.path,
@@ -30,7 +30,7 @@ struct CheckCommandTests {
         let lines = try String(contentsOf: Self.easyPrivacy, encoding: .utf8).components(separatedBy: "\n")
         #expect(lines[line - 1] == fields[1])
 
-        let json = try PepperProcess.run(
+        let json = try await PepperProcess.run(
             [
                 "check", "https://www.google-analytics.com/analytics.js", "--source", "https://example.com", "--type", "script", "--json",
                 Self.easyPrivacy.path,
@@ -45,7 +45,7 @@ struct CheckCommandTests {
         #expect(result.verdict.rule == MatchedRule(text: fields[1], list: "easyprivacy.txt", line: line))
 
         // The same script requested by Google's own site is first party: the rule does not apply.
-        let own = try PepperProcess.run(
+        let own = try await PepperProcess.run(
             [
                 "check", "https://www.google-analytics.com/analytics.js", "--source", "https://analytics.google-analytics.com", "--type",
                 "script", Self.easyPrivacy.path,
@@ -55,7 +55,7 @@ struct CheckCommandTests {
     }
 
     @Test
-    func batchVerdictsFollowTheRequestsInOrderAndMatchTheEngine() throws {
+    func batchVerdictsFollowTheRequestsInOrderAndMatchTheEngine() async throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         struct Entry: Codable {
@@ -77,8 +77,8 @@ struct CheckCommandTests {
             to: linesFile)
         try encoder.encode(entries).write(to: arrayFile)
         let lists = ["easylist.txt", "easyprivacy.txt"].map { TestPaths.filters.appendingPathComponent($0) }
-        let fromLines = try PepperProcess.run(["check", "--requests", linesFile.path] + lists.map(\.path), home: home)
-        let fromArray = try PepperProcess.run(["check", "--requests", arrayFile.path] + lists.map(\.path), home: home)
+        let fromLines = try await PepperProcess.run(["check", "--requests", linesFile.path] + lists.map(\.path), home: home)
+        let fromArray = try await PepperProcess.run(["check", "--requests", arrayFile.path] + lists.map(\.path), home: home)
         #expect(fromLines.status == 0, "\(fromLines.stderr)")
         #expect(fromLines.stdout == fromArray.stdout)
 
@@ -106,7 +106,7 @@ struct CheckCommandTests {
             var verdict: Verdict?
             var error: String?
         }
-        let json = try PepperProcess.run(["check", "--requests", linesFile.path, "--json"] + lists.map(\.path), home: home)
+        let json = try await PepperProcess.run(["check", "--requests", linesFile.path, "--json"] + lists.map(\.path), home: home)
         let objects = try json.stdout.split(separator: "\n").map { try JSONDecoder().decode(BatchLine.self, from: Data($0.utf8)) }
         try #require(objects.count == entries.count)
         for (object, line) in zip(objects, output) {
@@ -118,44 +118,45 @@ struct CheckCommandTests {
         }
     }
 
-    @Test func usesTheStateListsAndAllowlistByDefault() throws {
+    @Test func usesTheStateListsAndAllowlistByDefault() async throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let list = home.appendingPathComponent("mine.txt")
         try "||tracker.test^\n@@||tracker.test/ok.js\n".write(to: list, atomically: true, encoding: .utf8)
-        #expect(try PepperProcess.run(["lists", "add", list.path, "--name", "mine"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["lists", "add", list.path, "--name", "mine"], home: home).status == 0)
 
-        let blocked = try PepperProcess.run(["check", "https://cdn.tracker.test/t.js", "--source", "https://news.test/"], home: home)
+        let blocked = try await PepperProcess.run(["check", "https://cdn.tracker.test/t.js", "--source", "https://news.test/"], home: home)
         #expect(blocked.stdout == "BLOCKED\t||tracker.test^\t(mine:1)\n", "\(blocked.stdout)\(blocked.stderr)")
-        let excepted = try PepperProcess.run(["check", "https://tracker.test/ok.js", "--source", "https://news.test/"], home: home)
+        let excepted = try await PepperProcess.run(["check", "https://tracker.test/ok.js", "--source", "https://news.test/"], home: home)
         #expect(excepted.stdout == "ALLOWED\t@@||tracker.test/ok.js\t(mine:2)\n  overrides ||tracker.test^  (mine:1)\n")
 
-        #expect(try PepperProcess.run(["allowlist", "add", "news.test"], home: home).status == 0)
-        let allowlisted = try PepperProcess.run(
+        #expect(try await PepperProcess.run(["allowlist", "add", "news.test"], home: home).status == 0)
+        let allowlisted = try await PepperProcess.run(
             ["check", "https://cdn.tracker.test/t.js", "--source", "https://www.news.test/"], home: home)
         #expect(allowlisted.stdout.hasPrefix("ALLOWED\tallowlist: news.test"), "\(allowlisted.stdout)")
 
-        #expect(try PepperProcess.run(["lists", "disable", "mine"], home: home).status == 0)
-        let disabled = try PepperProcess.run(["check", "https://cdn.tracker.test/t.js", "--source", "https://other.test/"], home: home)
+        #expect(try await PepperProcess.run(["lists", "disable", "mine"], home: home).status == 0)
+        let disabled = try await PepperProcess.run(
+            ["check", "https://cdn.tracker.test/t.js", "--source", "https://other.test/"], home: home)
         #expect(disabled.stdout == "NOMATCH\n", "a disabled list no longer decides")
     }
 
-    @Test func badInputGetsAClearError() throws {
+    @Test func badInputGetsAClearError() async throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let list = home.appendingPathComponent("mine.txt")
         try "||tracker.test^\n".write(to: list, atomically: true, encoding: .utf8)
 
-        let notURL = try PepperProcess.run(["check", "tracker.test/t.js", list.path], home: home)
+        let notURL = try await PepperProcess.run(["check", "tracker.test/t.js", list.path], home: home)
         #expect(notURL.status != 0)
         #expect(notURL.stderr.contains("not an absolute URL"))
-        let badType = try PepperProcess.run(["check", "https://tracker.test/", "--type", "banana", list.path], home: home)
+        let badType = try await PepperProcess.run(["check", "https://tracker.test/", "--type", "banana", list.path], home: home)
         #expect(badType.status != 0)
         #expect(badType.stderr.contains("unknown --type 'banana'"))
-        let nothing = try PepperProcess.run(["check"], home: home)
+        let nothing = try await PepperProcess.run(["check"], home: home)
         #expect(nothing.status != 0)
         #expect(nothing.stderr.contains("give a URL"))
-        let missing = try PepperProcess.run(
+        let missing = try await PepperProcess.run(
             ["check", "--requests", home.appendingPathComponent("absent.json").path, list.path], home: home)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("absent.json"))

@@ -10,8 +10,8 @@ struct DNSServeLifecycleTests {
         let samples: [String: Double]
         let contentType: String
 
-        init?(port: Int) {
-            guard let response = RawHTTP.get(port: port, host: "127.0.0.1", path: "/metrics"),
+        init?(port: Int) async {
+            guard let response = await RawHTTP.get(port: port, host: "127.0.0.1", path: "/metrics"),
                 let split = response.range(of: "\r\n\r\n")
             else { return nil }
             let head = response[..<split.lowerBound].lowercased()
@@ -40,7 +40,7 @@ struct DNSServeLifecycleTests {
         let home = TestPaths.temporaryDirectory("dns-metrics")
         defer { try? FileManager.default.removeItem(at: home) }
         // Local records with a TTL, so that the forwarded answers may be cached.
-        let upstream = try Dnsmasq(arguments: ["--address=/example.test/192.0.2.1", "--local-ttl=300"])
+        let upstream = try await Dnsmasq(arguments: ["--address=/example.test/192.0.2.1", "--local-ttl=300"])
         defer { upstream.stop() }
         let list = home.appendingPathComponent("mine.txt")
         try "||tracker.test^\n||ads.test^\n".write(to: list, atomically: true, encoding: .utf8)
@@ -52,20 +52,20 @@ struct DNSServeLifecycleTests {
                 list.path,
             ], port: port)
         defer { serve.process.stop(SIGKILL) }
-        #expect(serve.waitUntilReady(), "\(serve.log)")
+        #expect(await serve.waitUntilReady(), "\(serve.log)")
         let metricsPort = try #require(Self.metricsPort(in: serve.log), "\(serve.log)")
-        let before = try #require(Scrape(port: metricsPort))
+        let before = try #require(await Scrape(port: metricsPort))
         #expect(before.contentType.hasPrefix("text/plain; version=0.0.4"))
         #expect(before[#"pepper_dns_blocked_domains"#] == 2)
         #expect(before[#"pepper_dns_queries_total{outcome="blocked",transport="udp"}"#] == 0)
 
-        for _ in 0..<3 { #expect(try Dig.query("tracker.test", port: port).status == "NXDOMAIN") }
-        #expect(try Dig.query("x.ads.test", port: port, extra: ["+tcp"]).status == "NXDOMAIN")
-        #expect(try Dig.query("a.example.test", port: port).data == ["192.0.2.1"])
-        #expect(try Dig.query("a.example.test", port: port).data == ["192.0.2.1"], "the second time from the cache")
-        #expect(try Dig.query("b.example.test", port: port, extra: ["+tcp"]).data == ["192.0.2.1"])
+        for _ in 0..<3 { #expect(try await Dig.query("tracker.test", port: port).status == "NXDOMAIN") }
+        #expect(try await Dig.query("x.ads.test", port: port, extra: ["+tcp"]).status == "NXDOMAIN")
+        #expect(try await Dig.query("a.example.test", port: port).data == ["192.0.2.1"])
+        #expect(try await Dig.query("a.example.test", port: port).data == ["192.0.2.1"], "the second time from the cache")
+        #expect(try await Dig.query("b.example.test", port: port, extra: ["+tcp"]).data == ["192.0.2.1"])
 
-        let after = try #require(Scrape(port: metricsPort))
+        let after = try #require(await Scrape(port: metricsPort))
         let expected: [String: Double] = [
             #"pepper_dns_queries_total{outcome="blocked",transport="udp"}"#: 3,
             #"pepper_dns_queries_total{outcome="blocked",transport="tcp"}"#: 1,
@@ -90,11 +90,11 @@ struct DNSServeLifecycleTests {
         kill(serve.process.pid, SIGHUP)
         #expect(
             await DNSServeCommandTests.eventually {
-                Scrape(port: metricsPort)?[#"pepper_dns_list_reloads_total{result="success"}"#] == 1
+                await Scrape(port: metricsPort)?[#"pepper_dns_list_reloads_total{result="success"}"#] == 1
             }, "\(serve.log)")
-        #expect(Scrape(port: metricsPort)?["pepper_dns_blocked_domains"] == 1)
+        #expect(await Scrape(port: metricsPort)?["pepper_dns_blocked_domains"] == 1)
         kill(serve.process.pid, SIGTERM)
-        #expect(serve.process.wait() == 0, "\(serve.log)")
+        #expect(await serve.process.exited() == 0, "\(serve.log)")
     }
 
     @Test(DNSTools.trait()) func upstreamErrorsAreCountedByUpstream() async throws {
@@ -110,15 +110,15 @@ struct DNSServeLifecycleTests {
                 "--no-query-log",
             ], port: port)
         defer { serve.process.stop(SIGKILL) }
-        #expect(serve.waitUntilReady(), "\(serve.log)")
+        #expect(await serve.waitUntilReady(), "\(serve.log)")
         let metricsPort = try #require(Self.metricsPort(in: serve.log))
-        #expect(try Dig.query("nowhere.test", port: port, extra: ["+time=3", "+tries=1"]).status == "SERVFAIL")
-        let scrape = try #require(Scrape(port: metricsPort))
+        #expect(try await Dig.query("nowhere.test", port: port, extra: ["+time=3", "+tries=1"]).status == "SERVFAIL")
+        let scrape = try #require(await Scrape(port: metricsPort))
         // One upstream, asked twice (every query gets at least two attempts).
         #expect(scrape[#"pepper_dns_upstream_errors_total{upstream="127.0.0.1:9"}"#] == 2)
         #expect(scrape[#"pepper_dns_queries_total{outcome="servfail",transport="udp"}"#] == 1)
         kill(serve.process.pid, SIGTERM)
-        #expect(serve.process.wait() == 0, "\(serve.log)")
+        #expect(await serve.process.exited() == 0, "\(serve.log)")
     }
 
     /// An upstream that answers every A query with 192.0.2.9 after `delay` seconds; prints its
@@ -161,7 +161,7 @@ struct DNSServeLifecycleTests {
             arguments: ["--listen", "127.0.0.1:\(port)", "--upstream", "127.0.0.1:\(upstreamPort)", "--upstream-timeout", "5000"],
             port: port)
         defer { serve.process.stop(SIGKILL) }
-        #expect(serve.waitUntilReady(), "\(serve.log)")
+        #expect(await serve.waitUntilReady(), "\(serve.log)")
 
         let digOutput = home.appendingPathComponent("dig.out")
         let dig = try ChildProcess(
@@ -170,16 +170,16 @@ struct DNSServeLifecycleTests {
         #expect(await DNSServeCommandTests.eventually { upstreamOutput().contains("query") })
         let stopAsked = Date()
         kill(serve.process.pid, SIGTERM)
-        dig.wait()
+        await dig.exited()
         let answer = (try? String(contentsOf: digOutput, encoding: .utf8)) ?? ""
         #expect(answer.contains("status: NOERROR"), "\(answer)\n\(serve.log)")
         #expect(answer.contains("192.0.2.9"), "the answer in flight was sent: \(answer)")
-        #expect(serve.process.wait() == 0, "\(serve.log)")
+        #expect(await serve.process.exited() == 0, "\(serve.log)")
         #expect(Date().timeIntervalSince(stopAsked) < 5, "it stops once the answer is out, not after the whole timeout")
         #expect(serve.log.contains("stopped"))
 
         // The query log holds the answer given while stopping.
-        let log = try PepperProcess.run(["dns", "log", "--limit", "10"], home: home)
+        let log = try await PepperProcess.run(["dns", "log", "--limit", "10"], home: home)
         #expect(log.stdout.contains("slow.test\tforwarded\tNOERROR"), "\(log.stdout)\(log.stderr)")
     }
 }

@@ -117,17 +117,15 @@ struct DiskFullTests {
 
     /// Runs `body` on a thread of its own (it runs processes and waits) with a new disk of
     /// `megabytes`, unmounted afterwards whatever happens.
-    static func onDisk(megabytes: Int, _ body: @escaping @Sendable (SmallDisk) throws -> Void) async throws {
+    static func onDisk(megabytes: Int, _ body: (SmallDisk) async throws -> Void) async throws {
         // Recorded here rather than on the thread, so that the issue names its test.
         if let reason = SmallDisk.unavailable {
             Issue.record("PEPPER_REQUIRE_TMPFS=1 but \(reason)")
             return
         }
-        try await onOwnThread {
-            guard let disk = Self.disk(megabytes: megabytes) else { return }
-            defer { disk.unmount() }
-            try body(disk)
-        }
+        guard let disk = Self.disk(megabytes: megabytes) else { return }
+        defer { disk.unmount() }
+        try await body(disk)
     }
 
     /// The names of every file and folder under `home` (the output's generation folders by
@@ -173,37 +171,38 @@ struct DiskFullTests {
     @Test(.timeLimit(.minutes(5)))
     func anUpdateOnAFullDiskKeepsTheOutputAndTheListsAndTheNextOneSucceeds() async throws {
         try await Self.onDisk(megabytes: 24) { disk in
-            try Self.update(disk: disk, server: try ListServer(routes: UpdateKillTests.routes(version: 0)))
+            try await Self.update(disk: disk, server: try ListServer(routes: UpdateKillTests.routes(version: 0)))
         }
     }
 
     /// A home on `disk` with the lists `a` (3,000 rules) and `b` (1,000 domains) of `server`
     /// (version 0), downloaded and compiled: an output of some 500 kB, more than the levels leave.
-    static func homeWithLists(disk: SmallDisk, server: ListServer) throws -> URL {
+    static func homeWithLists(disk: SmallDisk, server: ListServer) async throws -> URL {
         let home = disk.url.appendingPathComponent("home")
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
         for name in ["a", "b"] {
             #expect(
-                try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status == 0)
+                try await PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status
+                    == 0)
         }
-        let first = try PepperProcess.run(["update", "--force"], home: home)
+        let first = try await PepperProcess.run(["update", "--force"], home: home)
         try #require(first.status == 0, "\(first.stderr)")
         return home
     }
 
     /// Seconds `body` took.
-    static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
         let started = Date()
-        let value = try body()
+        let value = try await body()
         return (value, Date().timeIntervalSince(started))
     }
 
-    static func update(disk: SmallDisk, server: ListServer) throws {
-        let home = try homeWithLists(disk: disk, server: server)
+    static func update(disk: SmallDisk, server: ListServer) async throws {
+        let home = try await homeWithLists(disk: disk, server: server)
         let before = try expectOutputLoads(home, "before")
-        let stored = try StoredState.read(home)
+        let stored = try await StoredState.read(home)
         let files = entries(home)
 
         try server.set(UpdateKillTests.routes(version: 1))
@@ -211,10 +210,10 @@ struct DiskFullTests {
         for level in levels {
             try disk.fill(leaving: level)
             let what = "update with \(level) bytes free"
-            let run = try PepperProcess.run(["update", "--force"], home: home)
+            let run = try await PepperProcess.run(["update", "--force"], home: home)
             named.append(expectFull(run, home: home, what) ?? "?")
             #expect(try expectOutputLoads(home, what) == before, "\(what): the output changed")
-            let now = try StoredState.read(home)
+            let now = try await StoredState.read(home)
             #expect(now.integrity == "ok", "\(what): \(now.integrity)")
             for name in ["a", "b"] {
                 // The old record and copy, or (when the copy fitted but the output did not) the
@@ -228,13 +227,13 @@ struct DiskFullTests {
             // In use while the disk is still full: the saved engine, which follows the output,
             // judges a request by the old lists (even when the new copies fitted and their
             // records say so: the output follows them at the next update that has room).
-            let check = try PepperProcess.run(["check", "https://a0-1.example/x.js"], home: home)
+            let check = try await PepperProcess.run(["check", "https://a0-1.example/x.js"], home: home)
             #expect(check.status == 0 && check.stdout.hasPrefix("BLOCKED"), "\(what): \(check.stdout) \(check.stderr)")
         }
 
         // Space again: a plain update (nothing is due, nothing forced) finishes the job.
         disk.makeRoom()
-        let (again, recovery) = try timed { try PepperProcess.run(["update"], home: home) }
+        let (again, recovery) = try await timed { try await PepperProcess.run(["update"], home: home) }
         #expect(again.status == 0, "\(again.stderr)")
         _ = try expectOutputLoads(home, "after")
         let manifest = try Manifest.decode(Data(contentsOf: home.appendingPathComponent("out/manifest.json")))
@@ -254,24 +253,24 @@ struct DiskFullTests {
     @Test(.timeLimit(.minutes(5)))
     func aRebuildOnAFullDiskKeepsTheOutputAndTheNextOneSucceeds() async throws {
         try await Self.onDisk(megabytes: 24) { disk in
-            try Self.rebuild(disk: disk, server: try ListServer(routes: UpdateKillTests.routes(version: 0)))
+            try await Self.rebuild(disk: disk, server: try ListServer(routes: UpdateKillTests.routes(version: 0)))
         }
     }
 
-    static func rebuild(disk: SmallDisk, server: ListServer) throws {
-        let home = try homeWithLists(disk: disk, server: server)
+    static func rebuild(disk: SmallDisk, server: ListServer) async throws {
+        let home = try await homeWithLists(disk: disk, server: server)
         let before = try expectOutputLoads(home, "before")
         let files = entries(home)
         var named: [String] = []
         for (index, level) in levels.enumerated() {
             try disk.fill(leaving: level)
             let what = "allowlist add with \(level) bytes free"
-            let allowlisted = try StoredState.read(home).allowlist
-            let run = try PepperProcess.run(["allowlist", "add", "site\(index).example"], home: home)
+            let allowlisted = try await StoredState.read(home).allowlist
+            let run = try await PepperProcess.run(["allowlist", "add", "site\(index).example"], home: home)
             let path = expectFull(run, home: home, what) ?? "?"
             named.append(path)
             #expect(try expectOutputLoads(home, what) == before, "\(what): the output changed")
-            let now = try StoredState.read(home)
+            let now = try await StoredState.read(home)
             #expect(now.integrity == "ok", "\(what): \(now.integrity)")
             if path.hasSuffix("pepper.sqlite") {
                 #expect(now.allowlist == allowlisted, "\(what): the database said full, yet the entry is stored")
@@ -279,23 +278,23 @@ struct DiskFullTests {
             #expect(entries(home) == files, "\(what): files left behind: \(entries(home).symmetricDifference(files))")
             // `pepper compile` has the same output to publish when the entry was stored, and
             // fails the same way; when it was not, the output is current and nothing is written.
-            let compile = try PepperProcess.run(["compile"], home: home)
+            let compile = try await PepperProcess.run(["compile"], home: home)
             if now.allowlist == allowlisted {
                 #expect(compile.status == 0, "compile with \(level) bytes free, nothing to write: \(compile.stderr)")
             } else {
                 _ = expectFull(compile, home: home, "compile with \(level) bytes free")
             }
             #expect(try expectOutputLoads(home, what) == before, "compile with \(level) bytes free: the output changed")
-            let check = try PepperProcess.run(["check", "https://a0-1.example/x.js"], home: home)
+            let check = try await PepperProcess.run(["check", "https://a0-1.example/x.js"], home: home)
             #expect(check.status == 0 && check.stdout.hasPrefix("BLOCKED"), "\(what): \(check.stdout) \(check.stderr)")
         }
 
         disk.makeRoom()
-        let (again, recovery) = try timed { try PepperProcess.run(["allowlist", "add", "site0.example"], home: home) }
+        let (again, recovery) = try await timed { try await PepperProcess.run(["allowlist", "add", "site0.example"], home: home) }
         #expect(again.status == 0, "\(again.stderr)")
         _ = try expectOutputLoads(home, "after")
         let manifest = try Manifest.decode(Data(contentsOf: home.appendingPathComponent("out/manifest.json")))
-        #expect(Set(manifest.allowlist) == Set(try StoredState.read(home).allowlist), "every stored entry is in the output")
+        await #expect(Set(manifest.allowlist) == Set(try StoredState.read(home).allowlist), "every stored entry is in the output")
         #expect(manifest.allowlist.contains("site0.example"))
         print(
             "disk full during a rebuild: \(zip(levels, named).map { "\($0.0) B free: \($0.1)" }.joined(separator: "; ")); "
@@ -307,10 +306,10 @@ struct DiskFullTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aCallListImportOnAFullDiskKeepsTheOldListsAndTheNextOneSucceeds() async throws {
-        try await Self.onDisk(megabytes: 24) { disk in try Self.callsImport(disk: disk) }
+        try await Self.onDisk(megabytes: 24) { disk in try await Self.callsImport(disk: disk) }
     }
 
-    static func callsImport(disk: SmallDisk) throws {
+    static func callsImport(disk: SmallDisk) async throws {
         let home = disk.url.appendingPathComponent("home")
         // The import files live on the ordinary disk: only the home is on the full one.
         let files = TestPaths.temporaryDirectory("disk-full-numbers")
@@ -320,9 +319,9 @@ struct DiskFullTests {
         let large = files.appendingPathComponent("large.txt")
         try (0..<importedNumbers).map { "+1 206 \(200 + $0 / 10_000) \(String(format: "%04d", $0 % 10_000))" }.joined(separator: "\n")
             .write(to: large, atomically: true, encoding: .utf8)
-        let first = try PepperProcess.run(["calls", "import", "--replace", small.path], home: home)
+        let first = try await PepperProcess.run(["calls", "import", "--replace", small.path], home: home)
         try #require(first.status == 0, "\(first.stderr)")
-        let before = try StoredState.read(home)
+        let before = try await StoredState.read(home)
         #expect(before.blocks == 10_000)
         let files0 = entries(home)
 
@@ -332,24 +331,24 @@ struct DiskFullTests {
             try disk.fill(leaving: level)
             let what = "calls import with \(level) bytes free"
             let started = Date()
-            let run = try PepperProcess.run(["calls", "import", "--replace", large.path], home: home)
+            let run = try await PepperProcess.run(["calls", "import", "--replace", large.path], home: home)
             took.append(Date().timeIntervalSince(started))
             named.append(expectFull(run, home: home, what) ?? "?")
-            let now = try StoredState.read(home)
+            let now = try await StoredState.read(home)
             #expect(now.integrity == "ok", "\(what): \(now.integrity)")
             #expect(
                 now.blocks == before.blocks && now.blockSum == before.blockSum && now.callVersion == before.callVersion,
                 "\(what): the old list is not intact: \(now.blocks) numbers, version \(now.callVersion)")
             #expect(entries(home) == files0, "\(what): files left behind: \(entries(home).symmetricDifference(files0))")
             // In use while the disk is still full.
-            let check = try PepperProcess.run(["calls", "check", "+14255550123", "--no-record"], home: home)
+            let check = try await PepperProcess.run(["calls", "check", "+14255550123", "--no-record"], home: home)
             #expect(check.status == 0 && check.stdout.contains("block"), "\(what): \(check.stdout) \(check.stderr)")
         }
 
         disk.makeRoom()
-        let (again, recovery) = try timed { try PepperProcess.run(["calls", "import", "--replace", large.path], home: home) }
+        let (again, recovery) = try await timed { try await PepperProcess.run(["calls", "import", "--replace", large.path], home: home) }
         #expect(again.status == 0, "\(again.stderr)")
-        let after = try StoredState.read(home)
+        let after = try await StoredState.read(home)
         #expect(after.integrity == "ok" && after.blocks == importedNumbers && after.callVersion > before.callVersion, "\(after)")
         let wal =
             (try? FileManager.default.attributesOfItem(atPath: home.appendingPathComponent("pepper.sqlite-wal").path)[.size] as? Int) ?? 0

@@ -46,13 +46,13 @@ struct EngineAgreesWithWebKitTests {
     }
 
     @Test(.timeLimit(.minutes(8)))
-    func engineVerdictsMatchWhatWebKitLoads() throws {
+    func engineVerdictsMatchWhatWebKitLoads() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let lists = ["easylist.txt", "easyprivacy.txt"].map { TestPaths.filters.appendingPathComponent($0) }
         let output = home.appendingPathComponent("out")
-        let compiled = try PepperProcess.run(["compile"] + lists.map(\.path) + ["--output", output.path], home: home)
+        let compiled = try await PepperProcess.run(["compile"] + lists.map(\.path) + ["--output", output.path], home: home)
         #expect(compiled.status == 0, "\(compiled.stderr)")
         let manifest = try Manifest.decode(Data(contentsOf: output.appendingPathComponent("manifest.json")))
         let parser = FilterListParser()
@@ -94,7 +94,7 @@ struct EngineAgreesWithWebKitTests {
         let scenario = WebKitJudge.Scenario(
             rules: manifest.files.map { output.appendingPathComponent($0.path).path }, sites: sites,
             visits: chosen.map { WebKitJudge.Visit(url: $0.key) }, settleMilliseconds: 1_000)
-        let result = try WebKitJudge.browse(scenario, artifactName: "engine-agreement")
+        let result = try await WebKitJudge.browse(scenario, artifactName: "engine-agreement")
         // A page that did not finish loading may not have asked for everything: left out, and reported.
         let unfinished = Set(result.visits.filter { !$0.finished }.map(\.url))
         #expect(unfinished.count <= 2, "pages that did not finish loading: \(unfinished)")

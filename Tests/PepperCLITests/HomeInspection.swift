@@ -45,8 +45,9 @@ struct StoredState: Decodable, Equatable {
         """
 
     /// Reads the database of the home at `home`.
-    static func read(_ home: URL) throws -> StoredState {
-        let outcome = try Subprocess.run(URL(fileURLWithPath: python), ["-c", reader, home.appendingPathComponent("pepper.sqlite").path])
+    static func read(_ home: URL) async throws -> StoredState {
+        let outcome = try await Subprocess.run(
+            URL(fileURLWithPath: python), ["-c", reader, home.appendingPathComponent("pepper.sqlite").path])
         guard outcome.status == 0 else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "sqlite3: \(outcome.stderr)"])
         }

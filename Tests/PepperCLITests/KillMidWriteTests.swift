@@ -44,8 +44,9 @@ struct KillMidWriteTests {
         }))
         """
 
-    static func contents(_ home: URL) throws -> Contents {
-        let outcome = try Subprocess.run(URL(fileURLWithPath: python), ["-c", reader, home.appendingPathComponent("pepper.sqlite").path])
+    static func contents(_ home: URL) async throws -> Contents {
+        let outcome = try await Subprocess.run(
+            URL(fileURLWithPath: python), ["-c", reader, home.appendingPathComponent("pepper.sqlite").path])
         guard outcome.status == 0 else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: outcome.stderr]) }
         return try JSONDecoder().decode(Contents.self, from: Data(outcome.stdout.utf8))
     }
@@ -89,10 +90,10 @@ struct KillMidWriteTests {
         var durations: [Double] = []
         for file in files {
             let started = Date()
-            let run = try PepperProcess.run(importArguments(file), home: home)
+            let run = try await PepperProcess.run(importArguments(file), home: home)
             durations.append(Date().timeIntervalSince(started))
             #expect(run.status == 0, "\(run.stderr)")
-            references.append(try Self.contents(home))
+            await references.append(try Self.contents(home))
         }
         #expect(references.allSatisfy { $0.blocks == 10_000 && $0.integrity == "ok" }, "\(references)")
         #expect(references[0].blockSum != references[1].blockSum)
@@ -108,7 +109,7 @@ struct KillMidWriteTests {
             let wasKilled = try await onOwnThread { [home] in try Self.killed(importArguments(file), home: home, after: delay) }
             if wasKilled { killedMidway += 1 }
             window *= wasKilled ? 1.05 : 0.9
-            let now = try Self.contents(home)
+            let now = try await Self.contents(home)
             #expect(now.integrity == "ok", "trial \(trial): \(now.integrity)")
             // Exactly one of the two lists (the same numbers, so the same count and sum).
             guard let index = references.firstIndex(where: { $0.blocks == now.blocks && $0.blockSum == now.blockSum }) else {
@@ -123,22 +124,22 @@ struct KillMidWriteTests {
         #expect(killedMidway >= Self.trials * 2 / 5, "only \(killedMidway) of \(Self.trials) imports were killed before finishing")
         #expect(outcomes.allSatisfy { $0 > 0 }, "outcomes \(outcomes)")
         // `pepper` opens the state after all that.
-        #expect(try PepperProcess.run(["calls", "stats"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["calls", "stats"], home: home).status == 0)
 
         // The issue's size: 2,000,000 numbers in one import, complete, then three killed midway.
         let big = home.appendingPathComponent("numbers-2m.txt")
         try "+1 206 2## ####\n+1 206 3## ####\n".write(to: big, atomically: true, encoding: .utf8)
         let started = Date()
-        let full = try PepperProcess.run(importArguments(big), home: home)
+        let full = try await PepperProcess.run(importArguments(big), home: home)
         let bigDuration = Date().timeIntervalSince(started)
         #expect(full.status == 0, "\(full.stderr)")
-        let bigReference = try Self.contents(home)
+        let bigReference = try await Self.contents(home)
         #expect(bigReference.blocks == 2_000_000)
         for trial in 0..<2 {
-            try #require(try PepperProcess.run(importArguments(files[0]), home: home).status == 0)
+            try #require(try await PepperProcess.run(importArguments(files[0]), home: home).status == 0)
             let delay = bigDuration * (0.5 + 0.3 * Double(trial))
             _ = try await onOwnThread { [home] in try Self.killed(importArguments(big), home: home, after: delay) }
-            let now = try Self.contents(home)
+            let now = try await Self.contents(home)
             #expect(now.integrity == "ok")
             #expect(
                 (now.blocks == 2_000_000 && now.blockSum == bigReference.blockSum) || now == references[0]
@@ -171,7 +172,7 @@ struct KillMidWriteTests {
             let port = DNSTools.freePort()
             let serve = try DNSServeCommandTests.Serve(
                 home: home, arguments: ["--listen", "127.0.0.1:\(port)", "--upstream", "127.0.0.1:9", list.path], port: port)
-            let ready = serve.waitUntilReady()
+            let ready = await serve.waitUntilReady()
             guard ready else {
                 Issue.record("trial \(trial): the server did not start: \(serve.log)")
                 serve.process.stop(SIGKILL)
@@ -184,7 +185,7 @@ struct KillMidWriteTests {
             try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
             serve.process.stop(SIGKILL)
             load.stop(SIGKILL)
-            let now = try Self.contents(home)
+            let now = try await Self.contents(home)
             #expect(now.integrity == "ok", "trial \(trial): \(now.integrity)")
             #expect(
                 now.counters == now.logRows && now.hourCounters == now.logRows,
@@ -194,7 +195,7 @@ struct KillMidWriteTests {
             previous = now.logRows
         }
         #expect(grew >= Self.trials / 2, "the kills mostly came after some writes: the log grew in \(grew) trials")
-        #expect(try PepperProcess.run(["dns", "stats"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["dns", "stats"], home: home).status == 0)
         print("DNS query log: \(Self.trials) servers killed under dnsperf load; \(previous) rows, log and counters equal after every kill")
     }
 }

@@ -14,81 +14,83 @@ struct ListsAndUpdateTests {
         try Manifest.decode(Data(contentsOf: home.appendingPathComponent("out/manifest.json")))
     }
 
-    @Test func listsCommandsManageTheCatalogueAndRecompile() throws {
+    @Test func listsCommandsManageTheCatalogueAndRecompile() async throws {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("My List.txt")
         try Data(Self.listA.utf8).write(to: file)
 
-        let listed = try PepperProcess.run(["lists", "list", "--json"], home: home)
+        let listed = try await PepperProcess.run(["lists", "list", "--json"], home: home)
         let names = (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.compactMap {
             $0["name"] as? String
         }
         #expect(names == ["easylist", "easyprivacy", "duckduckgo-tds", "disconnect"])
 
-        let added = try PepperProcess.run(["lists", "add", file.path], home: home)
+        let added = try await PepperProcess.run(["lists", "add", file.path], home: home)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("Added my-list (2 rules)"))
         #expect(try manifest(home).sources.map(\.name) == ["my-list"], "the new list takes effect at once")
 
-        #expect(try PepperProcess.run(["lists", "disable", "my-list"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["lists", "disable", "my-list"], home: home).status == 0)
         #expect(try manifest(home).sources.map(\.name) == ["pepper-starter"], "no enabled list with a copy: the starter list")
-        #expect(try PepperProcess.run(["lists", "enable", "my-list"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["lists", "enable", "my-list"], home: home).status == 0)
         #expect(try manifest(home).sources.map(\.name) == ["my-list"])
 
-        let builtIn = try PepperProcess.run(["lists", "remove", "easylist"], home: home)
+        let builtIn = try await PepperProcess.run(["lists", "remove", "easylist"], home: home)
         #expect(builtIn.status == 1)
         #expect(builtIn.stderr.contains("built in"))
-        #expect(try PepperProcess.run(["lists", "add", file.path, "--name", "Bad Name"], home: home).status == 64)
-        let duplicate = try PepperProcess.run(["lists", "add", file.path], home: home)
+        #expect(try await PepperProcess.run(["lists", "add", file.path, "--name", "Bad Name"], home: home).status == 64)
+        let duplicate = try await PepperProcess.run(["lists", "add", file.path], home: home)
         #expect(duplicate.status == 1)
 
         let junk = home.appendingPathComponent("junk.bin")
         try Data([0x00, 0x01, 0x02, 0x03]).write(to: junk)
-        let refused = try PepperProcess.run(["lists", "add", junk.path], home: home)
+        let refused = try await PepperProcess.run(["lists", "add", junk.path], home: home)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("not added"))
-        #expect(!(try PepperProcess.run(["lists", "list"], home: home).stdout.contains("junk")))
+        #expect(!(try await PepperProcess.run(["lists", "list"], home: home).stdout.contains("junk")))
 
-        #expect(try PepperProcess.run(["lists", "remove", "my-list"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["lists", "remove", "my-list"], home: home).status == 0)
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/my-list").path))
     }
 
-    @Test func anExpiredAllowlistEntryIsCompiledAwayByTheNextUpdate() throws {
+    @Test func anExpiredAllowlistEntryIsCompiledAwayByTheNextUpdate() async throws {
         let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true)])
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         // Only the local list: the built-in ones would be downloaded from the internet.
-        for name in ["easylist", "easyprivacy"] { _ = try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
-        #expect(try PepperProcess.run(["lists", "add", "http://127.0.0.1:\(server.port)/a.txt", "--name", "a"], home: home).status == 0)
-        #expect(try PepperProcess.run(["allowlist", "add", "shop.example", "--for", "2s"], home: home).status == 0)
+        for name in ["easylist", "easyprivacy"] { _ = try await PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
+        #expect(
+            try await PepperProcess.run(["lists", "add", "http://127.0.0.1:\(server.port)/a.txt", "--name", "a"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["allowlist", "add", "shop.example", "--for", "2s"], home: home).status == 0)
         #expect(try manifest(home).allowlist == ["shop.example"])
 
         // Two seconds pass (told to the state rather than slept through: its expiry is moved to
         // the past). Nothing changed upstream: only the lapsed entry calls for a new compilation.
         try AllowlistStore(database: PepperDatabase(home: PepperHome(url: home))).add(
             "shop.example", expiresAt: Date().addingTimeInterval(-1))
-        let update = try PepperProcess.run(["update"], home: home)
+        let update = try await PepperProcess.run(["update"], home: home)
         #expect(update.status == 0, "\(update.stderr)")
         #expect(!update.stdout.contains("updated"), "\(update.stdout)")
         #expect(try manifest(home).allowlist == [], "the expired entry no longer applies")
 
-        let again = try PepperProcess.run(["update"], home: home)
+        let again = try await PepperProcess.run(["update"], home: home)
         #expect(!again.stderr.contains("Compiled"), "an up-to-date output is left alone: \(again.stderr)")
     }
 
-    @Test func updateDownloadsWhatChangedAndKeepsTheLastGoodCopyOnFailure() throws {
+    @Test func updateDownloadsWhatChangedAndKeepsTheLastGoodCopyOnFailure() async throws {
         let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true), "/b.txt": .init(body: Self.listB, etag: true)])
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         for name in ["a", "b"] {
-            let added = try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home)
+            let added = try await PepperProcess.run(
+                ["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home)
             #expect(added.status == 0, "\(added.stderr)")
         }
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
-        let first = try PepperProcess.run(["update"], home: home)
+        let first = try await PepperProcess.run(["update"], home: home)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("a: up to date until"), "just added, so not due: \(first.stdout)")
         #expect(try manifest(home).sources.map(\.name) == ["a", "b"])
@@ -97,14 +99,14 @@ struct ListsAndUpdateTests {
         try server.set([
             "/a.txt": .init(body: Self.listA + "||new-a.example^\n", etag: true), "/b.txt": .init(body: "down", status: 500),
         ])
-        let second = try PepperProcess.run(["update", "--force", "--attempts", "1"], home: home)
+        let second = try await PepperProcess.run(["update", "--force", "--attempts", "1"], home: home)
         #expect(second.status == 1, "a failed list makes the update fail")
         #expect(second.stdout.contains("a: updated"))
         #expect(second.stdout.contains("b: FAILED: HTTP 500; keeping the last good copy"))
         let rules = try WebKitRuleJSON.decode(Data(contentsOf: home.appendingPathComponent("out/blocker-1.json")))
         #expect(rules.contains { $0.trigger.urlFilter.contains("new-a") }, "the new rules take effect at once")
         #expect(rules.contains { $0.trigger.urlFilter.contains("bad-b") }, "the failed list's last good copy is still used")
-        let lists = try PepperProcess.run(["lists", "list"], home: home)
+        let lists = try await PepperProcess.run(["lists", "list"], home: home)
         #expect(lists.stdout.contains("last error: HTTP 500"))
 
         // Nothing changed: a conditional request each, and the output stays as it is.
@@ -112,20 +114,22 @@ struct ListsAndUpdateTests {
             "/a.txt": .init(body: Self.listA + "||new-a.example^\n", etag: true), "/b.txt": .init(body: Self.listB, etag: true),
         ])
         server.clearLog()
-        let third = try PepperProcess.run(["update", "--force"], home: home)
+        let third = try await PepperProcess.run(["update", "--force"], home: home)
         #expect(third.status == 0, "\(third.stderr)")
         #expect(third.stdout.contains("a: not modified"))
         #expect(server.requests.allSatisfy { $0.ifNoneMatch != nil })
     }
 
-    @Test func aSecondUpdateWaitsOrSaysOneIsRunning() throws {
+    @Test func aSecondUpdateWaitsOrSaysOneIsRunning() async throws {
         let server = try ListServer(routes: ["/slow.txt": .init(body: Self.listA, delay: 2.5)])
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
-        #expect(try PepperProcess.run(["lists", "add", server.url("/slow.txt"), "--name", "slow", "--no-compile"], home: home).status == 0)
+        #expect(
+            try await PepperProcess.run(["lists", "add", server.url("/slow.txt"), "--name", "slow", "--no-compile"], home: home).status == 0
+        )
 
         // `lists add` fetched the list once already: only the update's own request counts below.
         server.clearLog()
@@ -137,15 +141,16 @@ struct ListsAndUpdateTests {
         try first.run()
         // The first update holds the update lock once it is downloading (the list takes 2.5 s to come).
         let deadline = Date().addingTimeInterval(60)
-        while !server.requests.contains(where: { $0.path == "/slow.txt" }), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while !server.requests.contains(where: { $0.path == "/slow.txt" }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try #require(server.requests.contains { $0.path == "/slow.txt" }, "the first update never asked for the list")
-        let busy = try PepperProcess.run(["update", "--no-wait"], home: home)
+        let busy = try await PepperProcess.run(["update", "--no-wait"], home: home)
         #expect(busy.status == 1)
         #expect(busy.stderr.contains("another update is running (pid \(first.processIdentifier))"))
-        let waiting = try PepperProcess.run(["update"], home: home)
+        let waiting = try await PepperProcess.run(["update"], home: home)
         #expect(waiting.status == 0, "\(waiting.stderr)")
         #expect(waiting.stderr.contains("waiting for it to finish"))
-        first.waitUntilExit()
-        #expect(first.terminationStatus == 0)
+        #expect(await first.exited() == 0)
     }
 }

@@ -28,18 +28,28 @@ struct PepperProcess {
     }()
 
     /// Runs `pepper` with `arguments` and `PEPPER_HOME=home`.
-    static func run(_ arguments: [String], home: URL, stdin: Data? = nil, environment: [String: String] = [:]) throws -> Outcome {
-        try Subprocess.run(executable, arguments, environment: ["PEPPER_HOME": home.path].merging(environment) { $1 }, stdin: stdin)
+    static func run(_ arguments: [String], home: URL, stdin: Data? = nil, environment: [String: String] = [:]) async throws -> Outcome {
+        try await Subprocess.run(executable, arguments, environment: ["PEPPER_HOME": home.path].merging(environment) { $1 }, stdin: stdin)
     }
 }
 
 /// Runs a program and collects its output.
 enum Subprocess {
+    /// Runs `executable` to the end. The wait blocks a thread of its own, never one of the
+    /// threads Swift concurrency shares among all the tests (and their in-process servers).
     static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
-    ) throws
+    ) async throws
         -> PepperProcess.Outcome
     {
+        try await onOwnThread { try runBlocking(executable, arguments, environment: environment, stdin: stdin) }
+    }
+
+    /// Runs `executable` to the end, blocking the calling thread: only for synchronous contexts
+    /// such as a test trait's condition, evaluated before any test runs.
+    static func runBlocking(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+    ) throws -> PepperProcess.Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -43,9 +43,9 @@ struct PicketClusterTests {
 
         // Approved on the console (its own process, on the same database), then published by
         // every server within the refresh window.
-        let console = try cluster.startConsole()
+        let console = try await cluster.startConsole()
         defer { console.stop() }
-        let approved = try console.post("/moderation/decide", ["id": receipt.id, "decision": "approve"])
+        let approved = try await console.post("/moderation/decide", ["id": receipt.id, "decision": "approve"])
         #expect(approved.hasPrefix("30"), "a redirect back to the page: \(approved)")
         let published = try await Self.afterWindow(since: Date(), servers: 3) { index in
             try await cluster.instanceClient(index, appKey).activeStrikes().strikes.contains {
@@ -102,8 +102,8 @@ struct PicketClusterTests {
         #expect(try await cluster.client(appKey).raw(method: "GET", path: "/api/mobile/active-strikes").status == 200, "other keys go on")
 
         // A key revoked on the console is refused by every server within the refresh window.
-        let keyID = try cluster.keyID(label: "cluster test 1")
-        let revoked = try console.post("/moderation/keys/revoke", ["id": keyID])
+        let keyID = try await cluster.keyID(label: "cluster test 1")
+        let revoked = try await console.post("/moderation/keys/revoke", ["id": keyID])
         #expect(revoked.hasPrefix("30"), "a redirect back to the page: \(revoked)")
         let refused = try await Self.afterWindow(since: Date(), servers: 3) { index in
             let answer = try await cluster.instanceClient(index, appKey).raw(method: "GET", path: "/api/mobile/active-strikes")
@@ -122,7 +122,7 @@ struct PicketClusterTests {
         let key = try await cluster.createKey()
         let workers = 6
         let load = try LoadClients(port: cluster.listenPort, key: key, workers: workers, directory: cluster.home)
-        defer { load.stop() }
+        defer { load.requestStop() }
 
         // Under load: kill the second server with SIGKILL (no graceful stop, requests in flight lost).
         #expect(try await Self.poll(within: 60, since: Date()) { load.acceptedCount >= 100 } != nil, "the load runs")
@@ -139,7 +139,7 @@ struct PicketClusterTests {
 
         // Restarted on its address: HAProxy's health check brings it back, and it serves again.
         let restartedAt = Date()
-        try cluster.restart(1)
+        try await cluster.restart(1)
         let up = try await Self.poll(within: 15, since: restartedAt) { try await cluster.stats()["picket2"]?.status == "UP" }
         #expect(up != nil, "HAProxy's health check brings the restarted server back")
         let answeredAtRejoin = try await cluster.stats()["picket2"]?.answered2xx ?? 0
@@ -147,11 +147,12 @@ struct PicketClusterTests {
             (try await cluster.stats()["picket2"]?.answered2xx ?? 0) >= answeredAtRejoin + 20
         }
         #expect(serving != nil, "the restarted server answers requests again")
-        load.stop()
+        await load.stop()
 
         // Every accepted (201) submission is in the database; a row without a 201 is one the
         // killed server stored and could not answer for, which only a failed request can be.
-        let rows = Set(try cluster.psql("SELECT id FROM picket_action WHERE origin = 'submission'").split(separator: "\n").map(String.init))
+        let rows = Set(
+            try await cluster.psql("SELECT id FROM picket_action WHERE origin = 'submission'").split(separator: "\n").map(String.init))
         let answers = load.answers
         let accepted = answers.compactMap(\.id)
         let lost = Set(accepted).subtracting(rows)
@@ -235,11 +236,11 @@ final class PicketCluster: @unchecked Sendable {
     init(instances: Int, rateLimit: Int, serverArguments: [String]) async throws {
         let (postgres, haproxyBinary) = try Self.requirements()
         home = TestPaths.temporaryDirectory("picket-cluster")
-        database = try Self.createDatabase(on: postgres)
+        database = try await Self.createDatabase(on: postgres)
         self.serverArguments = serverArguments
         var started: [ServerProcess] = []
         for _ in 0..<instances {
-            started.append(
+            await started.append(
                 try ServerProcess(
                     ["picket", "serve", "--listen", "127.0.0.1:0", "--database", database] + serverArguments, home: home))
         }
@@ -318,7 +319,7 @@ final class PicketCluster: @unchecked Sendable {
         let state =
             ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "")
             .split(separator: " ").dropFirst(2).first.map(String.init) ?? "gone"
-        let listening = ((try? Subprocess.run(URL(fileURLWithPath: "/usr/bin/ss"), ["-Hltnp"]))?.stdout ?? "")
+        let listening = ((try? await Subprocess.run(URL(fileURLWithPath: "/usr/bin/ss"), ["-Hltnp"]))?.stdout ?? "")
             .split(separator: "\n").filter { $0.contains(":\(statsPort) ") || $0.contains(":\(listenPort) ") }
         return (answered ? "" : "no statistics; ")
             + "HAProxy pid \(pid) (running: \(haproxy.isRunning), state \(state)), ports \(listenPort) and \(statsPort), listening there: \(listening); last statistics: \(seen); log: \(log)"
@@ -364,7 +365,7 @@ final class PicketCluster: @unchecked Sendable {
     /// (they read new keys within their refresh window, like revocations).
     func createKey() async throws -> String {
         keys += 1
-        let created = try pepper(["picket", "keys", "create", "--preset", "mobile-apps", "--label", "cluster test \(keys)"])
+        let created = try await pepper(["picket", "keys", "create", "--preset", "mobile-apps", "--label", "cluster test \(keys)"])
         guard created.status == 0, let key = created.stdout.split(separator: "\n").last.map(String.init) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "keys create failed: \(created.stderr)"])
         }
@@ -376,8 +377,8 @@ final class PicketCluster: @unchecked Sendable {
     }
 
     /// The identifier of the key labelled `label`.
-    func keyID(label: String) throws -> String {
-        let listed = try pepper(["picket", "keys", "list", "--json"])
+    func keyID(label: String) async throws -> String {
+        let listed = try await pepper(["picket", "keys", "list", "--json"])
         let keys = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
         guard let id = keys.first(where: { $0["label"] as? String == label })?["id"] as? String else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no key labelled \(label): \(listed.stdout)"])
@@ -386,13 +387,13 @@ final class PicketCluster: @unchecked Sendable {
     }
 
     /// `pepper` with `--database` of this cluster.
-    func pepper(_ arguments: [String]) throws -> PepperProcess.Outcome {
-        try PepperProcess.run(arguments + ["--database", database], home: home)
+    func pepper(_ arguments: [String]) async throws -> PepperProcess.Outcome {
+        try await PepperProcess.run(arguments + ["--database", database], home: home)
     }
 
     /// `pepper console` on the cluster's database (a process of its own, as on another machine).
-    func startConsole() throws -> ConsoleSession {
-        try ConsoleSession(database: database, home: home)
+    func startConsole() async throws -> ConsoleSession {
+        try await ConsoleSession(database: database, home: home)
     }
 
     /// Kills server `index` with SIGKILL: no graceful stop.
@@ -404,8 +405,8 @@ final class PicketCluster: @unchecked Sendable {
     }
 
     /// Starts server `index` again on its address.
-    func restart(_ index: Int) throws {
-        servers[index] = try ServerProcess(
+    func restart(_ index: Int) async throws {
+        servers[index] = try await ServerProcess(
             ["picket", "serve", "--listen", "127.0.0.1:\(ports[index])", "--database", database] + serverArguments, home: home)
     }
 
@@ -416,9 +417,7 @@ final class PicketCluster: @unchecked Sendable {
         // refused this port for a minute while HAProxy listened on it (ss showed it), and curl
         // says which error it got.
         let url = "http://127.0.0.1:\(statsPort)/stats;csv"
-        let fetched = try await onOwnThread {
-            try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", "--max-time", "10", url])
-        }
+        let fetched = try await Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", "--max-time", "10", url])
         guard fetched.status == 0 else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "curl \(url): \(fetched.stderr)"])
         }
@@ -437,8 +436,8 @@ final class PicketCluster: @unchecked Sendable {
     }
 
     /// Runs SQL on the cluster's database; the rows, one a line.
-    func psql(_ sql: String) throws -> String {
-        let run = try Subprocess.run(Self.psqlBinary, [database, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql])
+    func psql(_ sql: String) async throws -> String {
+        let run = try await Subprocess.run(Self.psqlBinary, [database, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql])
         guard run.status == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: run.stderr]) }
         return run.stdout
     }
@@ -461,9 +460,9 @@ final class PicketCluster: @unchecked Sendable {
     }
 
     /// A new, empty database on the server at `url`; its URL.
-    static func createDatabase(on url: String) throws -> String {
+    static func createDatabase(on url: String) async throws -> String {
         let name = "pepper_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        let run = try Subprocess.run(psqlBinary, [url, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "CREATE DATABASE \(name)"])
+        let run = try await Subprocess.run(psqlBinary, [url, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", "CREATE DATABASE \(name)"])
         guard run.status == 0, var components = URLComponents(string: url) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot create a database: \(run.stderr)"])
         }
@@ -497,16 +496,16 @@ final class ConsoleSession: @unchecked Sendable {
     private let base: String
     private var csrf = ""
 
-    init(database: String, home: URL) throws {
-        server = try ServerProcess(
+    init(database: String, home: URL) async throws {
+        server = try await ServerProcess(
             ["console", "--listen", "127.0.0.1:0", "--picket-database", database], home: home, ready: "Pepper console: open http://")
         base = "http://127.0.0.1:\(server.port)"
         jar = home.appendingPathComponent("console-cookies-\(UUID().uuidString.prefix(8)).txt")
         guard let link = server.output.firstMatch(after: "Pepper console: open ") else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no link: \(server.output)"])
         }
-        _ = try curl(["-o", "/dev/null", link])
-        let page = try curl(["\(base)/moderation"])
+        _ = try await curl(["-o", "/dev/null", link])
+        let page = try await curl(["\(base)/moderation"])
         guard let range = page.range(of: #"name="csrf" content=""#) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "not signed in: \(page.prefix(300))"])
         }
@@ -514,20 +513,22 @@ final class ConsoleSession: @unchecked Sendable {
     }
 
     /// Posts a form; `status redirect-URL` as curl writes them.
-    func post(_ path: String, _ fields: [String: String]) throws -> String {
+    func post(_ path: String, _ fields: [String: String]) async throws -> String {
         let form = (fields.merging(["csrf": csrf]) { $1 }).sorted { $0.key < $1.key }.flatMap {
             ["--data-urlencode", "\($0.key)=\($0.value)"]
         }
-        return try curl(["-o", "/dev/null", "-w", "%{http_code} %{redirect_url}"] + form + ["\(base)\(path)"])
+        return try await curl(["-o", "/dev/null", "-w", "%{http_code} %{redirect_url}"] + form + ["\(base)\(path)"])
     }
 
     func stop() {
         _ = server.stop(signal: SIGTERM)
     }
 
-    private func curl(_ arguments: [String]) throws -> String {
-        try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--max-time", "30", "-c", jar.path, "-b", jar.path] + arguments)
-            .stdout
+    private func curl(_ arguments: [String]) async throws -> String {
+        try await Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--max-time", "30", "-c", jar.path, "-b", jar.path] + arguments
+        )
+        .stdout
     }
 }
 
@@ -556,9 +557,14 @@ final class LoadClients: @unchecked Sendable {
     }
 
     /// Stops the clients and waits for them (each finishes the request it is in).
-    func stop() {
+    func stop() async {
+        requestStop()
+        await process.exited()
+    }
+
+    /// Asks the clients to stop, without waiting (for a `defer`).
+    func requestStop() {
         _ = FileManager.default.createFile(atPath: stopFile.path, contents: nil)
-        process.waitUntilExit()
     }
 
     /// One answer (or failure) as a client saw it.

@@ -9,7 +9,8 @@ struct PicketCommandTests {
     func demoAndReadmeExamples() async throws {
         let home = TestPaths.temporaryDirectory("picket-demo")
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try ServerProcess(["picket", "serve", "--demo", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], home: home)
+        let server = try await ServerProcess(
+            ["picket", "serve", "--demo", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], home: home)
         defer { server.kill() }
         // First the one key the apps need (to read and to report), labelled for them; then a key per side.
         let keyLines = server.output.split(separator: "\n").filter { $0.contains(" key (") }
@@ -30,7 +31,8 @@ struct PicketCommandTests {
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(server.port)")
         #expect(script.components(separatedBy: "curl ").count - 1 == 9, "the README shows nine curl commands")
         #expect(!script.contains("WRITE_KEY"), "one key reads and reports, as in the apps")
-        let run = try Subprocess.run(URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": appKey])
+        let run = try await Subprocess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": appKey])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 8, "\(run.stdout)")
@@ -58,7 +60,7 @@ struct PicketCommandTests {
                 separatedBy: "Metrics on http://127.0.0.1:"
             )
             .last?.prefix { $0.isNumber })
-        let scrape = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "http://127.0.0.1:\(metricsPort)/metrics"])
+        let scrape = try await Subprocess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "http://127.0.0.1:\(metricsPort)/metrics"])
         let counts: [String: Int] = [
             #"route="/api/mobile/data",method="GET",status="200""#: 2, #"route="/api/mobile/data",method="GET",status="304""#: 1,
             #"route="/api/mobile/active-strikes",method="GET",status="200""#: 1,
@@ -74,7 +76,7 @@ struct PicketCommandTests {
         }
 
         // Moderation sees both reports and the demo's pending one; approving changes the data.
-        let pending = try PepperProcess.run(["picket", "moderate", "list", "--json"], home: home)
+        let pending = try await PepperProcess.run(["picket", "moderate", "list", "--json"], home: home)
         #expect(pending.status == 0, "\(pending.stderr)")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(pending.stdout.utf8)) as? [[String: Any]])
         #expect(Set(items.compactMap { $0["kind"] as? String }) == ["strike", "snapshot"])
@@ -83,7 +85,7 @@ struct PicketCommandTests {
         let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: readKey)
         let downtown = GeoCoordinate(latitude: 47.61, longitude: -122.33)
         guard case .updated(_, let hash, _) = try await Self.wait({ try await client.mobileData(at: downtown) }) else { return }
-        let approved = try PepperProcess.run(["picket", "moderate", "approve", strike.id], home: home)
+        let approved = try await PepperProcess.run(["picket", "moderate", "approve", strike.id], home: home)
         #expect(approved.status == 0, "\(approved.stderr)")
         #expect(approved.stdout.contains("Approved strike \(strike.id)"))
         let refreshed = try await Self.wait { try await client.mobileData(at: downtown, lastHash: hash) }
@@ -96,10 +98,10 @@ struct PicketCommandTests {
     }
 
     @Test("keys, import, moderate, policy: output, JSON and exit codes")
-    func administration() throws {
+    func administration() async throws {
         let home = TestPaths.temporaryDirectory("picket-admin")
         defer { try? FileManager.default.removeItem(at: home) }
-        let created = try PepperProcess.run(
+        let created = try await PepperProcess.run(
             ["picket", "keys", "create", "--scope", "read:mobile", "--scope", "write:gps-snapshot", "--json"], home: home)
         #expect(created.status == 0, "\(created.stderr)")
         let key = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
@@ -108,41 +110,44 @@ struct PicketCommandTests {
         #expect(APIKeyFormat.isWellFormed(key["key"] as? String ?? ""))
         let id = try #require(key["id"] as? String)
         // The mobile apps' preset: the three scopes the OPL apps use with their one key.
-        let app = try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--json"], home: home)
+        let app = try await PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--json"], home: home)
         #expect(app.status == 0, "\(app.stderr)")
         let appKey = try #require(try JSONSerialization.jsonObject(with: Data(app.stdout.utf8)) as? [String: Any])
         #expect((appKey["scopes"] as? [String]) == ["read:mobile", "write:gps-snapshot", "write:submit-strike"])
-        #expect(try PepperProcess.run(["picket", "keys", "list"], home: home).stdout.contains("mobile apps"), "labelled for the apps")
-        let human = try PepperProcess.run(["picket", "keys", "create", "--scope", "write:submit-strike", "--label", "phone"], home: home)
+        #expect(
+            try await PepperProcess.run(["picket", "keys", "list"], home: home).stdout.contains("mobile apps"), "labelled for the apps")
+        let human = try await PepperProcess.run(
+            ["picket", "keys", "create", "--scope", "write:submit-strike", "--label", "phone"], home: home)
         #expect(human.stdout.split(separator: "\n").last.map { APIKeyFormat.isWellFormed(String($0)) } == true)
-        let listed = try PepperProcess.run(["picket", "keys", "list"], home: home)
+        let listed = try await PepperProcess.run(["picket", "keys", "list"], home: home)
         #expect(listed.stdout.contains(id) && listed.stdout.contains("phone"))
         #expect(!listed.stdout.contains(key["key"] as! String), "keys are never shown again")
-        #expect(try PepperProcess.run(["picket", "keys", "revoke", id], home: home).stdout == "Revoked \(id)\n")
-        let again = try PepperProcess.run(["picket", "keys", "revoke", id], home: home)
+        #expect(try await PepperProcess.run(["picket", "keys", "revoke", id], home: home).stdout == "Revoked \(id)\n")
+        let again = try await PepperProcess.run(["picket", "keys", "revoke", id], home: home)
         #expect(again.status == 1)
         #expect(again.stderr.contains("no active key"))
-        let listedJSON = try PepperProcess.run(["picket", "keys", "list", "--json"], home: home)
+        let listedJSON = try await PepperProcess.run(["picket", "keys", "list", "--json"], home: home)
         let keys = try #require(try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [[String: Any]])
         #expect(keys.first { $0["id"] as? String == id }?["revokedAt"] is String)
 
         // Usage errors exit 64, failures 1.
-        #expect(try PepperProcess.run(["picket", "keys", "create"], home: home).status == 64)
-        #expect(try PepperProcess.run(["picket", "keys", "create", "--scope", "admin"], home: home).status == 64)
-        #expect(try PepperProcess.run(["picket", "keys", "create", "--preset", "everything"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "keys", "create"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "keys", "create", "--scope", "admin"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "keys", "create", "--preset", "everything"], home: home).status == 64)
         #expect(
-            try PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--scope", "read:mobile"], home: home).status
+            try await PepperProcess.run(["picket", "keys", "create", "--preset", "mobile-apps", "--scope", "read:mobile"], home: home)
+                .status
                 == 64)
-        #expect(try PepperProcess.run(["picket", "keys", "list", "--database", "mysql://x"], home: home).status == 64)
-        #expect(try PepperProcess.run(["picket", "serve", "--listen", "nowhere"], home: home).status == 64)
-        #expect(try PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)
-        #expect(try PepperProcess.run(["picket", "policy", "sometimes"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "keys", "list", "--database", "mysql://x"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "serve", "--listen", "nowhere"], home: home).status == 64)
+        #expect(try await PepperProcess.run(["picket", "moderate", "approve", "act_missing"], home: home).status == 1)
+        #expect(try await PepperProcess.run(["picket", "policy", "sometimes"], home: home).status == 64)
 
         // A PostgreSQL server that is not there: the server and the one-shot commands fail at
         // once with the reason, not after the connection pool's minute of retries.
         for command in [["picket", "serve", "--listen", "127.0.0.1:0"], ["picket", "keys", "list"]] {
             let started = Date()
-            let down = try PepperProcess.run(command + ["--database", "postgres://pepper@127.0.0.1:1/picket"], home: home)
+            let down = try await PepperProcess.run(command + ["--database", "postgres://pepper@127.0.0.1:1/picket"], home: home)
             #expect(down.status == 1)
             #expect(down.stderr.contains("cannot open the Picket database") && down.stderr.contains("Connection refused"), "\(down.stderr)")
             #expect(Date().timeIntervalSince(started) < 20, "\(command)")
@@ -151,59 +156,62 @@ struct PicketCommandTests {
         // Import: checked field by field, then idempotent.
         let file = home.appendingPathComponent("seed.json")
         try Data(Self.seed.utf8).write(to: file)
-        let imported = try PepperProcess.run(["picket", "import", file.path], home: home)
+        let imported = try await PepperProcess.run(["picket", "import", file.path], home: home)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout == "Imported 1 employers, 2 actions, 2 locations\n")
-        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
         let broken = home.appendingPathComponent("broken.json")
         try Data(Self.seed.replacingOccurrences(of: #""actionType": "strike""#, with: #""actionType": "riot""#).utf8).write(to: broken)
-        let refused = try PepperProcess.run(["picket", "import", broken.path], home: home)
+        let refused = try await PepperProcess.run(["picket", "import", broken.path], home: home)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("actions[0].actionType must be one of"))
 
         // The imported pending action is moderated; a second decision fails.
-        let list = try PepperProcess.run(["picket", "moderate", "list"], home: home)
+        let list = try await PepperProcess.run(["picket", "moderate", "list"], home: home)
         #expect(list.stdout.contains("act_seed_pending  strike"))
         #expect(
-            try PepperProcess.run(["picket", "moderate", "reject", "act_seed_pending", "--reason", "Duplicate report"], home: home).stdout
+            try await PepperProcess.run(["picket", "moderate", "reject", "act_seed_pending", "--reason", "Duplicate report"], home: home)
+                .stdout
                 .hasPrefix("Rejected strike act_seed_pending"))
-        let twice = try PepperProcess.run(["picket", "moderate", "approve", "act_seed_pending"], home: home)
+        let twice = try await PepperProcess.run(["picket", "moderate", "approve", "act_seed_pending"], home: home)
         #expect(twice.status == 1)
         #expect(twice.stderr.contains("already rejected"))
         // The audit trail records who (cli), when and why; a refused decision left no row.
-        let trail = try PepperProcess.run(["picket", "moderate", "log"], home: home)
+        let trail = try await PepperProcess.run(["picket", "moderate", "log"], home: home)
         #expect(trail.stdout.split(separator: "\n").count == 1, "\(trail.stdout)")
         #expect(trail.stdout.contains("reject   strike    act_seed_pending") && trail.stdout.hasSuffix("by cli  — Duplicate report\n"))
-        let trailJSON = try PepperProcess.run(["picket", "moderate", "log", "--json"], home: home)
+        let trailJSON = try await PepperProcess.run(["picket", "moderate", "log", "--json"], home: home)
         #expect(
             trailJSON.stdout.contains(#""moderator" : "cli""#) || trailJSON.stdout.contains(#""moderator":"cli""#), "\(trailJSON.stdout)")
-        let tooLong = try PepperProcess.run(
+        let tooLong = try await PepperProcess.run(
             ["picket", "moderate", "approve", "act_x", "--reason", String(repeating: "r", count: 501)], home: home)
         #expect(tooLong.status == 1 && tooLong.stderr.contains("the reason must be at most 500 characters"))
 
         // A separate SQLite file with --database.
         let other = home.appendingPathComponent("other.sqlite").path
         #expect(
-            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", "sqlite:" + other], home: home)
-                .status == 0)
+            try await PepperProcess.run(
+                ["picket", "keys", "create", "--scope", "read:mobile", "--database", "sqlite:" + other], home: home
+            )
+            .status == 0)
         #expect(FileManager.default.fileExists(atPath: other))
 
-        #expect(try PepperProcess.run(["picket", "policy"], home: home).stdout == "ask\n")
-        #expect(try PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
-        #expect(try PepperProcess.run(["picket", "policy"], home: home).stdout == "allow\n")
+        #expect(try await PepperProcess.run(["picket", "policy"], home: home).stdout == "ask\n")
+        #expect(try await PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "policy"], home: home).stdout == "allow\n")
     }
 
     @Test("track: refreshes (200, then 304 an hour later) and zone events from a CSV and a GPX route")
-    func track() throws {
+    func track() async throws {
         let home = TestPaths.temporaryDirectory("picket-track")
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("seed.json")
         try Data(Self.seed.utf8).write(to: file)
-        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
         let key =
-            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            try await PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
             .split(separator: "\n").last.map(String.init) ?? ""
-        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+        let server = try await ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
         defer { server.kill() }
 
         // Walk east along 45.5° N through the strike (at -122.6750) and its picket site (-122.6700).
@@ -218,7 +226,7 @@ struct PicketCommandTests {
         csv += "45.5,-122.6860,\(Int(start.timeIntervalSince1970) + 7_200)\n"
         let route = home.appendingPathComponent("walk.csv")
         try Data(csv.utf8).write(to: route)
-        let run = try PepperProcess.run(
+        let run = try await PepperProcess.run(
             ["picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", key, "--route", route.path, "--json"], home: home)
         #expect(run.status == 0, "\(run.stderr)")
         let events = run.stdout.split(separator: "\n").compactMap {
@@ -245,14 +253,14 @@ struct PicketCommandTests {
             """
         let gpxFile = home.appendingPathComponent("walk.gpx")
         try Data(gpx.utf8).write(to: gpxFile)
-        let human = try PepperProcess.run(
+        let human = try await PepperProcess.run(
             ["picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", key, "--route", gpxFile.path], home: home)
         #expect(human.status == 0, "\(human.stderr)")
         let lines = human.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("2026-11-22T09:00:00Z  refresh  200  2 geofences, 2 blocklist entries") == true, "\(human.stdout)")
         #expect(lines.last?.hasPrefix("2026-11-22T09:05:00Z  Entering Strike Zone  Seed Co — strike (action, act_seed), 0 m") == true)
 
-        let badKey = try PepperProcess.run(
+        let badKey = try await PepperProcess.run(
             [
                 "picket", "track", "--server", "http://127.0.0.1:\(server.port)", "--key", "opl_" + String(repeating: "0", count: 64),
                 "--route", gpxFile.path,
@@ -261,34 +269,35 @@ struct PicketCommandTests {
         #expect(badKey.status == 1)
         #expect(badKey.stderr.contains("unknown API key"))
         #expect(
-            try PepperProcess.run(["picket", "track", "--server", "x", "--key", key, "--route", gpxFile.path], home: home).status == 64)
+            try await PepperProcess.run(["picket", "track", "--server", "x", "--key", key, "--route", gpxFile.path], home: home).status
+                == 64)
         #expect(server.stop(signal: SIGTERM).status == 0, "SIGTERM stops the server cleanly")
     }
 
     @Test("the blocklist as a list source: add, update with 304, compile, policy")
-    func listSource() throws {
+    func listSource() async throws {
         let home = TestPaths.temporaryDirectory("picket-lists")
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("seed.json")
         try Data(Self.seed.utf8).write(to: file)
-        #expect(try PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "import", file.path], home: home).status == 0)
         let key =
-            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            try await PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
             .split(separator: "\n").last.map(String.init) ?? ""
-        let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+        let server = try await ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
         defer { server.kill() }
         let location = "picket:http://127.0.0.1:\(server.port)"
-        for name in ["easylist", "easyprivacy"] { _ = try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
+        for name in ["easylist", "easyprivacy"] { _ = try await PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
 
-        #expect(try PepperProcess.run(["lists", "add", location], home: home).status == 64, "a key is required")
-        let added = try PepperProcess.run(["lists", "add", location, "--key", key], home: home)
+        #expect(try await PepperProcess.run(["lists", "add", location], home: home).status == 64, "a key is required")
+        let added = try await PepperProcess.run(["lists", "add", location, "--key", key], home: home)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("Added picket-127.0.0.1 (2 rules)"))
         let rules = try Self.compiledRules(home)
         #expect(rules.contains(#"seedco\\.example"#) && rules.contains(#"seed-shop\\.example"#))
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/.picket-picket-127.0.0.1.strikes.json").path))
 
-        let unchanged = try PepperProcess.run(["update", "--force"], home: home)
+        let unchanged = try await PepperProcess.run(["update", "--force"], home: home)
         #expect(unchanged.stdout.contains("picket-127.0.0.1: not modified"), "\(unchanged.stdout)")
 
         // A new employer's strike is approved: the next update downloads it.
@@ -298,22 +307,22 @@ struct PicketCommandTests {
             """
         let second = home.appendingPathComponent("second.json")
         try Data(strike.utf8).write(to: second)
-        #expect(try PepperProcess.run(["picket", "import", second.path], home: home).status == 0)
-        let updated = try Self.waitForUpdate(home)
+        #expect(try await PepperProcess.run(["picket", "import", second.path], home: home).status == 0)
+        let updated = try await Self.waitForUpdate(home)
         #expect(updated.contains("picket-127.0.0.1: updated"), "\(updated)")
         #expect(try Self.compiledRules(home).contains(#"newco\\.example"#))
 
-        #expect(try PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "policy", "allow"], home: home).status == 0)
         #expect(!(try Self.compiledRules(home).contains(#"newco\\.example"#)), "allow: no rules")
-        #expect(try PepperProcess.run(["picket", "policy", "ask"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "policy", "ask"], home: home).status == 0)
         #expect(try Self.compiledRules(home).contains(#"newco\\.example"#), "ask: the content blocker blocks")
 
-        let compiled = try PepperProcess.run(
+        let compiled = try await PepperProcess.run(
             ["compile", "picket:http://localhost:\(server.port)", "--output", home.appendingPathComponent("o").path], home: home,
             environment: ["PEPPER_PICKET_KEY": key])
         #expect(compiled.status == 0, "\(compiled.stderr)")
         #expect(compiled.stdout.contains("3 WebKit rules"))
-        let noKey = try PepperProcess.run(
+        let noKey = try await PepperProcess.run(
             ["compile", "picket:http://localhost:\(server.port)", "--output", home.appendingPathComponent("o2").path], home: home,
             environment: ["PEPPER_PICKET_KEY": ""])
         #expect(noKey.status == 1)
@@ -332,12 +341,12 @@ struct PicketCommandTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("seed.json")
         try Data(Self.seed.utf8).write(to: file)
-        #expect(try PepperProcess.run(["picket", "import", file.path, "--database", url], home: home).status == 0)
-        let created = try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", url], home: home)
+        #expect(try await PepperProcess.run(["picket", "import", file.path, "--database", url], home: home).status == 0)
+        let created = try await PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile", "--database", url], home: home)
         #expect(created.status == 0, "\(created.stderr)")
         let key = created.stdout.split(separator: "\n").last.map(String.init) ?? ""
         // The URL from the environment, as docs/deploy.md's units give it (out of `ps`).
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             ["picket", "serve", "--listen", "127.0.0.1:0"], home: home, environment: ["PEPPER_PICKET_DATABASE": url])
         defer { server.kill() }
         #expect(server.output.contains("(store: postgres://"))
@@ -346,20 +355,20 @@ struct PicketCommandTests {
         #expect(strikes.strikes.contains { $0.id == "act_seed" })
         #expect(server.stop(signal: SIGTERM).status == 0)
         // Moderation and its audit trail on PostgreSQL, as the console's --picket-database does.
-        let rejected = try PepperProcess.run(
+        let rejected = try await PepperProcess.run(
             ["picket", "moderate", "reject", "act_seed_pending", "--reason", "Not a labor action", "--database", url], home: home)
         #expect(rejected.status == 0, "\(rejected.stderr)")
-        let log = try PepperProcess.run(["picket", "moderate", "log", "--database", url], home: home).stdout
+        let log = try await PepperProcess.run(["picket", "moderate", "log", "--database", url], home: home).stdout
         #expect(log.contains("act_seed_pending  Seed Co  by cli  — Not a labor action"), "\(log)")
     }
 
     @Test("console --picket-database: a location that cannot be used is a clear error")
-    func consoleStoreErrors() throws {
+    func consoleStoreErrors() async throws {
         let home = TestPaths.temporaryDirectory("console-store")
         defer { try? FileManager.default.removeItem(at: home) }
-        let bad = try PepperProcess.run(["console", "--listen", "127.0.0.1:0", "--picket-database", "ftp://x"], home: home)
+        let bad = try await PepperProcess.run(["console", "--listen", "127.0.0.1:0", "--picket-database", "ftp://x"], home: home)
         #expect(bad.status == 64 && bad.stderr.contains("--picket-database"), "\(bad.stderr)")
-        let closed = try PepperProcess.run(
+        let closed = try await PepperProcess.run(
             ["console", "--listen", "127.0.0.1:0", "--picket-database", "postgres://pepper@127.0.0.1:1/none?sslmode=disable"], home: home)
         #expect(closed.status == 1 && closed.stderr.contains("cannot open the Picket database"), "\(closed.stderr)")
     }
@@ -390,12 +399,12 @@ struct PicketCommandTests {
     }
 
     /// `pepper update --force` until the server's change arrives (it checks the store every second).
-    static func waitForUpdate(_ home: URL) throws -> String {
+    static func waitForUpdate(_ home: URL) async throws -> String {
         var output = ""
         for _ in 0..<20 {
-            output = try PepperProcess.run(["update", "--force"], home: home).stdout
+            output = try await PepperProcess.run(["update", "--force"], home: home).stdout
             if output.contains(": updated") { return output }
-            Thread.sleep(forTimeInterval: 0.25)
+            try await Task.sleep(for: .milliseconds(250))
         }
         return output
     }
@@ -441,7 +450,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts `pepper` with `arguments` and waits (a minute at most) for the line starting with
     /// `ready` and an address (`Listening on http://127.0.0.1:8080 …`, or the console's `Pepper
     /// console: open http://127.0.0.1:5380/?token=…`), whose port it keeps.
-    init(_ arguments: [String], home: URL, environment: [String: String] = [:], ready: String = "Listening on http://") throws {
+    init(_ arguments: [String], home: URL, environment: [String: String] = [:], ready: String = "Listening on http://") async throws {
         process.executableURL = PepperProcess.executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PEPPER_HOME": home.path]) { $1 }.merging(environment) { $1 }
@@ -463,7 +472,7 @@ final class ServerProcess: @unchecked Sendable {
                 port = address.lastIndex(of: ":").flatMap { Int(address[address.index(after: $0)...]) }
                 break
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         guard let port else {
             process.terminate()

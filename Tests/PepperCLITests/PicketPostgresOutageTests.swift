@@ -19,13 +19,13 @@ struct PicketPostgresOutageTests {
         let url: String
         let directory: String
 
-        init() throws {
+        init() async throws {
             let script = TestPaths.repository.appendingPathComponent("scripts/postgres-server.sh").path
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-cluster-\(UUID())")
             defer { try? FileManager.default.removeItem(at: output) }
             // posix_spawn and waitpid (ChildProcess): Foundation's Process can miss the exit of a
             // shell whose grandchild (the server) lives on.
-            let log = try ChildProcess.output(
+            let log = try await ChildProcess.output(
                 "/bin/bash",
                 [
                     "-c",
@@ -112,17 +112,17 @@ struct PicketPostgresOutageTests {
         .timeLimit(.minutes(4)))
     func readsGoOnSubmissionsGet503AndEveryAcceptedOneIsStored() async throws {
         try #require(Self.postgresInstalled, "PostgreSQL is needed")
-        let cluster = try await onOwnThread { try Cluster() }
+        let cluster = try await Cluster()
         let home = TestPaths.temporaryDirectory("picket-outage")
         defer { try? FileManager.default.removeItem(at: home) }
         let seed = home.appendingPathComponent("seed.json")
         try Data(PicketCommandTests.seed.utf8).write(to: seed)
-        #expect(try PepperProcess.run(["picket", "import", seed.path, "--database", cluster.url], home: home).status == 0)
-        let created = try PepperProcess.run(
+        #expect(try await PepperProcess.run(["picket", "import", seed.path, "--database", cluster.url], home: home).status == 0)
+        let created = try await PepperProcess.run(
             ["picket", "keys", "create", "--scope", "read:mobile", "--scope", "write:submit-strike", "--database", cluster.url], home: home)
         #expect(created.status == 0, "\(created.stderr)")
         let key = created.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             ["picket", "serve", "--listen", "127.0.0.1:0", "--database", cluster.url, "--rate-limit", "0"], home: home)
         defer { server.kill() }
         let base = "http://127.0.0.1:\(server.port)"
@@ -204,7 +204,7 @@ struct PicketPostgresOutageTests {
         // Nothing lost: every 2xx submission is a row.
         let accepted = Set(submissions.filter { (200..<300).contains($0.status) }.compactMap(\.id))
         #expect(accepted.count == submissions.filter { (200..<300).contains($0.status) }.count, "every 2xx carried an id")
-        let listed = try PepperProcess.run(["picket", "moderate", "list", "--json", "--database", cluster.url], home: home)
+        let listed = try await PepperProcess.run(["picket", "moderate", "list", "--json", "--database", cluster.url], home: home)
         let pending = Set(
             ((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]) ?? []).compactMap {
                 $0["id"] as? String

@@ -50,11 +50,12 @@ struct UpdateKillTests {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
         for name in ["a", "b"] {
             #expect(
-                try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status == 0)
+                try await PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status
+                    == 0)
         }
 
         // The two possible outputs, from complete updates, and the two downloads of each list
@@ -65,11 +66,11 @@ struct UpdateKillTests {
         for version in [1, 0] {
             try server.set(Self.routes(version: version))
             let started = Date()
-            let run = try PepperProcess.run(["update", "--force"], home: home)
+            let run = try await PepperProcess.run(["update", "--force"], home: home)
             durations.append(Date().timeIntervalSince(started))
             #expect(run.status == 0, "\(run.stderr)")
             references.append(try Snapshot(home: home))
-            for record in try StoredState.read(home).lists where ["a", "b"].contains(record.name) {
+            for record in try await StoredState.read(home).lists where ["a", "b"].contains(record.name) {
                 downloads.etags[try #require(record.sha256), default: []].insert(record.etag ?? "-")
             }
         }
@@ -86,7 +87,7 @@ struct UpdateKillTests {
                     try data.write(to: url)
                     return url
                 }
-                #expect(try await onOwnThread { try WebKitJudge.compile(files).allSatisfy(\.ok) })
+                #expect(try await WebKitJudge.compile(files).allSatisfy(\.ok))
             }
         }
 
@@ -139,7 +140,7 @@ struct UpdateKillTests {
             outcomes[index] += 1
 
             // The database: whole, and its list records agree with the copies and the output.
-            if let problem = try downloads.check(home: home) {
+            if let problem = try await downloads.check(home: home) {
                 let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
                 Issue.record("trial \(trial) (\(killed ? "killed after \(delay) s" : "exited \(status)")): \(problem)\nstderr: \(stderr)")
                 return
@@ -155,13 +156,13 @@ struct UpdateKillTests {
 
         // A later complete update repairs everything the kills left behind.
         try server.set(Self.routes(version: 1))
-        #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["update", "--force"], home: home).status == 0)
         #expect(try Snapshot(home: home) == references[0])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix(".out.") }
         #expect(leftovers.count <= 2, "old generations are cleaned up: \(leftovers)")
         // And the records describe exactly the files in lists/, with no copy left pending.
-        #expect(try downloads.check(home: home) == nil)
-        let stored = try StoredState.read(home)
+        #expect(try await downloads.check(home: home) == nil)
+        let stored = try await StoredState.read(home)
         for name in ["a", "b"] {
             let record = try #require(stored.list(name))
             let copy = try Data(contentsOf: home.appendingPathComponent("lists/\(name)"))
@@ -181,21 +182,22 @@ struct UpdateKillTests {
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
         for name in ["a", "b"] {
             #expect(
-                try PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status == 0)
+                try await PepperProcess.run(["lists", "add", server.url("/\(name).txt"), "--name", name, "--no-compile"], home: home).status
+                    == 0)
         }
         var downloads = Downloads()
         for version in [1, 0] {
             try server.set(Self.routes(version: version))
-            #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
-            for record in try StoredState.read(home).lists where ["a", "b"].contains(record.name) {
+            #expect(try await PepperProcess.run(["update", "--force"], home: home).status == 0)
+            for record in try await StoredState.read(home).lists where ["a", "b"].contains(record.name) {
                 downloads.etags[try #require(record.sha256), default: []].insert(record.etag ?? "-")
             }
         }
-        let before = try StoredState.read(home)
+        let before = try await StoredState.read(home)
         try server.set(Self.routes(version: 1))
 
         let reached = try await onOwnThread { [home] () throws -> Bool in
@@ -241,17 +243,17 @@ struct UpdateKillTests {
             return reached
         }
         #expect(reached, "the update never wrote its new copy of a")
-        #expect(try downloads.check(home: home) == nil)
-        let after = try StoredState.read(home)
+        #expect(try await downloads.check(home: home) == nil)
+        let after = try await StoredState.read(home)
         #expect(after.list("a") == before.list("a"), "the record of a is the one from before the kill")
         let copy = try Data(contentsOf: home.appendingPathComponent("lists/a"))
         #expect(ContentBlockerOutput.SourceIdentity.sha256Hex(copy) == before.list("a")?.sha256, "the copy of a is the old one")
 
         // The next update stores the new copies, with their records, and leaves nothing pending.
-        #expect(try PepperProcess.run(["update", "--force"], home: home).status == 0)
-        #expect(try downloads.check(home: home) == nil)
+        #expect(try await PepperProcess.run(["update", "--force"], home: home).status == 0)
+        #expect(try await downloads.check(home: home) == nil)
         let (a1, _) = Self.lists(version: 1)
-        #expect(try StoredState.read(home).list("a")?.sha256 == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(a1.utf8)))
+        #expect(try await StoredState.read(home).list("a")?.sha256 == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(a1.utf8)))
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/.a.pending").path))
     }
 
@@ -272,8 +274,8 @@ struct UpdateKillTests {
         /// download (a digest the server served, with that download's ETag); the copy Pepper uses
         /// is the one the record describes; the output pairs each list's digest with that
         /// download's ETag; and no list's last success goes back.
-        mutating func check(home: URL) throws -> String? {
-            let stored = try StoredState.read(home)
+        mutating func check(home: URL) async throws -> String? {
+            let stored = try await StoredState.read(home)
             guard stored.integrity == "ok" else { return "integrity check: \(stored.integrity)" }
             let manifest = try Manifest.decode(Data(contentsOf: home.appendingPathComponent("out/manifest.json")))
             for name in ["a", "b"] {

@@ -10,19 +10,19 @@ import Testing
 struct WebKitConformanceTests {
     /// The Apple app's content-blocker slots without a list of their own return a one-rule list:
     /// WebKit refuses an empty one ("Empty extension."), and accepts that one.
-    @Test func theAppsUnusedSlotListCompilesWhereAnEmptyListIsRefused() throws {
+    @Test func theAppsUnusedSlotListCompilesWhereAnEmptyListIsRefused() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
         let folder = TestPaths.temporaryDirectory("unused-slot")
         defer { try? FileManager.default.removeItem(at: folder) }
         let unused = try ContentBlockerAttachment.unusedSlotFile(in: AppGroupContainer(url: folder))
         let empty = folder.appendingPathComponent("empty.json")
         try Data("[]".utf8).write(to: empty)
-        let results = try WebKitJudge.compile([unused, empty])
+        let results = try await WebKitJudge.compile([unused, empty])
         #expect(results.map(\.ok) == [true, false], "\(results.map { $0.error ?? "ok" })")
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func easyListAndEasyPrivacyCompileInWebKitAndAreDeterministic() throws {
+    func easyListAndEasyPrivacyCompileInWebKitAndAreDeterministic() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -30,7 +30,7 @@ struct WebKitConformanceTests {
         let first = home.appendingPathComponent("first")
         let second = home.appendingPathComponent("second")
         for output in [first, second] {
-            let outcome = try PepperProcess.run(["compile"] + lists + ["--output", output.path], home: home)
+            let outcome = try await PepperProcess.run(["compile"] + lists + ["--output", output.path], home: home)
             #expect(outcome.status == 0, "\(outcome.stderr)")
         }
         let manifest = try Manifest.decode(Data(contentsOf: first.appendingPathComponent("manifest.json")))
@@ -48,7 +48,7 @@ struct WebKitConformanceTests {
         }
         #expect(try Data(contentsOf: first.appendingPathComponent("manifest.json")).count > 0)
 
-        let results = try WebKitJudge.compile(files)
+        let results = try await WebKitJudge.compile(files)
         #expect(results.count == files.count)
         for result in results {
             #expect(result.ok, "WebKit rejected \(result.file): \(result.error ?? "")")
@@ -56,13 +56,13 @@ struct WebKitConformanceTests {
 
         // WebKit drops a hiding rule whose selector it cannot parse, silently: every selector
         // group must parse in WebKit's own CSS parser.
-        let selectors = try WebKitJudge.checkSelectors(files)
+        let selectors = try await WebKitJudge.checkSelectors(files)
         #expect(selectors.checked > 1_000)
         #expect(selectors.rejected.isEmpty, "WebKit rejects: \(selectors.rejected.prefix(5))")
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func listsOverTheLimitAreSplitAndEveryPartCompiles() throws {
+    func listsOverTheLimitAreSplitAndEveryPartCompiles() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -71,13 +71,13 @@ struct WebKitConformanceTests {
         text += "\n@@||host5.tracker-5.example/ok\n##.ad\n"
         try Data(text.utf8).write(to: list)
         let output = home.appendingPathComponent("out")
-        let outcome = try PepperProcess.run(["compile", list.path, "--output", output.path], home: home)
+        let outcome = try await PepperProcess.run(["compile", list.path, "--output", output.path], home: home)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let manifest = try Manifest.decode(Data(contentsOf: output.appendingPathComponent("manifest.json")))
         // 160,000 blocks need two request lists; the hiding rule gets a list of its own.
         #expect(manifest.files.count == 3)
         #expect(manifest.files.allSatisfy { $0.rules <= 150_000 })
-        let results = try WebKitJudge.compile(manifest.files.map { output.appendingPathComponent($0.path) })
+        let results = try await WebKitJudge.compile(manifest.files.map { output.appendingPathComponent($0.path) })
         for result in results {
             #expect(result.ok, "WebKit rejected \(result.file): \(result.error ?? "")")
         }
@@ -85,12 +85,12 @@ struct WebKitConformanceTests {
         let unsplit = home.appendingPathComponent("unsplit.json")
         let rules = (0..<150_001).map { WebKitRule(trigger: .init(urlFilter: "x\($0)"), action: .block) }
         try Data(WebKitRuleJSON.encode(rules)).write(to: unsplit)
-        let refused = try WebKitJudge.compile([unsplit])
+        let refused = try await WebKitJudge.compile([unsplit])
         #expect(refused.first?.ok == false)
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func pagesBehaveAsTheRulesSay() throws {
+    func pagesBehaveAsTheRulesSay() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
         let home = TestPaths.temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -111,7 +111,7 @@ struct WebKitConformanceTests {
         @@||exempt.test^$elemhide
         """.write(to: list, atomically: true, encoding: .utf8)
         let output = home.appendingPathComponent("out")
-        let compiled = try PepperProcess.run(["compile", list.path, "--allow", "friendly.test", "--output", output.path], home: home)
+        let compiled = try await PepperProcess.run(["compile", list.path, "--allow", "friendly.test", "--output", output.path], home: home)
         #expect(compiled.status == 0, "\(compiled.stderr)")
         let manifest = try Manifest.decode(Data(contentsOf: output.appendingPathComponent("manifest.json")))
 
@@ -143,7 +143,7 @@ struct WebKitConformanceTests {
             rules: manifest.files.map { output.appendingPathComponent($0.path).path },
             sites: sites,
             visits: hosts.map { WebKitJudge.Visit(url: "http://\($0)/", checks: checks) })
-        let result = try WebKitJudge.browse(scenario, artifactName: "page-behaviour")
+        let result = try await WebKitJudge.browse(scenario, artifactName: "page-behaviour")
         let requested = Set(result.requests)
         func fetched(_ url: String) -> Bool { requested.contains(url) }
         func element(_ host: String, _ selector: String) -> WebKitJudge.ElementState? {
@@ -185,14 +185,14 @@ struct WebKitConformanceTests {
     }
 
     /// A home with only the given TDS file as its list, compiled by `pepper lists add`.
-    func homeWithTrackerRadar(_ file: URL) throws -> URL {
+    func homeWithTrackerRadar(_ file: URL) async throws -> URL {
         let home = TestPaths.temporaryDirectory("home")
         for builtIn in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", builtIn, "--no-compile"], home: home).status == 0)
         }
-        let added = try PepperProcess.run(["lists", "add", file.path, "--format", "tds", "--name", "tds"], home: home)
+        let added = try await PepperProcess.run(["lists", "add", file.path, "--format", "tds", "--name", "tds"], home: home)
         #expect(added.status == 0, "\(added.stderr)")
-        let compiled = try PepperProcess.run(["compile"], home: home)
+        let compiled = try await PepperProcess.run(["compile"], home: home)
         #expect(compiled.status == 0, "\(compiled.stderr)")
         return home
     }
@@ -205,30 +205,33 @@ struct WebKitConformanceTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func trackerRadarTrackersAreBlockedAsThirdPartyOnly() throws {
+    func trackerRadarTrackersAreBlockedAsThirdPartyOnly() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
-        let home = try homeWithTrackerRadar(TestPaths.repository.appendingPathComponent("Tests/FilterListsTests/Fixtures/tds-fixture.json"))
+        let home = try await homeWithTrackerRadar(
+            TestPaths.repository.appendingPathComponent("Tests/FilterListsTests/Fixtures/tds-fixture.json"))
         defer { try? FileManager.default.removeItem(at: home) }
         let files = try outputFiles(home)
-        #expect(try WebKitJudge.compile(files).allSatisfy(\.ok))
+        #expect(try await WebKitJudge.compile(files).allSatisfy(\.ok))
 
         let resources = [
             "http://tracker.test/t.js", "http://tracker.test/allowed/ok.js", "http://widgets.test/track.js", "http://widgets.test/other.js",
             "http://metrics.site.test/collect.js", "http://order.test/blocked-first/x.js", "http://order.test/other.js",
             "http://tracker.test/pixel.gif",
         ]
-        func page(_ tag: String) -> WebKitJudge.Site {
+        func page(_ tag: String) async -> WebKitJudge.Site {
             WebKitJudge.Site(
                 body: "<html><body>" + resources.map { "<script src=\"\($0)?from=\(tag)\"></script>" }.joined() + "</body></html>")
         }
         let scenario = WebKitJudge.Scenario(
             rules: files.map(\.path),
-            sites: ["http://site.test/": page("site"), "http://trackerco.test/": page("owner"), "http://partner.test/": page("partner")],
+            sites: await [
+                "http://site.test/": page("site"), "http://trackerco.test/": page("owner"), "http://partner.test/": page("partner"),
+            ],
             visits: [
                 WebKitJudge.Visit(url: "http://site.test/"), WebKitJudge.Visit(url: "http://trackerco.test/"),
                 WebKitJudge.Visit(url: "http://partner.test/"),
             ])
-        let result = try WebKitJudge.browse(scenario, artifactName: "tds-fixture")
+        let result = try await WebKitJudge.browse(scenario, artifactName: "tds-fixture")
         let requested = Set(result.requests)
         func fetched(_ url: String, _ tag: String) -> Bool { requested.contains("\(url)?from=\(tag)") }
 
@@ -254,12 +257,12 @@ struct WebKitConformanceTests {
     static let realTDS = TestData.trackerRadar
 
     @Test(.timeLimit(.minutes(5)))
-    func realTrackerRadarCompilesAndBlocksGoogleAnalyticsOnlyAsThirdParty() throws {
+    func realTrackerRadarCompilesAndBlocksGoogleAnalyticsOnlyAsThirdParty() async throws {
         try #require(WebKitJudge.ready(), "WebKitGTK 4.1 with python3-gi is needed")
-        let home = try homeWithTrackerRadar(Self.realTDS)
+        let home = try await homeWithTrackerRadar(Self.realTDS)
         defer { try? FileManager.default.removeItem(at: home) }
         let files = try outputFiles(home)
-        let compiled = try WebKitJudge.compile(files)
+        let compiled = try await WebKitJudge.compile(files)
         let accepted = compiled.allSatisfy { $0.ok }
         #expect(accepted, "\(compiled.compactMap(\.error))")
         let script = "http://www.google-analytics.com/analytics.js"
@@ -268,7 +271,7 @@ struct WebKitConformanceTests {
             rules: files.map(\.path),
             sites: ["http://news.site.test/": .init(body: body), "http://www.google.com/": .init(body: body)],
             visits: [.init(url: "http://news.site.test/"), .init(url: "http://www.google.com/")])
-        let result = try WebKitJudge.browse(scenario, artifactName: "tds-real")
+        let result = try await WebKitJudge.browse(scenario, artifactName: "tds-real")
         #expect(result.requests.filter { $0 == script }.count == 1, "fetched on google.com (same owner) only: \(result.requests)")
         #expect(result.requests.contains("http://www.google.com/"))
     }

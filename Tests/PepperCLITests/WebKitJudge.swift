@@ -9,7 +9,7 @@ enum WebKitJudge {
     /// Whether WebKitGTK and its Python bindings are installed.
     static let isAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }
-        let probe = try? Subprocess.run(
+        let probe = try? Subprocess.runBlocking(
             python, ["-c", "import gi; gi.require_version('WebKit2', '4.1'); from gi.repository import WebKit2"])
         return probe?.status == 0
     }()
@@ -34,8 +34,8 @@ enum WebKitJudge {
     }
 
     /// Compiles each file with WebKit's content-rule compiler.
-    static func compile(_ files: [URL]) throws -> [CompileResult] {
-        let outcome = try Subprocess.run(python, [script.path, "compile"] + files.map(\.path))
+    static func compile(_ files: [URL]) async throws -> [CompileResult] {
+        let outcome = try await Subprocess.run(python, [script.path, "compile"] + files.map(\.path))
         guard outcome.status == 0 else { throw JudgeError(message: outcome.stderr) }
         return try JSONDecoder().decode([CompileResult].self, from: Data(outcome.stdout.utf8))
     }
@@ -46,8 +46,8 @@ enum WebKitJudge {
     }
 
     /// Runs every hiding selector of the lists through WebKit's CSS parser.
-    static func checkSelectors(_ files: [URL]) throws -> SelectorCheck {
-        let outcome = try Subprocess.run(python, [script.path, "selectors"] + files.map(\.path))
+    static func checkSelectors(_ files: [URL]) async throws -> SelectorCheck {
+        let outcome = try await Subprocess.run(python, [script.path, "selectors"] + files.map(\.path))
         guard outcome.status == 0 else { throw JudgeError(message: outcome.stderr) }
         return try JSONDecoder().decode(SelectorCheck.self, from: Data(outcome.stdout.utf8))
     }
@@ -91,12 +91,12 @@ enum WebKitJudge {
     }
 
     /// Serves `scenario.sites` through the logging proxy and visits its pages in a WebView.
-    static func browse(_ scenario: Scenario, artifactName: String) throws -> BrowseResult {
+    static func browse(_ scenario: Scenario, artifactName: String) async throws -> BrowseResult {
         let directory = TestPaths.temporaryDirectory("scenario")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("scenario.json")
         try JSONEncoder().encode(scenario).write(to: file)
-        let outcome = try Subprocess.run(python, [script.path, "browse", file.path])
+        let outcome = try await Subprocess.run(python, [script.path, "browse", file.path])
         try? FileManager.default.createDirectory(
             at: TestPaths.artifacts.appendingPathComponent("webkit"), withIntermediateDirectories: true)
         try? Data(outcome.stdout.utf8).write(to: TestPaths.artifacts.appendingPathComponent("webkit/\(artifactName).json"))

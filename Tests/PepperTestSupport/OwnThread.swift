@@ -13,3 +13,21 @@ public func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -
         thread.start()
     }
 }
+
+extension Process {
+    /// Waits for the process to exit on a thread of its own; returns its termination status.
+    @discardableResult
+    public func exited() async -> Int32 {
+        let process = UncheckedProcess(process: self)
+        return
+            (try? await onOwnThread {
+                process.process.waitUntilExit()
+                return process.process.terminationStatus
+            }) ?? -1
+    }
+}
+
+/// `Process` is not `Sendable`; waiting for it from another thread is safe.
+private struct UncheckedProcess: @unchecked Sendable {
+    let process: Process
+}

@@ -1,4 +1,3 @@
-import BlockingWork
 import Foundation
 import Logging
 import PepperTestSupport
@@ -32,15 +31,9 @@ final class TestServer: Sendable {
         logger.logLevel = .critical
         let server = PicketServer(store: store, configuration: configuration, logger: logger, metrics: metrics)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // On the console's executor (BlockingWork), not the cooperative threads the production
-        // server uses: the other tests of this process wait for child processes synchronously
-        // on those threads, and in a full run they hold them long enough for this server's
-        // clients to time out. (Making those waits asynchronous would let this go.)
-        let task = Task {
-            try await onBlockingWorkThreads {
-                try await server.run(handleSignals: false) { port in continuation.yield(port) }
-            }
-        }
+        // On the cooperative threads, as in production: the tests wait for their child
+        // processes on threads of their own (`onOwnThread`), never on these.
+        let task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()

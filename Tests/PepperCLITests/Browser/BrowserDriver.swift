@@ -122,10 +122,12 @@ final class BrowserDriver {
 
     /// Sends a command and waits for its answer; throws when it fails or takes too long.
     @discardableResult
-    func send(_ command: String, timeout: TimeInterval = 60) throws -> Answer {
+    func send(_ command: String, timeout: TimeInterval = 60) async throws -> Answer {
         transcript.append("> " + command)
         input.fileHandleForWriting.write(Data((command + "\n").utf8))
-        guard let line = lines.next(timeout: timeout) else {
+        // The wait for the answer (a page load can take seconds) blocks a thread of its own.
+        let lines = self.lines
+        guard let line = try await onOwnThread({ lines.next(timeout: timeout) }) else {
             throw DriverError(message: "no answer to '\(command)' within \(Int(timeout)) s; stderr: \(standardError)")
         }
         transcript.append(line)
@@ -135,23 +137,23 @@ final class BrowserDriver {
     }
 
     /// `wait`, returning the state once nothing is loading.
-    func waitForPage() throws -> State {
-        guard let state = try send("wait").state else { throw DriverError(message: "wait answered without a state") }
+    func waitForPage() async throws -> State {
+        guard let state = try await send("wait").state else { throw DriverError(message: "wait answered without a state") }
         return state
     }
 
     /// `state`.
-    func state() throws -> State {
-        guard let state = try send("state").state else { throw DriverError(message: "state answered without a state") }
+    func state() async throws -> State {
+        guard let state = try await send("state").state else { throw DriverError(message: "state answered without a state") }
         return state
     }
 
     /// Quits and returns the exit status.
-    func quit() throws -> Int32 {
-        try send("quit")
+    func quit() async throws -> Int32 {
+        try await send("quit")
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         guard !process.isRunning else { throw DriverError(message: "pepper browse did not exit after quit") }
         return process.terminationStatus
     }

@@ -27,7 +27,7 @@ struct BrowserEndToEndTests {
         script: .init(body: "document.title += ' (tracked)';", contentType: "text/javascript"),
     ]
 
-    @Test(BrowserDriver.trait) func blocksNavigatesRestoresZoomsAndToggles() throws {
+    @Test(BrowserDriver.trait) func blocksNavigatesRestoresZoomsAndToggles() async throws {
         let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-home")
@@ -40,7 +40,7 @@ struct BrowserEndToEndTests {
         // The rules come from the state, as a person's would: a list of one tracker.
         let list = home.appendingPathComponent("trackers.txt")
         try Data("! Title: test trackers\n||tracker.test^\n".utf8).write(to: list)
-        let added = try PepperProcess.run(["lists", "add", list.path], home: home)
+        let added = try await PepperProcess.run(["lists", "add", list.path], home: home)
         #expect(added.status == 0, "\(added.stderr)")
 
         func launch() throws -> BrowserDriver {
@@ -52,16 +52,16 @@ struct BrowserEndToEndTests {
         do {
             let browser = try launch()
             defer { transcript += browser.transcript }
-            let start = try browser.waitForPage()
+            let start = try await browser.waitForPage()
             #expect(start.startPage)
             #expect(!start.backEnabled && !start.forwardEnabled)
             #expect(start.suggestionVisible, "the one-time search suggestion")
             #expect(start.rulesCompiled == true, "first launch: WebKit compiles the rules")
-            try browser.send("screenshot \(artifacts.appendingPathComponent("start-page.png").path)")
-            try browser.send("suggestion duckduckgo")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("start-page.png").path)")
+            try await browser.send("suggestion duckduckgo")
 
-            try browser.send("open \(Self.pageA)")
-            let onA = try browser.waitForPage()
+            try await browser.send("open \(Self.pageA)")
+            let onA = try await browser.waitForPage()
             #expect(onA.url == Self.pageA)
             #expect(onA.title == "Page A", "the blocked script did not run")
             #expect(onA.blocked == 2)
@@ -71,40 +71,40 @@ struct BrowserEndToEndTests {
             #expect(!onA.backEnabled)
             #expect(requested("http://a.test/missing.png"), "page resources go through the proxy")
             #expect(!requested(Self.pixel) && !requested(Self.script), "blocked resources are never fetched")
-            try browser.send("screenshot \(artifacts.appendingPathComponent("page-with-shield.png").path)")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("page-with-shield.png").path)")
 
-            try browser.send("open \(Self.pageB)")
-            let onB = try browser.waitForPage()
+            try await browser.send("open \(Self.pageB)")
+            let onB = try await browser.waitForPage()
             #expect(onB.blocked == 0 && onB.backEnabled && !onB.forwardEnabled)
-            try browser.send("open \(Self.pageC)")
-            _ = try browser.waitForPage()
+            try await browser.send("open \(Self.pageC)")
+            _ = try await browser.waitForPage()
 
             // Within one run, back and forward use WebKit's own list.
-            try browser.send("key alt+Left")
-            let backToB = try browser.waitForPage()
+            try await browser.send("key alt+Left")
+            let backToB = try await browser.waitForPage()
             #expect(backToB.url == Self.pageB && backToB.forwardEnabled)
-            try browser.send("key alt+Left")
-            let backToA = try browser.waitForPage()
+            try await browser.send("key alt+Left")
+            let backToA = try await browser.waitForPage()
             #expect(backToA.url == Self.pageA && !backToA.backEnabled)
             #expect(backToA.blocked == 2, "a page back from WebKit's page cache reports its blocked requests again")
-            try browser.send("key alt+Right")
-            _ = try browser.waitForPage()
-            try browser.send("key alt+Right")
-            let forwardToC = try browser.waitForPage()
+            try await browser.send("key alt+Right")
+            _ = try await browser.waitForPage()
+            try await browser.send("key alt+Right")
+            let forwardToC = try await browser.waitForPage()
             #expect(forwardToC.url == Self.pageC && !forwardToC.forwardEnabled)
 
-            try browser.send("key ctrl+plus")
-            try browser.send("key ctrl+plus")
-            let zoomed = try browser.state()
+            try await browser.send("key ctrl+plus")
+            try await browser.send("key ctrl+plus")
+            let zoomed = try await browser.state()
             #expect(zoomed.zoom == 125 && zoomed.engineZoom == 125)
-            #expect(try browser.quit() == 0)
+            #expect(try await browser.quit() == 0)
         }
 
         // Second launch: C is back, WebKit's list is empty, and Back still works twice, to A.
         do {
             let browser = try launch()
             defer { transcript += browser.transcript }
-            let restored = try browser.waitForPage()
+            let restored = try await browser.waitForPage()
             #expect(restored.url == Self.pageC && restored.address == Self.pageC)
             #expect(restored.historyEntries == [Self.pageA, Self.pageB, Self.pageC])
             #expect(restored.backEnabled && !restored.forwardEnabled)
@@ -113,49 +113,49 @@ struct BrowserEndToEndTests {
             #expect(!restored.suggestionVisible, "the suggestion was answered")
             #expect(restored.rulesCompiled == false, "same manifest identifier: the stored filters are loaded")
 
-            try browser.send("click back")
-            let onB = try browser.waitForPage()
+            try await browser.send("click back")
+            let onB = try await browser.waitForPage()
             #expect(onB.url == Self.pageB)
-            try browser.send("click back")
-            let onA = try browser.waitForPage()
+            try await browser.send("click back")
+            let onA = try await browser.waitForPage()
             #expect(onA.url == Self.pageA && onA.address == Self.pageA)
             #expect(!onA.backEnabled && onA.forwardEnabled)
             #expect(onA.engineZoom == 125, "zoom applied after each load")
             #expect(onA.blocked == 2)
 
             // A swipe goes forward and back again.
-            try browser.send("swipe forward")
-            #expect(try browser.waitForPage().url == Self.pageB)
-            try browser.send("swipe back")
-            #expect(try browser.waitForPage().url == Self.pageA)
-            try browser.send("key ctrl+0")
-            #expect(try browser.state().engineZoom == 100)
+            try await browser.send("swipe forward")
+            #expect(try await browser.waitForPage().url == Self.pageB)
+            try await browser.send("swipe back")
+            #expect(try await browser.waitForPage().url == Self.pageA)
+            try await browser.send("key ctrl+0")
+            #expect(try await browser.state().engineZoom == 100)
 
             // The shield: blocking off for a.test, the tracker loads; on again, it does not.
-            try browser.send("click shield")
-            let unprotected = try browser.waitForPage()
+            try await browser.send("click shield")
+            let unprotected = try await browser.waitForPage()
             #expect(!unprotected.blocking)
             #expect(unprotected.shield == "Shield off")
             #expect(unprotected.title == "Page A (tracked)", "the tracker script ran")
             #expect(requested(Self.pixel) && requested(Self.script), "allowlisted: the resources are fetched")
-            let allowlist = try PepperProcess.run(["allowlist", "list"], home: home)
+            let allowlist = try await PepperProcess.run(["allowlist", "list"], home: home)
             #expect(allowlist.stdout.contains("a.test"))
-            try browser.send("screenshot \(artifacts.appendingPathComponent("shield-off.png").path)")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("shield-off.png").path)")
 
             proxy.clearLog()
-            try browser.send("click shield")
-            let protected = try browser.waitForPage()
+            try await browser.send("click shield")
+            let protected = try await browser.waitForPage()
             #expect(protected.blocking && protected.blocked == 2)
             #expect(requested(Self.pageA), "the page reloaded")
             #expect(!requested(Self.pixel) && !requested(Self.script))
-            #expect(try PepperProcess.run(["allowlist", "list"], home: home).stdout.isEmpty)
-            #expect(try browser.quit() == 0)
+            #expect(try await PepperProcess.run(["allowlist", "list"], home: home).stdout.isEmpty)
+            #expect(try await browser.quit() == 0)
         }
     }
 
     /// A struck employer's site, from a real Picket server's blocklist: the notice takes the
     /// page's place (nothing is fetched), and "Proceed anyway" lets the site through for a day.
-    @Test(BrowserDriver.trait) func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() throws {
+    @Test(BrowserDriver.trait) func aStruckEmployersSiteShowsTheActionAndProceedAnywayLetsItThrough() async throws {
         let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let employerPage = "http://seedco.example/shop"
         let proxy = try ListServer(routes: [
@@ -171,49 +171,49 @@ struct BrowserEndToEndTests {
         // The home subscribes to a Picket server's blocklist (one struck employer), as a person would.
         let seed = home.appendingPathComponent("seed.json")
         try Data(PicketCommandTests.seed.utf8).write(to: seed)
-        #expect(try PepperProcess.run(["picket", "import", seed.path], home: home).status == 0)
+        #expect(try await PepperProcess.run(["picket", "import", seed.path], home: home).status == 0)
         let key =
-            try PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
+            try await PepperProcess.run(["picket", "keys", "create", "--scope", "read:mobile"], home: home).stdout
             .split(separator: "\n").last.map(String.init) ?? ""
         do {
-            let server = try ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
+            let server = try await ServerProcess(["picket", "serve", "--listen", "127.0.0.1:0"], home: home)
             defer { server.kill() }
-            let added = try PepperProcess.run(["lists", "add", "picket:http://127.0.0.1:\(server.port)", "--key", key], home: home)
+            let added = try await PepperProcess.run(["lists", "add", "picket:http://127.0.0.1:\(server.port)", "--key", key], home: home)
             #expect(added.status == 0, "\(added.stderr)")
         }
 
         let browser = try BrowserDriver(home: home, display: display, proxy: proxy)
         defer { try? Data(browser.transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("picket.txt")) }
-        _ = try browser.waitForPage()
-        try browser.send("open \(Self.pageB)")
-        _ = try browser.waitForPage()
-        try browser.send("open \(employerPage)")
-        let notice = try browser.waitForPage()
+        _ = try await browser.waitForPage()
+        try await browser.send("open \(Self.pageB)")
+        _ = try await browser.waitForPage()
+        try await browser.send("open \(employerPage)")
+        let notice = try await browser.waitForPage()
         #expect(notice.picketNotice == "Seed Co" && notice.picketCanProceed == true)
         #expect(notice.url == employerPage && notice.title == "Seed Co: strike in progress")
         #expect(!requested(employerPage), "the employer's page is not fetched")
-        try browser.send("screenshot \(artifacts.appendingPathComponent("picket-notice.png").path)")
+        try await browser.send("screenshot \(artifacts.appendingPathComponent("picket-notice.png").path)")
 
-        try browser.send("click proceed")
-        let through = try browser.waitForPage()
+        try await browser.send("click proceed")
+        let through = try await browser.waitForPage()
         #expect(through.picketNotice == nil)
         #expect(through.url == employerPage && through.title == "Seed Co shop")
         #expect(requested(employerPage))
-        let allowlist = try PepperProcess.run(["allowlist", "list"], home: home).stdout
+        let allowlist = try await PepperProcess.run(["allowlist", "list"], home: home).stdout
         #expect(allowlist.hasPrefix("seedco.example\tuntil "), "let through for a day: \(allowlist)")
 
         // The notice and the page it let through are one step of the history: Back leads to B.
         #expect(through.historyEntries == [Self.pageB, employerPage], "\(through.historyEntries)")
-        try browser.send("click back")
-        let back = try browser.waitForPage()
+        try await browser.send("click back")
+        let back = try await browser.waitForPage()
         #expect(back.url == Self.pageB && back.picketNotice == nil, "\(back)")
-        #expect(try browser.quit() == 0)
+        #expect(try await browser.quit() == 0)
     }
 
-    @Test func refusesToStartWithoutADisplay() throws {
+    @Test func refusesToStartWithoutADisplay() async throws {
         let home = TestPaths.temporaryDirectory("browse-nodisplay")
         defer { try? FileManager.default.removeItem(at: home) }
-        let outcome = try PepperProcess.run(["browse"], home: home, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        let outcome = try await PepperProcess.run(["browse"], home: home, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("cannot open a display"))
     }
@@ -221,21 +221,21 @@ struct BrowserEndToEndTests {
 
 @Suite("pepper browse without its window program")
 struct BrowserHelperTests {
-    @Test func saysWhereItLookedForPepperBrowser() throws {
+    @Test func saysWhereItLookedForPepperBrowser() async throws {
         let directory = TestPaths.temporaryDirectory("lonely-pepper")
         defer { try? FileManager.default.removeItem(at: directory) }
         let lonely = directory.appendingPathComponent("pepper")
         try FileManager.default.copyItem(at: PepperProcess.executable, to: lonely)
-        let outcome = try Subprocess.run(lonely, ["browse", "--home", directory.path])
+        let outcome = try await Subprocess.run(lonely, ["browse", "--home", directory.path])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("pepper-browser"))
         #expect(outcome.stderr.contains(directory.path))
     }
 
-    @Test func rejectsABadWindowSize() throws {
+    @Test func rejectsABadWindowSize() async throws {
         let home = TestPaths.temporaryDirectory("browse-size")
         defer { try? FileManager.default.removeItem(at: home) }
-        let outcome = try PepperProcess.run(["browse", "--window-size", "huge"], home: home)
+        let outcome = try await PepperProcess.run(["browse", "--window-size", "huge"], home: home)
         #expect(outcome.status == 64)
         #expect(outcome.stderr.contains("--window-size"))
     }

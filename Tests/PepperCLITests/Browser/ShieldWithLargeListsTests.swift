@@ -28,7 +28,7 @@ struct ShieldWithLargeListsTests {
         otherPixel: .init(body: "GIF89a", contentType: "image/gif"),
     ]
 
-    @Test(BrowserDriver.trait) func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() throws {
+    @Test(BrowserDriver.trait) func theShieldReloadsThePageBeforeWebKitHasCompiledTheNewOutput() async throws {
         let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
         let proxy = try ListServer(routes: Self.routes)
         let home = TestPaths.temporaryDirectory("browse-large")
@@ -40,7 +40,7 @@ struct ShieldWithLargeListsTests {
 
         // EasyList and EasyPrivacy from their local copies, and one list for the test's tracker.
         for name in ["easylist", "easyprivacy"] {
-            #expect(try PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home).status == 0)
+            #expect(try await PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home).status == 0)
         }
         let trackers = home.appendingPathComponent("trackers.txt")
         try Data("! Title: test trackers\n||tracker.test^\n".utf8).write(to: trackers)
@@ -49,7 +49,7 @@ struct ShieldWithLargeListsTests {
             ("ep", TestPaths.filters.appendingPathComponent("easyprivacy.txt")), ("trackers", trackers),
         ]
         for (name, list) in lists {
-            let added = try PepperProcess.run(["lists", "add", list.path, "--name", name], home: home)
+            let added = try await PepperProcess.run(["lists", "add", list.path, "--name", name], home: home)
             try #require(added.status == 0, "\(added.stderr)")
         }
 
@@ -60,10 +60,10 @@ struct ShieldWithLargeListsTests {
         var timings: [String] = []
 
         /// Clicks the shield; returns the page's state once it has reloaded.
-        func clickShield(_ browser: BrowserDriver, _ label: String) throws -> BrowserDriver.State {
+        func clickShield(_ browser: BrowserDriver, _ label: String) async throws -> BrowserDriver.State {
             proxy.clearLog()
-            try browser.send("click shield")
-            let state = try browser.state()
+            try await browser.send("click shield")
+            let state = try await browser.state()
             let milliseconds = try #require(state.lastToggleMilliseconds, "the shield's page finished loading")
             timings.append("\(label): \(milliseconds) ms")
             // The reload did not wait for WebKit: the new output is still compiling behind it.
@@ -76,21 +76,21 @@ struct ShieldWithLargeListsTests {
         do {
             let browser = try launch()
             defer { transcript += browser.transcript }
-            _ = try browser.waitForPage()
-            let settled = try #require(try browser.send("wait rules").state)
+            _ = try await browser.waitForPage()
+            let settled = try await #require(try browser.send("wait rules").state)
             #expect(settled.rulesCompiled == true && settled.baseRulesReady)
             firstIdentifier = settled.rulesIdentifier
-            try browser.send("open \(Self.page)")
-            let protected = try browser.waitForPage()
+            try await browser.send("open \(Self.page)")
+            let protected = try await browser.waitForPage()
             #expect(protected.blocked == 1 && !fetched(Self.pixel))
 
-            let off = try clickShield(browser, "shield off")
+            let off = try await clickShield(browser, "shield off")
             #expect(!off.blocking && off.shield == "Shield off")
             // The window answers while WebKit compiles (in a helper process, not on its thread).
             var slowest = Duration.zero
             for _ in 0..<10 {
                 let asked = ContinuousClock.now
-                _ = try browser.state()
+                _ = try await browser.state()
                 slowest = max(slowest, ContinuousClock.now - asked)
             }
             timings.append(
@@ -98,42 +98,42 @@ struct ShieldWithLargeListsTests {
             )
             #expect(fetched(Self.pixel), "no filters on the allowlisted site at once")
             // Another site keeps its protection while the new output compiles.
-            try browser.send("open \(Self.otherSite)")
-            let other = try browser.waitForPage()
+            try await browser.send("open \(Self.otherSite)")
+            let other = try await browser.waitForPage()
             #expect(other.blocked == 1 && !fetched(Self.otherPixel), "the installed filters on other sites")
 
-            let compiled = try #require(try browser.send("wait rules").state)
+            let compiled = try await #require(try browser.send("wait rules").state)
             #expect(compiled.rulesIdentifier != firstIdentifier, "the output with the allowlist entry is installed")
-            try browser.send("click back")
-            _ = try browser.waitForPage()
+            try await browser.send("click back")
+            _ = try await browser.waitForPage()
             proxy.clearLog()
-            try browser.send("click reload")
-            #expect(try browser.waitForPage().blocked == 0 && fetched(Self.pixel), "the compiled output lets the site through")
+            try await browser.send("click reload")
+            #expect(try await browser.waitForPage().blocked == 0 && fetched(Self.pixel), "the compiled output lets the site through")
 
-            let on = try clickShield(browser, "shield on")
+            let on = try await clickShield(browser, "shield on")
             #expect(on.blocking && on.blocked == 1)
             #expect(!fetched(Self.pixel), "the lists without the allowlist at once")
-            _ = try browser.send("wait rules")
+            _ = try await browser.send("wait rules")
 
             // Off again, and quit while WebKit compiles.
-            _ = try clickShield(browser, "shield off again")
-            #expect(try browser.quit() == 0)
+            _ = try await clickShield(browser, "shield off again")
+            #expect(try await browser.quit() == 0)
         }
 
         // The next launch compiles the output the quit left uncompiled: the site is let through.
         do {
             let browser = try launch()
             defer { transcript += browser.transcript }
-            let restored = try browser.waitForPage()
+            let restored = try await browser.waitForPage()
             #expect(restored.url == Self.page)
             #expect(restored.rulesCompiled == true, "the output of the last click was not compiled before the quit")
             #expect(!restored.blocking && restored.blocked == 0 && fetched(Self.pixel))
             // The lists without the allowlist come from WebKit's store, just after the output.
-            #expect(try browser.send("wait rules").state?.baseRulesReady == true)
-            let on = try clickShield(browser, "shield on after relaunch")
+            #expect(try await browser.send("wait rules").state?.baseRulesReady == true)
+            let on = try await clickShield(browser, "shield on after relaunch")
             #expect(on.blocking && on.blocked == 1)
-            _ = try browser.send("wait rules")
-            #expect(try browser.quit() == 0)
+            _ = try await browser.send("wait rules")
+            #expect(try await browser.quit() == 0)
         }
 
         // And the one after loads WebKit's stored output: blocking on, as the last click left it.
@@ -141,10 +141,10 @@ struct ShieldWithLargeListsTests {
             let browser = try launch()
             defer { transcript += browser.transcript }
             proxy.clearLog()
-            let restored = try browser.waitForPage()
+            let restored = try await browser.waitForPage()
             #expect(restored.rulesCompiled == false && restored.rulesIdentifier == firstIdentifier)
             #expect(restored.blocking && restored.blocked == 1 && !fetched(Self.pixel))
-            #expect(try browser.quit() == 0)
+            #expect(try await browser.quit() == 0)
         }
 
         let report = "Shield toggle, click to page loaded (EasyList + EasyPrivacy + 1 list): " + timings.joined(separator: ", ")

@@ -27,7 +27,7 @@ struct ConsoleBrowserTests {
     /// Whether chromium, chromedriver and Selenium are installed.
     static func browserAvailable() -> Bool {
         let tools = ["/usr/bin/chromium", "/usr/bin/chromedriver", python].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-        return tools && (try? Subprocess.run(URL(fileURLWithPath: python), ["-c", "import selenium"]).status) == 0
+        return tools && (try? Subprocess.runBlocking(URL(fileURLWithPath: python), ["-c", "import selenium"]).status) == 0
     }
 
     /// Runs a Chromium test when the browser is installed, or when it is required
@@ -80,7 +80,7 @@ struct ConsoleBrowserTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let settings = home.appendingPathComponent("xdg-config")
         let lists = try ListServer(routes: ["/extra.txt": .init(body: "||ads.extra.test^\n##.sponsored\n", etag: true)])
-        let upstream = try Dnsmasq(arguments: ["--address=/test/192.0.2.7"])
+        let upstream = try await Dnsmasq(arguments: ["--address=/test/192.0.2.7"])
         defer { upstream.stop() }
 
         let dnsPort = DNSTools.freePort()
@@ -105,15 +105,15 @@ struct ConsoleBrowserTests {
         ]
         let file = home.appendingPathComponent("walk.json")
         try JSONSerialization.data(withJSONObject: configuration).write(to: file)
-        let outcome = try await onOwnThread { try Subprocess.run(URL(fileURLWithPath: Self.python), [Self.walk.path, file.path]) }
+        let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.walk.path, file.path])
         #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)")
         #expect(outcome.stdout.hasPrefix("OK setup dns-check gnome-web start lists rules dns allowlist phone"), "\(outcome.stdout)")
 
         // What the person did is in the state every face reads.
-        let allowlist = try PepperProcess.run(["allowlist", "list"], home: home)
+        let allowlist = try await PepperProcess.run(["allowlist", "list"], home: home)
         #expect(allowlist.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["blocked-by-me.test", "shop.test"])
-        #expect(try PepperProcess.run(["rules", "list"], home: home).stdout == "||blocked-by-me.test^\n")
-        #expect(try PepperProcess.run(["lists"], home: home).stdout.contains("extra"))
+        #expect(try await PepperProcess.run(["rules", "list"], home: home).stdout == "||blocked-by-me.test^\n")
+        #expect(try await PepperProcess.run(["lists"], home: home).stdout.contains("extra"))
         let keyfile = try String(contentsOf: settings.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
         #expect(keyfile.contains("content-filters=['file://\(home.path)/.out."), "\(keyfile)")
         #expect(keyfile.contains("enable-adblock=true"))
@@ -154,21 +154,21 @@ struct ConsoleBrowserTests {
         ]
         let file = home.appendingPathComponent("people-walk.json")
         try JSONSerialization.data(withJSONObject: configuration).write(to: file)
-        let outcome = try await onOwnThread { try Subprocess.run(URL(fileURLWithPath: Self.python), [Self.peopleWalk.path, file.path]) }
+        let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.peopleWalk.path, file.path])
         #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)\npicket: \(picket.log)")
         #expect(
             outcome.stdout.hasPrefix("OK block-range label contacts messages key server report approve snapshot revoke phone"),
             "\(outcome.stdout)")
 
         // What the person did is in the state and the store every other face reads.
-        let words = try PepperProcess.run(["sms", "words", "list"], home: home).stdout
+        let words = try await PepperProcess.run(["sms", "words", "list"], home: home).stdout
         #expect(words.contains("prize\tjunk"), "\(words)")
-        let log = try PepperProcess.run(["picket", "moderate", "log", "--json"], home: home).stdout
+        let log = try await PepperProcess.run(["picket", "moderate", "log", "--json"], home: home).stdout
         let decisions = try #require(try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]])
         #expect(decisions.map { $0["decision"] as? String } == ["approve", "approve"], "\(log)")
         #expect(decisions.allSatisfy { ($0["moderator"] as? String)?.hasPrefix("console:") == true }, "\(log)")
         #expect(decisions.last?["reason"] as? String == "Checked with the union")
-        let keys = try PepperProcess.run(["picket", "keys", "list"], home: home).stdout
+        let keys = try await PepperProcess.run(["picket", "keys", "list"], home: home).stdout
         #expect(keys.contains("revoked") && keys.contains("browser walk"), "\(keys)")
         for page in [
             "calls", "messages", "keys-created", "picket", "report-error", "report-review", "report-submitted", "moderation", "snapshot",

@@ -123,7 +123,7 @@ struct ConsoleDoorBrowserTests {
     private func doorWalk() async throws {
         let home = TestPaths.temporaryDirectory("console-door")
         defer { try? FileManager.default.removeItem(at: home) }
-        let authority = try TestCertificateAuthority(names: ["localhost"])
+        let authority = try await TestCertificateAuthority(names: ["localhost"])
         defer { authority.remove() }
         let tls = (authority: authority.caCertificate, certificate: authority.serverCertificate, key: authority.serverKey)
         let password = "correct horse battery staple"
@@ -145,9 +145,7 @@ struct ConsoleDoorBrowserTests {
             ]
             let file = home.appendingPathComponent("door-\(phase).json")
             try JSONSerialization.data(withJSONObject: configuration).write(to: file)
-            let outcome = try await onOwnThread {
-                try Subprocess.run(URL(fileURLWithPath: ConsoleBrowserTests.python), [Self.walk.path, file.path])
-            }
+            let outcome = try await Subprocess.run(URL(fileURLWithPath: ConsoleBrowserTests.python), [Self.walk.path, file.path])
             #expect(outcome.status == 0, "\(phase): \(outcome.stderr)\n\(outcome.stdout)")
             return outcome.stdout
         }
