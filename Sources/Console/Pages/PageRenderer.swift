@@ -36,7 +36,8 @@ struct PageRenderer: Sendable {
 
     init(home: String, version: String) throws {
         var library = MustacheLibrary()
-        for (name, text) in Templates.all { try library.register(text, named: name) }
+        // Parsed here, once: a template that does not parse stops the console at start.
+        for template in PageTemplate.allCases { try library.register(Templates.text(of: template), named: template.rawValue) }
         self.library = library
         self.home = home
         self.version = version
@@ -71,18 +72,26 @@ struct PageRenderer: Sendable {
     }
 
     /// The page `template` with `view`, inside the layout.
-    func page(_ template: String, title: String, view: Any, chrome: Chrome, status: HTTPResponse.Status = .ok) -> Response {
-        let content = library.render(PageContext(csrf: chrome.csrf, page: view), withTemplate: template) ?? ""
+    func page(_ template: PageTemplate, title: String, view: Any, chrome: Chrome, status: HTTPResponse.Status = .ok) -> Response {
+        let content = render(PageContext(csrf: chrome.csrf, page: view), with: template)
         let section = chrome.path == "/" ? "/" : "/" + (chrome.path.split(separator: "/").first.map(String.init) ?? "")
         let layout = LayoutContext(
             title: title, csrf: chrome.csrf, signedIn: chrome.signedIn,
             nav: Self.sections.map { NavItem(path: $0.path, label: $0.label, current: $0.path == section) },
             notices: chrome.notices.map { NoticeView(kind: $0.kind.rawValue, text: $0.text) }, content: content, version: version,
             home: home, noscriptRefresh: chrome.noscriptRefresh)
-        let html = library.render(layout, withTemplate: "layout") ?? ""
+        let html = render(layout, with: .layout)
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// Every `PageTemplate` was registered in `init`, so the library always has it.
+    private func render(_ context: Any, with template: PageTemplate) -> String {
+        guard let html = library.render(context, withTemplate: template.rawValue) else {
+            preconditionFailure("the template \(template.rawValue) is registered at start")
+        }
+        return html
     }
 
     private struct ProblemView {
@@ -97,7 +106,7 @@ struct PageRenderer: Sendable {
     /// A page that only explains why the request was refused or failed.
     func problem(status: HTTPResponse.Status, title: String, text: String, link: (path: String, label: String)? = nil) -> Response {
         page(
-            "problem", title: title, view: ProblemView(text: text, link: link.map { ProblemView.Link(path: $0.path, label: $0.label) }),
+            .problem, title: title, view: ProblemView(text: text, link: link.map { ProblemView.Link(path: $0.path, label: $0.label) }),
             chrome: Chrome(path: "", csrf: "", notices: [], signedIn: false), status: status)
     }
 }

@@ -1,3 +1,15 @@
+/// The name of each of the console's templates: pages are rendered by one of these, never by a
+/// string, so a misspelt name does not compile.
+enum PageTemplate: String, CaseIterable, Sendable {
+    /// The frame around every page: navigation, notices, footer.
+    case layout
+    /// A page that only explains why a request was refused or failed.
+    case problem
+    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys
+    /// A form field, included by the report and snapshot forms (`{{> field}}`).
+    case field
+}
+
 /// The console's Mustache templates, embedded in the binary so that `pepper` runs from anywhere
 /// (no resource bundle beside it). `{{x}}` escapes HTML; `{{{x}}}` is used only for HTML the
 /// console made itself (a page inside the layout, the chart's SVG).
@@ -5,11 +17,31 @@
 /// Every page template renders a context whose root has `csrf` (the session's form token) and
 /// `page` (the page's view): forms inside `{{#page}}` still see `{{csrf}}`.
 enum Templates {
-    static let all: [String: String] = [
-        "layout": layout, "problem": problem, "login": login, "start": start, "setup": setup, "lists": lists, "update": update,
-        "rules": rules, "allowlist": allowlist, "dns": dns, "calls": calls, "messages": messages, "picket": picket, "report": report,
-        "snapshot": snapshot, "moderation": moderation, "keys": keys, "field": field,
-    ]
+    /// The text of `template`. The switch is exhaustive, so a template without text does not
+    /// compile; `PageRenderer` parses every one at start, so a broken one stops the console
+    /// from starting instead of rendering an empty page.
+    static func text(of template: PageTemplate) -> String {
+        switch template {
+        case .layout: layout
+        case .problem: problem
+        case .login: login
+        case .start: start
+        case .setup: setup
+        case .lists: lists
+        case .update: update
+        case .rules: rules
+        case .allowlist: allowlist
+        case .dns: dns
+        case .calls: calls
+        case .messages: messages
+        case .picket: picket
+        case .report: report
+        case .snapshot: snapshot
+        case .moderation: moderation
+        case .keys: keys
+        case .field: field
+        }
+    }
 
     /// A hidden CSRF field, for every form that changes something.
     static let csrf = #"<input type="hidden" name="csrf" value="{{csrf}}">"#

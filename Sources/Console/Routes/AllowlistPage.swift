@@ -97,7 +97,7 @@ extension Pages {
         if let checkError, checkError.field == "type" { notices.append(checkError) }
         let failed = notice?.isError == true || checkError != nil
         return renderer.page(
-            "allowlist", title: "Allowlist", view: view, chrome: chrome(request, context, notices: notices),
+            .allowlist, title: "Allowlist", view: view, chrome: chrome(request, context, notices: notices),
             status: failed ? .unprocessableContent : .ok)
     }
 }

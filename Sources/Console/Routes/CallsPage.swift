@@ -167,7 +167,7 @@ extension Pages {
         if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
         let failed = notice?.isError == true || previewError != nil || tryError != nil
         return renderer.page(
-            "calls", title: "Calls", view: view, chrome: chrome(request, context, notices: notices),
+            .calls, title: "Calls", view: view, chrome: chrome(request, context, notices: notices),
             status: failed ? .unprocessableContent : .ok)
     }
 }

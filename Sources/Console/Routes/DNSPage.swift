@@ -77,7 +77,7 @@ extension Pages {
                 return failure(error, title: "DNS", request: request, context: context)
             }
             return renderer.page(
-                "dns", title: "DNS", view: view(loaded, path: request.uri.description, latest: screen.latestID()),
+                .dns, title: "DNS", view: view(loaded, path: request.uri.description, latest: screen.latestID()),
                 chrome: chrome(request, context))
         }
         router.get("/dns/log/events") { request, _ in

@@ -102,7 +102,7 @@ extension Pages {
         var notices: [Notice] = []
         if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
         return renderer.page(
-            "picket", title: "Labor actions", view: view, chrome: chrome(request, context, notices: notices),
+            .picket, title: "Labor actions", view: view, chrome: chrome(request, context, notices: notices),
             status: notice?.isError == true ? .unprocessableContent : .ok)
     }
 
@@ -291,7 +291,7 @@ extension Pages {
             found: report.place.found, review: review, receipt: report.receipt.map { "\($0.message) (\($0.id))." },
             hasServer: (try? state.picketConnection()) != nil)
         return renderer.page(
-            "report", title: "Report a strike", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
+            .report, title: "Report a strike", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
             status: notice?.isError == true ? .unprocessableContent : .ok)
     }
 
@@ -380,7 +380,7 @@ extension Pages {
                 field("notes", "Notes for the moderators (optional)", draft.notes, textArea: true),
             ], found: draft.found, receipt: draft.receipt.map { "\($0.message) (\($0.id))." }, hasServer: hasServer)
         return renderer.page(
-            "snapshot", title: "GPS snapshot", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
+            .snapshot, title: "GPS snapshot", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
             status: notice?.isError == true ? .unprocessableContent : .ok)
     }
 }

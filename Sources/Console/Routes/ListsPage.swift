@@ -101,7 +101,7 @@ extension Pages {
                 running: running, heading: running ? "Updating the lists" : "Last update", status: status, rows: rows)
             let notices = running ? [] : notice.map { [$0] } ?? []
             return renderer.page(
-                "update", title: "Update now", view: view, chrome: chrome(request, context, notices: notices, noscriptRefresh: running))
+                .update, title: "Update now", view: view, chrome: chrome(request, context, notices: notices, noscriptRefresh: running))
         }
         router.get("/lists/update/events") { _, _ in
             let lines = await updates.follow()
@@ -154,7 +154,7 @@ extension Pages {
             uploadLimit: "\(PepperState.maximumUploadBytes / 1_048_576) MB")
         let shown = notice.map { $0.field == nil ? [$0] : [Notice(.error, "Nothing was added: see the form below.")] } ?? []
         return renderer.page(
-            "lists", title: "Lists", view: view, chrome: chrome(request, context, notices: shown),
+            .lists, title: "Lists", view: view, chrome: chrome(request, context, notices: shown),
             status: notice?.isError == true ? .unprocessableContent : .ok)
     }
 

@@ -136,7 +136,7 @@ extension Pages {
         var notices: [Notice] = []
         if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
         return renderer.page(
-            "messages", title: "Messages", view: view, chrome: chrome(request, context, notices: notices),
+            .messages, title: "Messages", view: view, chrome: chrome(request, context, notices: notices),
             status: notice?.isError == true || tryError != nil ? .unprocessableContent : .ok)
     }
 }

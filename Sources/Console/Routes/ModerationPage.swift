@@ -124,7 +124,7 @@ extension Pages {
 
     private func noStore(_ request: Request, _ context: ConsoleContext) -> Response {
         renderer.page(
-            "problem", title: "Moderation",
+            .problem, title: "Moderation",
             view: ProblemText(text: "This console runs without a Picket store: start it with --picket-database, or use the home's."),
             chrome: chrome(request, context), status: .notFound)
     }
@@ -182,7 +182,7 @@ extension Pages {
             moderator: moderation.moderator, problem: problem, pending: pending, pendingCount: Format.count(pending.count), log: log,
             hasLog: !log.isEmpty)
         return renderer.page(
-            "moderation", title: "Moderation", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
+            .moderation, title: "Moderation", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
             status: problem != nil ? .serviceUnavailable : notice?.isError == true ? .unprocessableContent : .ok)
     }
 
@@ -222,7 +222,7 @@ extension Pages {
         var notices: [Notice] = []
         if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "No key was created: see the form below.")) }
         var response = renderer.page(
-            "keys", title: "API keys", view: view, chrome: chrome(request, context, notices: notices),
+            .keys, title: "API keys", view: view, chrome: chrome(request, context, notices: notices),
             status: notice?.isError == true ? .unprocessableContent : .ok)
         // The page that shows a new key is never stored by the browser.
         response.headers[.cacheControl] = "no-store"

@@ -87,7 +87,7 @@ struct Pages: Sendable {
     /// A screen that cannot be shown.
     func failure(_ error: any Error, title: String, request: Request, context: ConsoleContext) -> Response {
         renderer.page(
-            "problem", title: title, view: ProblemText(text: "\(error)"), chrome: chrome(request, context),
+            .problem, title: title, view: ProblemText(text: "\(error)"), chrome: chrome(request, context),
             status: .internalServerError)
     }
 
@@ -107,7 +107,7 @@ struct Pages: Sendable {
                 status: .notFound, title: "No password", text: "This console has no password: open the link pepper console printed.")
         }
         return renderer.page(
-            "login", title: "Sign in", view: LoginView(error: error),
+            .login, title: "Sign in", view: LoginView(error: error),
             chrome: PageRenderer.Chrome(path: "/login", csrf: "", notices: [], signedIn: false),
             status: status)
     }

@@ -34,7 +34,7 @@ extension Pages {
     private func rulesPage(_ shown: MyRulesScreen.State, request: Request, context: ConsoleContext, notice: Notice? = nil) -> Response {
         let problems = shown.lines.compactMap { line in line.problem.map { RulesView.Problem(text: line.text, problem: $0) } }
         return renderer.page(
-            "rules", title: "My rules", view: RulesView(text: shown.text, problems: problems, hasProblems: !problems.isEmpty),
+            .rules, title: "My rules", view: RulesView(text: shown.text, problems: problems, hasProblems: !problems.isEmpty),
             chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
             status: notice?.isError == true ? .unprocessableContent : .ok)
     }

@@ -41,7 +41,7 @@ extension Pages {
             }
             // A fresh home opens on the setup, until it is finished or skipped.
             if !loaded.onboardingDone { return Response.redirect(to: "/setup") }
-            return renderer.page("start", title: "Start", view: view(loaded), chrome: chrome(request, context))
+            return renderer.page(.start, title: "Start", view: view(loaded), chrome: chrome(request, context))
         }
         router.post("/rebuild") { _, context in
             redirect("/", await StartScreen(state: state).rebuildNow(), context: context)
