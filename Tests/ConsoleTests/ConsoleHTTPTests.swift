@@ -95,11 +95,7 @@ final class ConsoleHarness: @unchecked Sendable {
             headers[.contentType] = contentType
         }
         let request = TestClient.Request(path, method: method, authority: host ?? self.host, headers: headers, body: payload)
-        // A minute, not the default 15 s: a full test run on two cores (WebKit compiling, browsers
-        // starting) can hold the server's threads that long; the tests check answers, not speed.
-        return try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60))) { client in
-            try await client.execute(request)
-        }
+        return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
     }
 
     /// Waits (polling, 60 s at most) until no update runs in the console.

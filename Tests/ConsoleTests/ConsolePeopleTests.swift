@@ -236,6 +236,7 @@ struct ConsolePeopleTests {
         #expect(try await post("/picket/report/submit").location == "/picket/report")
         let done = try await console.request(.get, "/picket/report", cookie: cookie)
         #expect(done.text.contains("Submitted for moderation (act_"))
+        #expect(done.text.components(separatedBy: "Submitted for moderation").count == 2, "the server's words once, in the receipt")
         let pending = try await SQLitePicketStore(database: console.state.database).pendingSubmissions()
         #expect(pending.map(\.employerName) == ["Fair Widgets"])
         #expect(pending.first?.description == "<script>alert(1)</script> for pay")

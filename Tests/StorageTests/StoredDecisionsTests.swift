@@ -50,6 +50,31 @@ struct StoredDecisionsTests {
         #expect(try store.counts().map(\.outcome) == [.blockedCNAME, .stale])
     }
 
+    /// The live tail asks for rows after the last one it showed: a page's worth of rows from a
+    /// newer Pepper (outcomes this one does not know) must not come back as an empty page, which
+    /// would leave the tail waiting at the same id for good.
+    @Test func aRunOfUnknownOutcomesDoesNotStallTheLiveTail() async throws {
+        let database = try Self.database()
+        let now = Date()
+        try await database.writer.write { db in
+            for index in 0..<5 {
+                try db.execute(
+                    sql:
+                        "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, '127.0.0.1', ?, 'A', 'later', 'NOERROR')",
+                    arguments: [now, "new\(index).test"])
+            }
+            try db.execute(
+                sql:
+                    "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, '127.0.0.1', 'known.test', 'A', 'forwarded', 'NOERROR')",
+                arguments: [now])
+        }
+        let store = DNSQueryLogStore(database: database)
+        let tail = try store.entries(after: 0, limit: 3)
+        #expect(tail.map(\.entry.name) == ["known.test"], "the known row after three unknown ones")
+        #expect(try store.page(limit: 3).map(\.entry.name) == ["known.test"])
+        #expect(try store.recent(limit: 1).map(\.name) == ["known.test"])
+    }
+
     /// Every face counts calls and messages under these texts (the start screen, `calls stats`,
     /// `sms stats`, the app): the call's and the message's actions map onto them one to one.
     @Test func decisionActionsAreTheStoredTextsOfCallAndMessageActions() async throws {

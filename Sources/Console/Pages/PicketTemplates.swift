@@ -48,7 +48,7 @@ extension Templates {
         {{#page}}
         <ol class="steps" aria-label="Steps">{{#steps}}<li{{#current}} aria-current="step" class="current"{{/current}}{{#done}} class="done"{{/done}}>{{title}}</li>{{/steps}}</ol>
         {{^hasServer}}<p class="notice warning">No Picket server is set: <a href="/picket">set it first</a>; you can fill the report in meanwhile.</p>{{/hasServer}}
-        {{#isSubmitted}}<section class="card" aria-labelledby="done-title"><h2 id="done-title">Submitted for moderation</h2>
+        {{#isSubmitted}}<section class="card" aria-labelledby="done-title"><h2 id="done-title">Report sent</h2>
         <p id="receipt" role="status">{{receipt}}</p><p>A moderator checks it before anyone is told about it.</p>
         <form method="post" action="/picket/report/restart">\(csrf)<button type="submit">Report another strike</button></form></section>{{/isSubmitted}}
         {{#isReview}}<section class="card" aria-labelledby="review-title"><h2 id="review-title">Review and submit</h2>
@@ -74,7 +74,7 @@ extension Templates {
     static let snapshot = """
         {{#page}}
         {{^hasServer}}<p class="notice warning">No Picket server is set: <a href="/picket">set it first</a>.</p>{{/hasServer}}
-        {{#receipt}}<section class="card" aria-labelledby="sent-title"><h2 id="sent-title">Snapshot submitted for moderation</h2>
+        {{#receipt}}<section class="card" aria-labelledby="sent-title"><h2 id="sent-title">Snapshot sent</h2>
         <p id="receipt" role="status">{{receipt}}</p>
         <form method="post" action="/picket/snapshot/new">\(csrf)<button type="submit">Send another snapshot</button></form></section>{{/receipt}}
         {{^receipt}}{{#hasServer}}<section class="card" aria-labelledby="snapshot-title">

@@ -208,7 +208,7 @@ public enum BlockerBuilder {
     }
 
     /// Rebuilds `home`'s output from its ``stateInputs(home:database:)`` and its allowlist, and
-    /// records the per-source counts.
+    /// records the per-source counts (best effort, once the output is published).
     ///
     /// Incremental (``CompileCache``): when the lists are those of the last build, their rules
     /// are read back already encoded and only laid out again with the allowlist; the saved
@@ -280,7 +280,10 @@ public enum BlockerBuilder {
         let changed = try output.write(to: home.outputURL)
         beside.wait()
         EngineCache.publishStaged(home: home)
-        try recordCounts(output.manifest, database: database)
+        // The output is published and in use from here on: a failure to note the counts (shown
+        // by `lists`) must not report the rebuild as failed, nor keep browsers from being told to
+        // load it. The manifest keeps the counts, and the next rebuild records them again.
+        try? recordCounts(output.manifest, database: database)
         return (output, changed, entry.inputs)
     }
 

@@ -164,7 +164,7 @@ public struct DNSQueryLogStore: Sendable {
     /// The newest log entries first, blocked ones only when asked.
     public func recent(limit: Int = 100, blockedOnly: Bool = false) throws -> [Entry] {
         try database.writer.read { db in
-            let filter = blockedOnly ? "WHERE \(DNSQueryOutcome.blockedCondition)" : ""
+            let filter = "WHERE " + (blockedOnly ? DNSQueryOutcome.blockedCondition : DNSQueryOutcome.knownCondition)
             return try Row.fetchAll(
                 db, sql: "SELECT at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
                 arguments: [limit]
@@ -175,7 +175,7 @@ public struct DNSQueryLogStore: Sendable {
     /// A page of the log, newest first: rows older than `before` (all when `nil`), only blocked
     /// ones when asked, only names containing `search` when given.
     public func page(before: Int64? = nil, limit: Int = 50, search: String? = nil, blockedOnly: Bool = false) throws -> [LoggedQuery] {
-        var conditions: [String] = []
+        var conditions = [DNSQueryOutcome.knownCondition]
         var arguments: [any DatabaseValueConvertible] = []
         if let before {
             conditions.append("id < ?")
@@ -187,7 +187,7 @@ public struct DNSQueryLogStore: Sendable {
             arguments.append(search.lowercased())
         }
         arguments.append(limit)
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let filter = "WHERE " + conditions.joined(separator: " AND ")
         return try database.writer.read { db in
             try Self.logged(
                 Row.fetchAll(
@@ -196,12 +196,18 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
-    /// Rows newer than `after`, oldest first (the live tail of the log).
+    /// Rows newer than `after`, oldest first (the live tail of the log). Rows with an outcome
+    /// this version does not know are skipped in the query, so a run of them cannot fill a whole
+    /// page and stall the tail.
     public func entries(after: Int64, limit: Int = 200) throws -> [LoggedQuery] {
         try database.writer.read { db in
             try Self.logged(
                 Row.fetchAll(
-                    db, sql: "SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog WHERE id > ? ORDER BY id LIMIT ?",
+                    db,
+                    sql: """
+                        SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog
+                        WHERE id > ? AND \(DNSQueryOutcome.knownCondition) ORDER BY id LIMIT ?
+                        """,
                     arguments: [after, limit]))
         }
     }

@@ -39,5 +39,13 @@ public enum DNSQueryOutcome: String, Sendable, Hashable, Codable, CaseIterable, 
 
     /// An SQL condition on the `outcome` column that holds for blocked queries: the raw values
     /// written out, so that the one decision above is the only one.
-    static let blockedCondition = "outcome IN (" + blockedOutcomes.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+    static let blockedCondition = condition(blockedOutcomes)
+
+    /// An SQL condition that holds for the outcomes this version knows: rows a newer Pepper wrote
+    /// with another outcome are left out before a `LIMIT` counts them, not after.
+    static let knownCondition = condition(allCases)
+
+    private static func condition(_ outcomes: [DNSQueryOutcome]) -> String {
+        "outcome IN (" + outcomes.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+    }
 }
