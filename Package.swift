@@ -365,11 +365,16 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
-                "DNSTestSupport",
+                // The browser walks (Browser/) run the built `pepper console`, as a person would.
+                "DNSTestSupport", "pepper",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [
+                .copy("Browser/console_walk.py"), .copy("Browser/console_people_walk.py"), .copy("Browser/console_door_walk.py"),
+                .copy("Browser/browser_support.py"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(
@@ -410,10 +415,7 @@ let package = Package(
                 "DNSFilter", "Browsing", "AppExtensionSupport", "Storage",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
-            resources: [
-                .copy("WebKit"), .copy("Console/console_walk.py"), .copy("Console/console_people_walk.py"),
-                .copy("Console/console_door_walk.py"), .copy("Console/browser_support.py"),
-            ]
+            resources: [.copy("WebKit")]
         ),
     ]
 )

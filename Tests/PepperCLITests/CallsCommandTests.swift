@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 @Suite("pepper calls and pepper sms")

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// The app and a call-directory extension share one database: while one process replaces the

@@ -1,5 +1,6 @@
 import ContentBlocker
 import Foundation
+import PepperTestSupport
 import Testing
 
 @Suite("pepper compile and allowlist")

@@ -1,5 +1,6 @@
 import DNSTestSupport
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// `pepper dns serve` as a user runs it: the built binary, dig, a dnsmasq upstream, signals.

@@ -1,5 +1,6 @@
 import DNSTestSupport
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// `pepper dns serve --metrics` scraped during real `dig` traffic, and its graceful stop.

@@ -1,5 +1,6 @@
 import ContentBlocker
 import Foundation
+import PepperTestSupport
 
 /// What a home's database holds, read by SQLite itself (Python's `sqlite3`, read-only, so the
 /// reading changes nothing: no checkpoint, no WAL removed) rather than through Pepper: after a

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PepperTestSupport
 import Storage
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Picket
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import PepperTestSupport
 import Testing
 
 /// Drives `WebKit/webkit_judge.py`: real WebKitGTK compiling rule lists and loading pages.

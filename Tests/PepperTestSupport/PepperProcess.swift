@@ -1,17 +1,20 @@
 import Foundation
-import PepperTestSupport
 
 /// Runs the built `pepper` executable, as a user would.
-struct PepperProcess {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public struct PepperProcess {
+    /// How a run ended and what it printed.
+    public struct Outcome: Sendable {
+        /// The exit status.
+        public var status: Int32
+        /// Standard output.
+        public var stdout: String
+        /// Standard error.
+        public var stderr: String
     }
 
     /// The `pepper` binary next to the test bundle (SwiftPM builds it because the tests depend on
     /// it), or the one `PEPPER_EXECUTABLE` names (to time a release build through the same tests).
-    static let executable: URL = {
+    public static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["PEPPER_EXECUTABLE"], !path.isEmpty {
             return URL(fileURLWithPath: path).standardizedFileURL
         }
@@ -28,16 +31,18 @@ struct PepperProcess {
     }()
 
     /// Runs `pepper` with `arguments` and `PEPPER_HOME=home`.
-    static func run(_ arguments: [String], home: URL, stdin: Data? = nil, environment: [String: String] = [:]) async throws -> Outcome {
+    public static func run(
+        _ arguments: [String], home: URL, stdin: Data? = nil, environment: [String: String] = [:]
+    ) async throws -> Outcome {
         try await Subprocess.run(executable, arguments, environment: ["PEPPER_HOME": home.path].merging(environment) { $1 }, stdin: stdin)
     }
 }
 
 /// Runs a program and collects its output.
-enum Subprocess {
+public enum Subprocess {
     /// Runs `executable` to the end. The wait blocks a thread of its own, never one of the
     /// threads Swift concurrency shares among all the tests (and their in-process servers).
-    static func run(
+    public static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
     ) async throws
         -> PepperProcess.Outcome
@@ -47,7 +52,7 @@ enum Subprocess {
 
     /// Runs `executable` to the end, blocking the calling thread: only for synchronous contexts
     /// such as a test trait's condition, evaluated before any test runs.
-    static func runBlocking(
+    public static func runBlocking(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
     ) throws -> PepperProcess.Outcome {
         let process = Process()
@@ -85,12 +90,17 @@ enum Subprocess {
 }
 
 /// Shared test locations.
-enum TestPaths {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
-    static let filters = TestData.filters
-    static let artifacts = repository.appendingPathComponent("artifacts")
+public enum TestPaths {
+    /// The repository (the folder with Package.swift).
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        .standardizedFileURL
+    /// The real filter lists (TestData).
+    public static let filters = TestData.filters
+    /// Where tests save screenshots and transcripts.
+    public static let artifacts = repository.appendingPathComponent("artifacts")
 
-    static func temporaryDirectory(_ label: String) -> URL {
+    /// A new temporary folder named after `label`.
+    public static func temporaryDirectory(_ label: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-\(label)-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
