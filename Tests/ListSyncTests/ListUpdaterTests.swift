@@ -128,6 +128,36 @@ struct ListUpdaterTests {
         #expect(!FileManager.default.fileExists(atPath: pending.path))
     }
 
+    /// The digest of a stored copy is remembered while its file stays the same, and computed
+    /// again once the file is replaced (a new inode) or written over in place (same size, new
+    /// time): a stale digest would call an old output current.
+    @Test func aCopysDigestFollowsItsFile() async throws {
+        let fixture = try Fixture(routes: ["/list.txt": .init(body: Self.listV1, etag: true)])
+        _ = try await fixture.updater().update(try fixture.addSource("/list.txt"), force: true)
+        func digest() throws -> String? { ListCopies.readWithDigest(try fixture.source(), home: fixture.home)?.sha256 }
+        let v1 = ContentBlockerOutput.SourceIdentity.sha256Hex(Data(Self.listV1.utf8))
+        #expect(try digest() == v1)
+        #expect(try digest() == v1, "remembered")
+
+        // Replaced by rename, as an update does.
+        let file = ListCopies.url("test", home: fixture.home)
+        let other = "||other-ad.example^\n"
+        try Data(other.utf8).write(to: file, options: .atomic)
+        #expect(try digest() == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(other.utf8)))
+
+        // Written over in place with bytes of the same length, a second later.
+        let same = "||other-ad.exampl^^\n"
+        #expect(same.utf8.count == other.utf8.count)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: Data(same.utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(1)], ofItemAtPath: file.path)
+        #expect(try digest() == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(same.utf8)))
+        #expect(
+            try BlockerBuilder.storedInputs(home: fixture.home, database: fixture.database).first?.sha256
+                == ContentBlockerOutput.SourceIdentity.sha256Hex(Data(same.utf8)))
+    }
+
     /// The failures a server can produce, with a word the recorded error must contain.
     enum Failure: String, CaseIterable, CustomTestStringConvertible {
         case serverError, truncatedBody, slowBody, htmlErrorPage, hugeBody, notFound

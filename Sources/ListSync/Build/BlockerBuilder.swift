@@ -18,11 +18,13 @@ public struct ListInput: Sendable {
     public var format: FilterListFormat?
     /// For Disconnect lists: the categories to block.
     public var disconnectCategories: [String]?
+    /// The SHA-256 of `data` in hex, when already known (a stored copy hashed before).
+    public var sha256: String?
 
     /// An input with the given fields.
     public init(
         name: String, location: String, etag: String? = nil, data: Data, format: FilterListFormat? = nil,
-        disconnectCategories: [String]? = nil
+        disconnectCategories: [String]? = nil, sha256: String? = nil
     ) {
         self.name = name
         self.location = location
@@ -30,6 +32,7 @@ public struct ListInput: Sendable {
         self.data = data
         self.format = format
         self.disconnectCategories = disconnectCategories
+        self.sha256 = sha256
     }
 
     /// The embedded starter list.
@@ -196,7 +199,7 @@ public enum BlockerBuilder {
 
     /// One list source's downloaded copy as an input (`nil` when there is no copy yet).
     static func storedInput(_ source: ListSource, home: PepperHome, policy: PicketPolicy) -> ListInput? {
-        guard let data = ListCopies.read(source, home: home) else { return nil }
+        guard let (data, digest) = ListCopies.readWithDigest(source, home: home) else { return nil }
         if source.format == PicketListSource.format {
             // Rules from the employers' domains under the current policy (none under allow).
             return try? PicketListSource.input(for: source, payload: data, policy: policy)
@@ -204,7 +207,7 @@ public enum BlockerBuilder {
         return ListInput(
             name: source.name, location: source.location, etag: source.etag, data: data,
             format: FilterListFormat(rawValue: source.format),
-            disconnectCategories: source.disconnectCategories)
+            disconnectCategories: source.disconnectCategories, sha256: digest)
     }
 
     /// Rebuilds `home`'s output from its ``stateInputs(home:database:)`` and its allowlist, and

@@ -36,6 +36,34 @@ public enum ListCopies {
         return try? Data(contentsOf: url(source.name, home: home))
     }
 
+    /// ``read(_:home:)`` with the copy's SHA-256 (hex). The digest of a copy whose file is
+    /// unchanged since this process last hashed it (same inode, size and modification time: a
+    /// new copy always arrives by `rename`, so as a new inode) is not computed again: the Start
+    /// page asks whether the output is current on every view, and hashing 3 MB of lists cost
+    /// it 2 ms each time.
+    public static func readWithDigest(_ source: ListSource, home: PepperHome) -> (data: Data, sha256: String)? {
+        // As `read`: a pending copy (only after a kill) when it is the one the record names.
+        if let expected = source.sha256, let pending = try? Data(contentsOf: pendingURL(source.name, home: home)),
+            ContentBlockerOutput.SourceIdentity.sha256Hex(pending) == expected
+        {
+            return (pending, expected)
+        }
+        let file = url(source.name, home: home)
+        let before = FileFingerprint(file)
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        // A file replaced or changed while it was read: hash what was read, remember nothing.
+        guard let before, before == FileFingerprint(file), data.count == before.size else {
+            return (data, ContentBlockerOutput.SourceIdentity.sha256Hex(data))
+        }
+        if let known = digests.digest(of: file.path, fingerprint: before) { return (data, known) }
+        let digest = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
+        digests.remember(digest, of: file.path, fingerprint: before)
+        return (data, digest)
+    }
+
+    /// The digests ``readWithDigest(_:home:)`` computed.
+    private static let digests = KnownDigests()
+
     /// Stores `data` as the copy of `name`: written beside the old copy, then `record` commits
     /// its record, then the new copy replaces the old one. When writing or `record` fails,
     /// the old copy and its record stay as they were and the error is rethrown.
@@ -70,5 +98,37 @@ public enum ListCopies {
     public static func remove(_ name: String, home: PepperHome) {
         unlink(url(name, home: home).path)
         unlink(pendingURL(name, home: home).path)
+    }
+}
+
+/// What identifies a file's contents without reading them: its inode, size and modification time.
+struct FileFingerprint: Equatable, Sendable {
+    var inode: UInt64
+    var size: Int
+    var modified: Date
+
+    init?(_ url: URL) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+            let size = (attributes[.size] as? NSNumber)?.intValue, let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+    }
+}
+
+/// Digests of files by path, each with the fingerprint of the file it was computed from.
+/// (`NSLock` rather than `Mutex`: this module also builds for iOS 17.)
+private final class KnownDigests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var known: [String: (fingerprint: FileFingerprint, sha256: String)] = [:]
+
+    func digest(of path: String, fingerprint: FileFingerprint) -> String? {
+        lock.withLock { known[path].flatMap { $0.fingerprint == fingerprint ? $0.sha256 : nil } }
+    }
+
+    func remember(_ sha256: String, of path: String, fingerprint: FileFingerprint) {
+        lock.withLock { known[path] = (fingerprint, sha256) }
     }
 }
