@@ -331,6 +331,7 @@ struct ConsolePageTests {
             ])
         let dns = try await console.request(.get, "/dns", cookie: cookie)
         #expect(dns.status == .ok)
+        #expect(dns.text.contains(#"<p class="detail" id="top-lists-counted">Both lists counted at "#), "the top lists say when")
         #expect(!dns.text.contains(attack))
         #expect(dns.text.contains("x&lt;script&gt;alert(1)&lt;/script&gt;.example"))
         let search = try await console.request(.get, "/dns?search=%3Cscript%3E", cookie: cookie)

@@ -375,6 +375,9 @@ struct DNSScreenTests {
         #expect(first.summary.chart.count == 24 && first.summary.chart.last?.total == 120)
         #expect(first.summary.topBlocked.map(\.name) == ["ads0.example", "ads1.example"])
         #expect(first.summary.topClients.map(\.count) == [60, 60])
+        #expect(first.summary.topListsCountedAt == now, "counted for this load")
+        // Within their lifetime the lists are kept, and the page says since when.
+        #expect(try screen.summary(now: now.addingTimeInterval(10)).topListsCountedAt == now)
         #expect(first.log.count == 50 && first.log.first?.name == "site119.example")
         let second = try screen.load(.init(before: first.nextBefore, limit: 50), now: now)
         #expect(second.log.first.map { $0.id < first.log.last!.id } == true)

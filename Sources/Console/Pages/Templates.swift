@@ -319,6 +319,7 @@ enum Templates {
         <ol class="top">{{#topClients}}<li><span class="name">{{name}}</span> <span class="count">{{count}}</span></li>{{/topClients}}</ol>
         </section>
         </div>
+        <p class="detail" id="top-lists-counted">{{topListsCounted}}</p>
         <section class="card" aria-labelledby="log-title">
         <h2 id="log-title">Query log</h2>
         <form method="get" action="/dns" class="inline">

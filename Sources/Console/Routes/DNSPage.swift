@@ -37,6 +37,7 @@ extension Pages {
         var chart: String
         var topBlocked: [TopRow]
         var topClients: [TopRow]
+        var topListsCounted: String
         var search: String
         var blockedOnly: Bool
         var blockedFlag: String
@@ -153,7 +154,10 @@ extension Pages {
             total: Format.count(summary.total), blocked: Format.count(summary.blocked),
             blockedPercent: String(format: "%.1f %%", summary.blockedPercent), chart: BarChart.svg(summary.chart),
             topBlocked: summary.topBlocked.map { .init(name: $0.name, count: Format.count($0.count)) },
-            topClients: summary.topClients.map { .init(name: $0.name, count: Format.count($0.count)) }, search: query.search,
+            topClients: summary.topClients.map { .init(name: $0.name, count: Format.count($0.count)) },
+            topListsCounted:
+                "Both lists counted at \(Format.time(summary.topListsCountedAt)) UTC (they are counted again every 30 s at most).",
+            search: query.search,
             blockedOnly: query.blockedOnly, blockedFlag: query.blockedOnly ? "1" : "", tail: query.before == nil,
             latest: String(latest), rows: rows, newer: query.before == nil ? nil : link(before: nil),
             older: loaded.nextBefore.map { link(before: $0) },

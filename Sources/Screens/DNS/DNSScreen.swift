@@ -95,6 +95,9 @@ public struct DNSScreen: Sendable {
         public var topBlocked: [DNSQueryLogStore.NameCount]
         /// The clients asking most in the last 24 hours (from the log).
         public var topClients: [DNSQueryLogStore.NameCount]
+        /// When the two top lists were counted: they are kept a while (see `init`), so they can
+        /// lag the totals, and a face says as of when.
+        public var topListsCountedAt: Date
 
         /// The blocked share, 0–100.
         public var blockedPercent: Double { total == 0 ? 0 : Double(blocked) * 100 / Double(total) }
@@ -172,13 +175,13 @@ public struct DNSScreen: Sendable {
                 bars[index].total += count.count
                 if count.outcome.isBlocked { bars[index].blocked += count.count }
             }
-            let (topBlocked, topClients) = try tops.value(now: now) {
+            let (tops, countedAt) = try tops.value(now: now) {
                 let since = now.addingTimeInterval(-86_400)
                 return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since))
             }
             return Summary(
                 total: bars.reduce(0) { $0 + $1.total }, blocked: bars.reduce(0) { $0 + $1.blocked }, chart: bars,
-                topBlocked: topBlocked, topClients: topClients)
+                topBlocked: tops.blocked, topClients: tops.clients, topListsCountedAt: countedAt)
         } catch {
             throw ScreenError("Cannot read the DNS counts: \(error).")
         }
@@ -262,20 +265,21 @@ final class TopListsCache: @unchecked Sendable {
         self.lifetime = lifetime
     }
 
-    func value(now: Date, compute: @escaping @Sendable () throws -> Value) throws -> Value {
-        let (cached, stale) = lock.withLock { () -> (Value?, Bool) in
+    /// The value and when it was computed (`now` for one computed by this call).
+    func value(now: Date, compute: @escaping @Sendable () throws -> Value) throws -> (Value, computedAt: Date) {
+        let (cached, cachedAt, stale) = lock.withLock { () -> (Value?, Date, Bool) in
             let stale = now.timeIntervalSince(computedAt) >= lifetime
             let start = stale && value != nil && !refreshing
             if start { refreshing = true }
-            return (value, start)
+            return (value, computedAt, start)
         }
         guard let cached else {
             let fresh = try compute()
             lock.withLock {
                 value = fresh
-                computedAt = Date()
+                computedAt = now
             }
-            return fresh
+            return (fresh, now)
         }
         if stale {
             DispatchQueue.global(qos: .utility).async { [self] in
@@ -283,12 +287,12 @@ final class TopListsCache: @unchecked Sendable {
                 lock.withLock {
                     if let fresh {
                         value = fresh
-                        computedAt = Date()
+                        computedAt = now
                     }
                     refreshing = false
                 }
             }
         }
-        return cached
+        return (cached, cachedAt)
     }
 }
