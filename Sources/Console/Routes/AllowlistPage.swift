@@ -93,11 +93,11 @@ extension Pages {
             pageError: checkError?.field == "page" ? checkError?.text : nil,
             types: loaded.types.map { .init(value: $0, selected: $0 == type) }, result: result)
         var notices: [Notice] = []
-        if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was added: see the form below.")) }
+        if let notice { notices.append(notice.banner("Nothing was added")) }
         if let checkError, checkError.field == "type" { notices.append(checkError) }
         let failed = notice?.isError == true || checkError != nil
         return renderer.page(
             .allowlist, title: "Allowlist", view: view, chrome: chrome(request, context, notices: notices),
-            status: failed ? .unprocessableContent : .ok)
+            status: .form(refused: failed))
     }
 }

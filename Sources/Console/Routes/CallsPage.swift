@@ -164,10 +164,10 @@ extension Pages {
             exportVersion: String(export.version), exportSince: String(export.incrementalSince), counts: Self.countRows(loaded.counts),
             tryNumber: tryNumber, tryError: tryError?.text, trial: trial)
         var notices: [Notice] = []
-        if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
+        if let notice { notices.append(notice.banner("Nothing was saved")) }
         let failed = notice?.isError == true || previewError != nil || tryError != nil
         return renderer.page(
             .calls, title: "Calls", view: view, chrome: chrome(request, context, notices: notices),
-            status: failed ? .unprocessableContent : .ok)
+            status: .form(refused: failed))
     }
 }

@@ -100,10 +100,10 @@ extension Pages {
                         } ?? ""))
             })
         var notices: [Notice] = []
-        if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
+        if let notice { notices.append(notice.banner("Nothing was saved")) }
         return renderer.page(
             .picket, title: "Labor actions", view: view, chrome: chrome(request, context, notices: notices),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 
     // MARK: Report a strike
@@ -292,7 +292,7 @@ extension Pages {
             hasServer: (try? state.picketConnection()) != nil)
         return renderer.page(
             .report, title: "Report a strike", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 
     // MARK: GPS snapshot
@@ -381,6 +381,6 @@ extension Pages {
             ], found: draft.found, receipt: draft.receipt.map { "\($0.message) (\($0.id))." }, hasServer: hasServer)
         return renderer.page(
             .snapshot, title: "GPS snapshot", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 }

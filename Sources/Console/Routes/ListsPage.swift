@@ -152,10 +152,10 @@ extension Pages {
             addURL: url ?? "", addName: name ?? "", urlError: notice?.field == "url" ? notice?.text : nil,
             nameError: notice?.field == "name" ? notice?.text : nil, fileError: notice?.field == "file" ? notice?.text : nil,
             uploadLimit: "\(PepperState.maximumUploadBytes / 1_048_576) MB")
-        let shown = notice.map { $0.field == nil ? [$0] : [Notice(.error, "Nothing was added: see the form below.")] } ?? []
+        let shown = notice.map { [$0.banner("Nothing was added")] } ?? []
         return renderer.page(
             .lists, title: "Lists", view: view, chrome: chrome(request, context, notices: shown),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 
     static func duration(_ seconds: TimeInterval) -> String {

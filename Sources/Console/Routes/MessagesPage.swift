@@ -134,9 +134,9 @@ extension Pages {
             tryFrom: input.tryFrom, tryText: input.tryText, trySenderError: tryError?.field == "try-sender" ? tryError?.text : nil,
             tryTextError: tryError?.field == "try-text" ? tryError?.text : nil, trial: trial, counts: Self.countRows(loaded.counts))
         var notices: [Notice] = []
-        if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "Nothing was saved: see the form below.")) }
+        if let notice { notices.append(notice.banner("Nothing was saved")) }
         return renderer.page(
             .messages, title: "Messages", view: view, chrome: chrome(request, context, notices: notices),
-            status: notice?.isError == true || tryError != nil ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true || tryError != nil))
     }
 }

@@ -183,7 +183,7 @@ extension Pages {
             hasLog: !log.isEmpty)
         return renderer.page(
             .moderation, title: "Moderation", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
-            status: problem != nil ? .serviceUnavailable : notice?.isError == true ? .unprocessableContent : .ok)
+            status: problem != nil ? .serviceUnavailable : .form(refused: notice?.isError == true))
     }
 
     private func keysPage(
@@ -220,10 +220,10 @@ extension Pages {
                     active: key.revokedAt == nil)
             }, hasKeys: !keys.isEmpty)
         var notices: [Notice] = []
-        if let notice { notices.append(notice.field == nil ? notice : Notice(.error, "No key was created: see the form below.")) }
+        if let notice { notices.append(notice.banner("No key was created")) }
         var response = renderer.page(
             .keys, title: "API keys", view: view, chrome: chrome(request, context, notices: notices),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
         // The page that shows a new key is never stored by the browser.
         response.headers[.cacheControl] = "no-store"
         return response

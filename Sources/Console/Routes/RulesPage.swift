@@ -36,6 +36,6 @@ extension Pages {
         return renderer.page(
             .rules, title: "My rules", view: RulesView(text: shown.text, problems: problems, hasProblems: !problems.isEmpty),
             chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 }

@@ -123,6 +123,6 @@ extension Pages {
         let notices = notice.map { $0.field == nil ? [$0] : [Notice(.error, "The check did not work: see below.")] } ?? []
         return renderer.page(
             .setup, title: "Set up Pepper", view: view, chrome: chrome(request, context, notices: notices),
-            status: notice?.isError == true ? .unprocessableContent : .ok)
+            status: .form(refused: notice?.isError == true))
     }
 }
