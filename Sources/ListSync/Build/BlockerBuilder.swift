@@ -21,6 +21,9 @@ public struct ListInput: Sendable {
     /// The SHA-256 of `data` in hex, when already known (a stored copy hashed before).
     public var sha256: String?
 
+    /// The SHA-256 of `data` in hex: the known one, or computed now.
+    public var digest: String { sha256 ?? ContentBlockerOutput.SourceIdentity.sha256Hex(data) }
+
     /// An input with the given fields.
     public init(
         name: String, location: String, etag: String? = nil, data: Data, format: FilterListFormat? = nil,
@@ -124,7 +127,7 @@ public enum BlockerBuilder {
         guard !usable.isEmpty else { throw .nothingUsable(describeSkips(parsed)) }
         let compiled = ContentRuleCompiler().compileEncoded(usable.map(\.1), allowlist: allowlist)
         let identities = usable.map { input, _ in
-            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
+            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, sha256: input.digest)
         }
         do {
             return try ContentBlockerOutput(encoded: compiled, sources: identities, allowlist: allowlist, maximumRules: maximumRules)
@@ -227,7 +230,7 @@ public enum BlockerBuilder {
         let inputs = try stateInputs(home: home, database: database)
         let allowlist = try AllowlistStore(database: database).domains()
         let identities = inputs.map { input in
-            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, contents: input.data)
+            ContentBlockerOutput.SourceIdentity(name: input.name, url: input.location, etag: input.etag, sha256: input.digest)
         }
         let key = InputsIdentity(lists: inputs, sha256: identities.map(\.sha256)).digest
         let previousInputs = (try? Data(contentsOf: home.outputURL.appendingPathComponent("manifest.json")))

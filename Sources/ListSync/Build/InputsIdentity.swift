@@ -67,7 +67,7 @@ public struct InputsIdentity: Sendable, Hashable {
     /// The identity of `lists`; `sha256` gives each list's digest when it is already known.
     public init(lists: [ListInput], sha256: [String]? = nil, allowlist: [String]? = nil, compiler: String = InputsIdentity.compilerIdentity)
     {
-        let digests = sha256 ?? lists.map { $0.sha256 ?? ContentBlockerOutput.SourceIdentity.sha256Hex($0.data) }
+        let digests = sha256 ?? lists.map(\.digest)
         precondition(digests.count == lists.count, "one digest per list")
         inputs = zip(lists, digests).map { list, digest in
             Input(name: list.name, format: list.format?.rawValue ?? "auto", categories: list.disconnectCategories ?? [], sha256: digest)

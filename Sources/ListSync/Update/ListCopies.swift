@@ -27,13 +27,17 @@ public enum ListCopies {
     /// its record was committed by a process that did not live to put it in place. `nil` when
     /// there is no copy yet.
     public static func read(_ source: ListSource, home: PepperHome) -> Data? {
-        // Only after a kill is there a pending file: the usual read costs one failed open.
-        if let expected = source.sha256, let pending = try? Data(contentsOf: pendingURL(source.name, home: home)),
-            ContentBlockerOutput.SourceIdentity.sha256Hex(pending) == expected
-        {
-            return pending
-        }
+        if let pending = committedPendingCopy(source, home: home) { return pending }
         return try? Data(contentsOf: url(source.name, home: home))
+    }
+
+    /// The pending copy, when there is one and it is the one the record names (only after a
+    /// kill between the commit and the move); the usual case costs one failed open.
+    private static func committedPendingCopy(_ source: ListSource, home: PepperHome) -> Data? {
+        guard let expected = source.sha256, let pending = try? Data(contentsOf: pendingURL(source.name, home: home)),
+            ContentBlockerOutput.SourceIdentity.sha256Hex(pending) == expected
+        else { return nil }
+        return pending
     }
 
     /// ``read(_:home:)`` with the copy's SHA-256 (hex). The digest of a copy whose file is
@@ -41,13 +45,8 @@ public enum ListCopies {
     /// new copy always arrives by `rename`, so as a new inode) is not computed again: the Start
     /// page asks whether the output is current on every view, and hashing 3 MB of lists cost
     /// it 2 ms each time.
-    public static func readWithDigest(_ source: ListSource, home: PepperHome) -> (data: Data, sha256: String)? {
-        // As `read`: a pending copy (only after a kill) when it is the one the record names.
-        if let expected = source.sha256, let pending = try? Data(contentsOf: pendingURL(source.name, home: home)),
-            ContentBlockerOutput.SourceIdentity.sha256Hex(pending) == expected
-        {
-            return (pending, expected)
-        }
+    static func readWithDigest(_ source: ListSource, home: PepperHome) -> (data: Data, sha256: String)? {
+        if let pending = committedPendingCopy(source, home: home), let expected = source.sha256 { return (pending, expected) }
         let file = url(source.name, home: home)
         let before = FileFingerprint(file)
         guard let data = try? Data(contentsOf: file) else { return nil }
