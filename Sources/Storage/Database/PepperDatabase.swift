@@ -28,16 +28,18 @@ public final class PepperDatabase: Sendable {
             }
             guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
         }
+        // Processes opening a new or old database at once (a server and the console started
+        // together, the app and an extension) would each switch a new file to WAL (SQLite
+        // answers the loser "database is locked" at once, without waiting) and apply the same
+        // migration (the second fails: "duplicate column"). They take turns on a lock beside the
+        // database for the open; whoever comes second finds nothing left to do. Uncontended, the
+        // lock costs one `flock`.
+        let lock = try FileLock(path: url.path + ".migration-lock", wait: true)
+        defer { withExtendedLifetime(lock) {} }
         writer = try DatabasePool(path: url.path, configuration: configuration)
         registration = OpenPools.shared.register(url)
         let migrator = Self.migrator
         guard try !writer.read(migrator.hasCompletedMigrations) else { return }
-        // Processes opening a new or old database at once (a server and the console started
-        // together, the app and an extension) would each apply the same migration: the second
-        // fails ("duplicate column"). They take turns on a lock beside the database; whoever
-        // comes second finds nothing left to do.
-        let lock = try FileLock(path: url.path + ".migration-lock", wait: true)
-        defer { withExtendedLifetime(lock) {} }
         do {
             try migrator.migrate(writer)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
