@@ -225,7 +225,11 @@ struct BrowserHelperTests {
         let directory = TestPaths.temporaryDirectory("lonely-pepper")
         defer { try? FileManager.default.removeItem(at: directory) }
         let lonely = directory.appendingPathComponent("pepper")
-        try FileManager.default.copyItem(at: PepperProcess.executable, to: lonely)
+        // Copied by `cp`, not in this process: a program another test starts while this
+        // process holds the copy open for writing inherits that descriptor, and running the
+        // copy then fails with "Text file busy" (ETXTBSY) for as long as that program lives.
+        let copy = try await Subprocess.run(URL(fileURLWithPath: "/bin/cp"), [PepperProcess.executable.path, lonely.path])
+        try #require(copy.status == 0, "cp: \(copy.stderr)")
         let outcome = try await Subprocess.run(lonely, ["browse", "--home", directory.path])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("pepper-browser"))
