@@ -388,9 +388,9 @@ struct ConsolePageTests {
             .post, "/dns/block", cookie: cookie, form: [("name", "fine.example"), ("back", "https://evil.example/"), ("csrf", csrf)])
         #expect(block.location == "/dns", "never redirects to another site")
         for path in ["//evil.example/", "/\\evil.example", "/\t/evil.example", "https://evil.example/", "dns", "/x\r\nSet-Cookie: a=b"] {
-            #expect(Pages.localPath(path) == nil, "\(path)")
+            #expect(LocalPath.checked(path) == nil, "\(path)")
         }
-        #expect(Pages.localPath("/dns?search=x&blocked=1") == "/dns?search=x&blocked=1")
+        #expect(LocalPath.checked("/dns?search=x&blocked=1") == "/dns?search=x&blocked=1")
         #expect(try console.state.allowlistEntries().map(\.domain) == ["ads.example"])
         #expect(try console.state.userRules().map(\.text) == ["||fine.example^"])
         let after = try await console.request(.get, "/dns", cookie: cookie)

@@ -40,7 +40,15 @@ final class LiveStreams: Sendable {
         for continuation in open { continuation.finish() }
     }
 
-    /// A Server-Sent Events answer: `produce` yields events (``Pages/event(_:)``) until it
+    /// One event: a `data:` line of JSON.
+    static func event(_ value: some Encodable) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
+        return ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n")
+    }
+
+    /// A Server-Sent Events answer: `produce` yields events (``event(_:)``) until it
     /// returns; the producer is cancelled when the stream ends for any other reason.
     func response(_ produce: @escaping @Sendable (AsyncStream<ByteBuffer>.Continuation) async -> Void) -> Response {
         var headers = HTTPFields()

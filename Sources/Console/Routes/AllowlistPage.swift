@@ -4,7 +4,13 @@ import PepperActions
 import Screens
 
 /// Allowlist: add (for good or 24 h), remove, and "Check a URL".
-extension Pages {
+struct AllowlistPage: ConsoleArea {
+    static let path: RouterPath = "/allowlist"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+
     private struct AllowlistView {
         struct Entry {
             var domain: String
@@ -39,21 +45,23 @@ extension Pages {
         var result: Result?
     }
 
-    func registerAllowlist(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = AllowlistScreen(state: state)
-        router.get("/allowlist") { request, context in
+        routes.get { request, context in
             allowlistPage(screen, request: request, context: context)
         }
-        router.post("/allowlist/add") { request, context in
+        routes.post("add") { request, context in
             let fields = form(context)
             let duration = AllowlistScreen.Duration(rawValue: fields["for"] ?? "") ?? .forGood
             let notice = await screen.add(site: fields["site"] ?? "", duration: duration)
             guard notice.isError else { return redirect("/allowlist", notice, context: context) }
             return allowlistPage(screen, request: request, context: context, notice: notice, site: fields["site"])
         }
-        router.post("/allowlist/remove") { _, context in
+        routes.post("remove") { _, context in
             redirect("/allowlist", await screen.remove(form(context)["domain"] ?? ""), context: context)
         }
+        return routes
     }
 
     private func allowlistPage(

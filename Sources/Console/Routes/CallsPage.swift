@@ -7,7 +7,13 @@ import Screens
 /// Calls: the block list and labels (a number or `#` range is shown normalised before it is
 /// saved), "block all except contacts" with the contacts import, "Try a number", what the call
 /// directory holds and the counts.
-extension Pages {
+struct CallsPage: ConsoleArea {
+    static let path: RouterPath = "/calls"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+
     private struct CallsView {
         struct Row {
             var index: Int
@@ -56,32 +62,22 @@ extension Pages {
         var trial: Trial?
     }
 
-    /// One line of a counts table.
-    struct CountRow {
-        var label: String
-        var today: String
-        var week: String
-    }
-
-    static func countRows(_ counts: [ActivityCount]) -> [CountRow] {
-        counts.map { CountRow(label: $0.label, today: Format.count($0.today), week: Format.count($0.week)) }
-    }
-
-    func registerCalls(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = CallsScreen(state: state)
-        router.get("/calls") { request, context in
+        routes.get { request, context in
             callsPage(screen, request: request, context: context)
         }
-        router.post("/calls/block") { request, context in
+        routes.post("block") { request, context in
             let fields = form(context)
             let notice = screen.block(fields["number"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
             return callsPage(screen, request: request, context: context, notice: notice, number: fields["number"])
         }
-        router.post("/calls/unblock") { _, context in
+        routes.post("unblock") { _, context in
             redirect("/calls", screen.unblock(form(context)["number"] ?? ""), context: context)
         }
-        router.post("/calls/identify") { request, context in
+        routes.post("identify") { request, context in
             let fields = form(context)
             let notice = screen.identify(fields["number"] ?? "", label: fields["label"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
@@ -89,18 +85,18 @@ extension Pages {
                 screen, request: request, context: context, notice: notice, number: fields["typed"] ?? fields["number"],
                 label: fields["label"])
         }
-        router.post("/calls/unidentify") { _, context in
+        routes.post("unidentify") { _, context in
             redirect("/calls", screen.unidentify(form(context)["number"] ?? ""), context: context)
         }
-        router.post("/calls/region") { request, context in
+        routes.post("region") { request, context in
             let notice = screen.setRegion(form(context)["region"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
             return callsPage(screen, request: request, context: context, notice: notice)
         }
-        router.post("/calls/block-all-except-contacts") { _, context in
+        routes.post("block-all-except-contacts") { _, context in
             redirect("/calls", screen.setBlockAllExceptContacts(form(context)["on"] == "1"), context: context)
         }
-        router.post("/calls/contacts") { request, context in
+        routes.post("contacts") { request, context in
             guard let file = form(context).files["vcard"], !file.data.isEmpty else {
                 return callsPage(
                     screen, request: request, context: context,
@@ -110,6 +106,7 @@ extension Pages {
             guard notice.isError else { return redirect("/calls", notice, context: context) }
             return callsPage(screen, request: request, context: context, notice: notice)
         }
+        return routes
     }
 
     private func callsPage(
@@ -161,7 +158,7 @@ extension Pages {
             blockAll: loaded.blockAllExceptContacts, contacts: Format.count(loaded.contacts),
             contactsError: notice?.field == "contacts" ? notice?.text : nil, note: CallsScreen.blockAllExceptContactsNote,
             exportBlocking: Format.count(export.blocking), exportIdentification: Format.count(export.identification),
-            exportVersion: String(export.version), exportSince: String(export.incrementalSince), counts: Self.countRows(loaded.counts),
+            exportVersion: String(export.version), exportSince: String(export.incrementalSince), counts: CountRow.rows(loaded.counts),
             tryNumber: tryNumber, tryError: tryError?.text, trial: trial)
         var notices: [Notice] = []
         if let notice { notices.append(notice.banner("Nothing was saved")) }

@@ -5,7 +5,15 @@ import Screens
 
 /// DNS: the 24-hour chart, top names and clients, the query log with one-click allow/block,
 /// and the client groups (read-only).
-extension Pages {
+struct DNSPage: ConsoleArea {
+    static let path: RouterPath = "/dns"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+    /// The open live streams, ended when the console stops.
+    let streams: LiveStreams
+
     private struct DNSView {
         struct TopRow {
             var name: String
@@ -64,9 +72,10 @@ extension Pages {
         var note: String?
     }
 
-    func registerDNS(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = DNSScreen(state: state)
-        router.get("/dns") { request, context in
+        routes.get { request, context in
             let query = FormData(query: request.uri.query)
             let logQuery = DNSScreen.LogQuery(
                 before: query["before"].flatMap { Int64($0) }, search: query["search"] ?? "",
@@ -81,7 +90,7 @@ extension Pages {
                 .dns, title: "DNS", view: view(loaded, path: request.uri.description, latest: screen.latestID()),
                 chrome: chrome(request, context))
         }
-        router.get("/dns/log/events") { request, _ in
+        routes.get("log/events") { request, _ in
             let query = FormData(query: request.uri.query)
             let search = (query["search"] ?? "").lowercased()
             let blockedOnly = query["blocked"] == "1"
@@ -96,20 +105,21 @@ extension Pages {
                         after = last.id
                         let shown = rows.filter { (!blockedOnly || $0.blocked) && (search.isEmpty || $0.name.contains(search)) }
                         // Oldest first: the script puts each row on top, so the newest ends on top.
-                        if !shown.isEmpty { events.yield(Self.event(shown.map(Self.tailRow))) }
+                        if !shown.isEmpty { events.yield(LiveStreams.event(shown.map(Self.tailRow))) }
                     }
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
         }
-        router.post("/dns/allow") { _, context in
+        routes.post("allow") { _, context in
             let fields = form(context)
-            return redirect(Self.localPath(fields["back"]) ?? "/dns", await screen.allow(fields["name"] ?? ""), context: context)
+            return redirect(LocalPath.checked(fields["back"]) ?? "/dns", await screen.allow(fields["name"] ?? ""), context: context)
         }
-        router.post("/dns/block") { _, context in
+        routes.post("block") { _, context in
             let fields = form(context)
-            return redirect(Self.localPath(fields["back"]) ?? "/dns", await screen.block(fields["name"] ?? ""), context: context)
+            return redirect(LocalPath.checked(fields["back"]) ?? "/dns", await screen.block(fields["name"] ?? ""), context: context)
         }
+        return routes
     }
 
     static func tailRow(_ row: DNSScreen.Row) -> TailRow {

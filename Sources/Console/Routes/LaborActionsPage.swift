@@ -7,7 +7,13 @@ import Screens
 /// Labor actions, the person's side of the Online Picket Line: the server and key, the policy
 /// for struck employers' sites, the Picket lists in force; "Report a strike" in three steps;
 /// "GPS snapshot" for an active strike.
-extension Pages {
+struct LaborActionsPage: ConsoleArea {
+    static let path: RouterPath = "/picket"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+
     /// One form field, rendered by the `field` part of the report and snapshot templates.
     struct FieldView {
         struct Option {
@@ -52,28 +58,30 @@ extension Pages {
         var sources: [Source]
     }
 
-    func registerLaborActions(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = LaborActionsScreen(state: state)
-        router.get("/picket") { request, context in
+        routes.get { request, context in
             laborPage(screen, request: request, context: context)
         }
-        router.post("/picket/server") { request, context in
+        routes.post("server") { request, context in
             let fields = form(context)
             let notice = await screen.setServer(address: fields["server"] ?? "", key: fields["key"] ?? "")
             guard notice.isError else { return redirect("/picket", notice, context: context) }
             return laborPage(screen, request: request, context: context, notice: notice, address: fields["server"])
         }
-        router.post("/picket/server/forget") { _, context in
+        routes.post("server/forget") { _, context in
             redirect("/picket", screen.forgetServer(), context: context)
         }
-        router.post("/picket/policy") { _, context in
+        routes.post("policy") { _, context in
             redirect("/picket", await screen.setPolicy(form(context)["policy"] ?? ""), context: context)
         }
-        router.post("/picket/blocklist") { _, context in
+        routes.post("blocklist") { _, context in
             redirect("/picket", await screen.useServerBlocklist(), context: context)
         }
-        registerStrikeReport(on: router)
-        registerSnapshot(on: router)
+        addStrikeReport(to: routes)
+        addSnapshot(to: routes)
+        return routes
     }
 
     private func laborPage(
@@ -132,12 +140,12 @@ extension Pages {
         var hasServer: Bool
     }
 
-    private func registerStrikeReport(on router: Router<ConsoleContext>) {
+    private func addStrikeReport(to routes: RouteCollection<ConsoleContext>) {
         let screen = StrikeReportScreen(state: state)
-        router.get("/picket/report") { request, context in
+        routes.get("report") { request, context in
             reportPage(report(context), request: request, context: context)
         }
-        router.post("/picket/report/step") { request, context in
+        routes.post("report/step") { request, context in
             let fields = form(context)
             var report = report(context)
             guard let step = StrikeReport.Step(rawValue: fields["step"] ?? ""), step != .submitted, report.step != .submitted else {
@@ -159,7 +167,7 @@ extension Pages {
             guard notice?.isError == true else { return redirect("/picket/report", nil, context: context) }
             return reportPage(report, request: request, context: context, notice: notice)
         }
-        router.post("/picket/report/edit") { _, context in
+        routes.post("report/edit") { _, context in
             var report = report(context)
             if report.step != .submitted, let step = StrikeReport.Step(rawValue: form(context)["step"] ?? ""), step != .submitted {
                 report.step = step
@@ -168,14 +176,14 @@ extension Pages {
             }
             return redirect("/picket/report", nil, context: context)
         }
-        router.post("/picket/report/submit") { request, context in
+        routes.post("report/submit") { request, context in
             let (notice, report) = await screen.submit(report(context))
             keep(report, at: \.strikeReport, context)
             // Once sent, the page shows the receipt itself.
             guard notice.isError else { return redirect("/picket/report", nil, context: context) }
             return reportPage(report, request: request, context: context, notice: notice)
         }
-        router.post("/picket/report/restart") { _, context in
+        routes.post("report/restart") { _, context in
             keep(StrikeReport(), at: \.strikeReport, context)
             return redirect("/picket/report", nil, context: context)
         }
@@ -313,12 +321,12 @@ extension Pages {
         var hasServer: Bool
     }
 
-    private func registerSnapshot(on router: Router<ConsoleContext>) {
+    private func addSnapshot(to routes: RouteCollection<ConsoleContext>) {
         let screen = SnapshotScreen(state: state)
-        router.get("/picket/snapshot") { request, context in
+        routes.get("snapshot") { request, context in
             await snapshotPage(screen, snapshot(context), request: request, context: context)
         }
-        router.post("/picket/snapshot") { request, context in
+        routes.post("snapshot") { request, context in
             let fields = form(context)
             var draft = snapshot(context)
             if draft.receipt != nil { draft = GPSSnapshotDraft() }
@@ -336,7 +344,7 @@ extension Pages {
             guard notice.isError else { return redirect("/picket/snapshot", nil, context: context) }
             return await snapshotPage(screen, draft, request: request, context: context, notice: notice)
         }
-        router.post("/picket/snapshot/new") { _, context in
+        routes.post("snapshot/new") { _, context in
             keep(GPSSnapshotDraft(), at: \.snapshot, context)
             return redirect("/picket/snapshot", nil, context: context)
         }

@@ -6,7 +6,17 @@ import PepperActions
 import Screens
 
 /// Lists: the catalogue, adding (address or upload), removing, "Update now" with live progress.
-extension Pages {
+struct ListsPage: ConsoleArea {
+    static let path: RouterPath = "/lists"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+    /// The one list update of the console.
+    let updates: UpdateRunner
+    /// The open live streams, ended when the console stops.
+    let streams: LiveStreams
+
     private struct ListsView {
         struct Row {
             var name: String
@@ -50,27 +60,28 @@ extension Pages {
         var rows: [Row]
     }
 
-    func registerLists(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = ListsScreen(state: state)
-        router.get("/lists") { request, context in
+        routes.get { request, context in
             await listsPage(screen, request: request, context: context)
         }
-        router.post("/lists/enable") { _, context in
+        routes.post("enable") { _, context in
             redirect("/lists", await screen.enable(form(context)["name"] ?? ""), context: context)
         }
-        router.post("/lists/disable") { _, context in
+        routes.post("disable") { _, context in
             redirect("/lists", await screen.disable(form(context)["name"] ?? ""), context: context)
         }
-        router.post("/lists/remove") { _, context in
+        routes.post("remove") { _, context in
             redirect("/lists", await screen.remove(form(context)["name"] ?? ""), context: context)
         }
-        router.post("/lists/add") { request, context in
+        routes.post("add") { request, context in
             let fields = form(context)
             let notice = await screen.add(address: fields["url"] ?? "", name: fields["name"])
             guard notice.isError else { return redirect("/lists", notice, context: context) }
             return await listsPage(screen, request: request, context: context, notice: notice, url: fields["url"], name: fields["name"])
         }
-        router.post("/lists/upload") { request, context in
+        routes.post("upload") { request, context in
             let fields = form(context)
             guard let file = fields.files["file"], !file.data.isEmpty else {
                 return await listsPage(
@@ -80,11 +91,11 @@ extension Pages {
             guard notice.isError else { return redirect("/lists", notice, context: context) }
             return await listsPage(screen, request: request, context: context, notice: notice)
         }
-        router.post("/lists/update") { _, context in
+        routes.post("update") { _, context in
             await updates.start()
             return redirect("/lists/update", nil, context: context)
         }
-        router.get("/lists/update") { request, context in
+        routes.get("update") { request, context in
             let (running, lines, notice) = await updates.snapshot()
             var rows: [UpdateView.Row] = []
             for line in lines {
@@ -103,12 +114,13 @@ extension Pages {
             return renderer.page(
                 .update, title: "Update now", view: view, chrome: chrome(request, context, notices: notices, noscriptRefresh: running))
         }
-        router.get("/lists/update/events") { _, _ in
+        routes.get("update/events") { _, _ in
             let lines = await updates.follow()
             return streams.response { events in
-                for await line in lines { events.yield(Self.event(line)) }
+                for await line in lines { events.yield(LiveStreams.event(line)) }
             }
         }
+        return routes
     }
 
     private func listsPage(
@@ -164,11 +176,4 @@ extension Pages {
         return "\(Int(seconds / 60)) min"
     }
 
-    /// One event: a `data:` line of JSON.
-    static func event(_ value: some Encodable) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
-        return ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n")
-    }
 }

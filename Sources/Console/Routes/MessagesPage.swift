@@ -5,7 +5,13 @@ import Screens
 
 /// Messages (the SMS guard): the switch, words with the look-alikes they catch, senders,
 /// unknown senders, "Try a message" and the counts.
-extension Pages {
+struct MessagesPage: ConsoleArea {
+    static let path: RouterPath = "/messages"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+
     private struct MessagesView {
         struct Word {
             var word: String
@@ -55,15 +61,16 @@ extension Pages {
         var trial: Result<MessagesScreen.Trial, Notice>?
     }
 
-    func registerMessages(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = MessagesScreen(state: state)
-        router.get("/messages") { request, context in
+        routes.get { request, context in
             messagesPage(screen, request: request, context: context)
         }
-        router.post("/messages/guard") { _, context in
+        routes.post("guard") { _, context in
             redirect("/messages", screen.setEnabled(form(context)["on"] == "1"), context: context)
         }
-        router.post("/messages/words/add") { request, context in
+        routes.post("words/add") { request, context in
             let fields = form(context)
             let notice = screen.addWord(fields["word"] ?? "", action: fields["action"] ?? "")
             guard notice.isError else { return redirect("/messages", notice, context: context) }
@@ -71,24 +78,24 @@ extension Pages {
                 screen, request: request, context: context,
                 input: MessagesInput(notice: notice, word: fields["word"] ?? "", action: fields["action"] ?? "junk"))
         }
-        router.post("/messages/words/remove") { _, context in
+        routes.post("words/remove") { _, context in
             let fields = form(context)
             return redirect("/messages", screen.removeWord(fields["word"] ?? "", sender: fields["sender"]), context: context)
         }
-        router.post("/messages/senders/block") { request, context in
+        routes.post("senders/block") { request, context in
             let sender = form(context)["sender"] ?? ""
             let notice = screen.blockSender(sender)
             guard notice.isError else { return redirect("/messages", notice, context: context) }
             return messagesPage(screen, request: request, context: context, input: MessagesInput(notice: notice, sender: sender))
         }
-        router.post("/messages/senders/unblock") { _, context in
+        routes.post("senders/unblock") { _, context in
             redirect("/messages", screen.unblockSender(form(context)["sender"] ?? ""), context: context)
         }
-        router.post("/messages/unknown") { _, context in
+        routes.post("unknown") { _, context in
             redirect("/messages", screen.setUnknownSendersAreJunk(form(context)["on"] == "1"), context: context)
         }
         // A message may be private: it is posted, never put in an address, and not recorded.
-        router.post("/messages/try") { request, context in
+        routes.post("try") { request, context in
             let fields = form(context)
             let from = fields["from"] ?? ""
             let text = fields["text"] ?? ""
@@ -96,6 +103,7 @@ extension Pages {
                 screen, request: request, context: context,
                 input: MessagesInput(tryFrom: from, tryText: text, trial: screen.tryMessage(from: from, text: text)))
         }
+        return routes
     }
 
     private func messagesPage(
@@ -132,7 +140,7 @@ extension Pages {
             words: words, hasWords: !words.isEmpty, senderInput: input.sender, senderError: notice?.field == "sender" ? notice?.text : nil,
             blockedSenders: loaded.blockedSenders, unknownJunk: loaded.unknownSendersAreJunk, contacts: Format.count(loaded.contacts),
             tryFrom: input.tryFrom, tryText: input.tryText, trySenderError: tryError?.field == "try-sender" ? tryError?.text : nil,
-            tryTextError: tryError?.field == "try-text" ? tryError?.text : nil, trial: trial, counts: Self.countRows(loaded.counts))
+            tryTextError: tryError?.field == "try-text" ? tryError?.text : nil, trial: trial, counts: CountRow.rows(loaded.counts))
         var notices: [Notice] = []
         if let notice { notices.append(notice.banner("Nothing was saved")) }
         return renderer.page(

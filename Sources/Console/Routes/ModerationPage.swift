@@ -5,7 +5,15 @@ import Screens
 
 /// Moderation, beside a Picket store: pending strikes and snapshots with a map-free location
 /// summary, approve or reject with a reason, the audit trail; and the store's API keys.
-extension Pages {
+struct ModerationPage: ConsoleArea {
+    static let path: RouterPath = "/moderation"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The Picket store to moderate, if the console has one.
+    let picketStore: (any PicketStore)?
+    /// How the store is named on the pages.
+    let picketStoreDescription: String
+
     private struct ModerationView {
         struct Fact {
             var label: String
@@ -72,12 +80,13 @@ extension Pages {
         var hasKeys: Bool
     }
 
-    func registerModeration(on router: Router<ConsoleContext>) {
-        router.get("/moderation") { request, context in
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
+        routes.get { request, context in
             guard let moderation = moderation(context) else { return noStore(request, context) }
             return await moderationPage(moderation, request: request, context: context)
         }
-        router.post("/moderation/decide") { request, context in
+        routes.post("decide") { request, context in
             guard let moderation = moderation(context) else { return noStore(request, context) }
             let fields = form(context)
             let screen = ModerationScreen(moderation: moderation)
@@ -91,11 +100,11 @@ extension Pages {
             guard notice.isError else { return redirect("/moderation", notice, context: context) }
             return await moderationPage(moderation, request: request, context: context, notice: notice)
         }
-        router.get("/moderation/keys") { request, context in
+        routes.get("keys") { request, context in
             guard let moderation = moderation(context) else { return noStore(request, context) }
             return await keysPage(moderation, request: request, context: context)
         }
-        router.post("/moderation/keys/create") { request, context in
+        routes.post("keys/create") { request, context in
             guard let moderation = moderation(context) else { return noStore(request, context) }
             let fields = form(context)
             let screen = APIKeysScreen(moderation: moderation)
@@ -109,11 +118,12 @@ extension Pages {
             // Rendered, not redirected: the key must not wait in the session for the next page.
             return await keysPage(moderation, request: request, context: context, notice: notice, created: created, label: fields["label"])
         }
-        router.post("/moderation/keys/revoke") { _, context in
+        routes.post("keys/revoke") { _, context in
             guard let moderation = moderation(context) else { return redirect("/moderation", nil, context: context) }
             return redirect(
                 "/moderation/keys", await APIKeysScreen(moderation: moderation).revoke(form(context)["id"] ?? ""), context: context)
         }
+        return routes
     }
 
     /// Moderation of the console's Picket store by the session's person.

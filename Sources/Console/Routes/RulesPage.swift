@@ -4,7 +4,13 @@ import PepperActions
 import Screens
 
 /// My rules: the editor, each bad line shown with its reason.
-extension Pages {
+struct RulesPage: ConsoleArea {
+    static let path: RouterPath = "/rules"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+
     private struct RulesView {
         struct Problem {
             var text: String
@@ -15,20 +21,22 @@ extension Pages {
         var hasProblems: Bool
     }
 
-    func registerRules(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = MyRulesScreen(state: state)
-        router.get("/rules") { request, context in
+        routes.get { request, context in
             do {
                 return rulesPage(try screen.load(), request: request, context: context)
             } catch {
                 return failure(error, title: "My rules", request: request, context: context)
             }
         }
-        router.post("/rules") { request, context in
+        routes.post { request, context in
             let (notice, shown) = await screen.save(form(context)["rules"] ?? "")
             guard notice.isError else { return redirect("/rules", notice, context: context) }
             return rulesPage(shown, request: request, context: context, notice: notice)
         }
+        return routes
     }
 
     private func rulesPage(_ shown: MyRulesScreen.State, request: Request, context: ConsoleContext, notice: Notice? = nil) -> Response {

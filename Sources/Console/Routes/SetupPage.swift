@@ -4,7 +4,17 @@ import PepperActions
 import Screens
 
 /// Setup (the onboarding): lists, GNOME Web, Pepper's browser, DNS, DuckDuckGo.
-extension Pages {
+struct SetupPage: ConsoleArea {
+    static let path: RouterPath = "/setup"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+    /// The browser whose content-filter settings Pepper keeps, if any.
+    let browser: (any BrowserContentFilters)?
+    /// The one list update of the console.
+    let updates: UpdateRunner
+
     private struct SetupView {
         struct ListRow {
             var name: String
@@ -47,12 +57,13 @@ extension Pages {
         var done: Bool
     }
 
-    func registerSetup(on router: Router<ConsoleContext>) {
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
         let screen = OnboardingScreen(state: state, browser: browser)
-        router.get("/setup") { request, context in
+        routes.get { request, context in
             setupPage(screen, request: request, context: context)
         }
-        router.post("/setup/lists") { _, context in
+        routes.post("lists") { _, context in
             // Answered at once: the choice, the downloads and the rebuild run in the background
             // and show their progress as "Update now" does (queued behind a running update).
             let names = Set(form(context).all("lists"))
@@ -60,10 +71,10 @@ extension Pages {
             await updates.start { await screen.chooseLists(names, download: false) }
             return redirect("/lists/update", nil, context: context)
         }
-        router.post("/setup/gnome-web") { _, context in
+        routes.post("gnome-web") { _, context in
             redirect("/setup", await screen.installInBrowser(), context: context)
         }
-        router.post("/setup/dns-check") { request, context in
+        routes.post("dns-check") { request, context in
             let address = (form(context)["address"] ?? "").trimmingCharacters(in: .whitespaces)
             let notice = await screen.checkDNS(address: address.isEmpty ? nil : address, startCommand: "pepper dns serve")
             if notice.isError && notice.field != nil {
@@ -71,9 +82,10 @@ extension Pages {
             }
             return redirect("/setup", notice, context: context)
         }
-        router.post("/setup/duckduckgo") { _, context in redirect("/setup", screen.useDuckDuckGo(), context: context) }
-        router.post("/setup/duckduckgo/dismiss") { _, context in redirect("/setup", screen.dismissSearchSuggestion(), context: context) }
-        router.post("/setup/finish") { _, context in redirect("/", screen.finish(), context: context) }
+        routes.post("duckduckgo") { _, context in redirect("/setup", screen.useDuckDuckGo(), context: context) }
+        routes.post("duckduckgo/dismiss") { _, context in redirect("/setup", screen.dismissSearchSuggestion(), context: context) }
+        routes.post("finish") { _, context in redirect("/", screen.finish(), context: context) }
+        return routes
     }
 
     private func setupPage(

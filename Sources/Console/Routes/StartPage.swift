@@ -4,7 +4,15 @@ import PepperActions
 import Screens
 
 /// Start: protection state, counts, and what needs attention.
-extension Pages {
+struct StartPage: ConsoleArea {
+    static let path: RouterPath = "/"
+    let renderer: PageRenderer
+    let sessions: Sessions
+    /// The home whose screens the area shows.
+    let state: PepperState
+    /// The browser whose content-filter settings Pepper keeps, if any.
+    let browser: (any BrowserContentFilters)?
+
     private struct StartView {
         struct CountRow {
             var label: String
@@ -30,8 +38,9 @@ extension Pages {
         var hasAttention: Bool
     }
 
-    func registerStart(on router: Router<ConsoleContext>) {
-        router.get("/") { request, context in
+    func routes() -> RouteCollection<ConsoleContext> {
+        let routes = RouteCollection(context: ConsoleContext.self)
+        routes.get { request, context in
             let screen = StartScreen(state: state, browser: browser)
             let loaded: StartScreen.State
             do {
@@ -43,12 +52,13 @@ extension Pages {
             if !loaded.onboardingDone { return Response.redirect(to: "/setup") }
             return renderer.page(.start, title: "Start", view: view(loaded), chrome: chrome(request, context))
         }
-        router.post("/rebuild") { _, context in
+        routes.post("rebuild") { _, context in
             redirect("/", await StartScreen(state: state).rebuildNow(), context: context)
         }
-        router.post("/fix/gnome-web") { _, context in
+        routes.post("fix/gnome-web") { _, context in
             redirect("/", await OnboardingScreen(state: state, browser: browser).installInBrowser(), context: context)
         }
+        return routes
     }
 
     private func view(_ loaded: StartScreen.State) -> StartView {

@@ -169,11 +169,20 @@ public struct ConsoleServer: Sendable {
         let hosts = AllowedHosts(
             listenHost: configuration.listen.host.description, port: port, extra: configuration.allowedHosts, tls: tls)
         router.add(middleware: ConsoleGuard(sessions: sessions, hosts: hosts, renderer: renderer, tls: tls))
-        Pages(
-            state: state, renderer: renderer, sessions: sessions, browser: browser, updates: updates, streams: streams,
-            picketStore: picketStore, picketStoreDescription: picketStoreDescription, tls: tls
-        )
-        .register(on: router)
+        // One area per page, each with only what it uses.
+        router.add(SignInPage(renderer: renderer, sessions: sessions, tls: tls))
+        router.add(StartPage(renderer: renderer, sessions: sessions, state: state, browser: browser))
+        router.add(SetupPage(renderer: renderer, sessions: sessions, state: state, browser: browser, updates: updates))
+        router.add(ListsPage(renderer: renderer, sessions: sessions, state: state, updates: updates, streams: streams))
+        router.add(RulesPage(renderer: renderer, sessions: sessions, state: state))
+        router.add(AllowlistPage(renderer: renderer, sessions: sessions, state: state))
+        router.add(DNSPage(renderer: renderer, sessions: sessions, state: state, streams: streams))
+        router.add(CallsPage(renderer: renderer, sessions: sessions, state: state))
+        router.add(MessagesPage(renderer: renderer, sessions: sessions, state: state))
+        router.add(LaborActionsPage(renderer: renderer, sessions: sessions, state: state))
+        router.add(
+            ModerationPage(
+                renderer: renderer, sessions: sessions, picketStore: picketStore, picketStoreDescription: picketStoreDescription))
         return router
     }
 
