@@ -371,6 +371,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [
                 .copy("Browser/console_walk.py"), .copy("Browser/console_people_walk.py"), .copy("Browser/console_door_walk.py"),
