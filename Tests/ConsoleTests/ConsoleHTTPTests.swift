@@ -274,7 +274,7 @@ struct ConsolePageTests {
         func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
-        #expect(try await post("/setup/lists", [("lists", "easyprivacy")]).location == "/lists/update")
+        #expect(try await post("/setup/lists", [("lists[]", "easyprivacy")]).location == "/lists/update")
         try await console.waitForUpdate()
         #expect(try state.lists().filter(\.enabled).map(\.name) == ["easyprivacy"])
         #expect(try await post("/setup/duckduckgo/dismiss").location == "/setup")

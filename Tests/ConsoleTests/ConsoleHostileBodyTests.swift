@@ -65,6 +65,15 @@ struct ConsoleHostileBodyTests {
         Hostile(name: "an escaped byte that is not UTF-8", contentType: "application/x-www-form-urlencoded") {
             ByteBuffer(string: "csrf=\($0)&name=%C3%28&sender=%FF")
         },
+        Hostile(name: "a name given twice", contentType: "application/x-www-form-urlencoded") {
+            ByteBuffer(string: "csrf=\($0)&name=a&name=b")
+        },
+        Hostile(name: "a key with an unclosed bracket", contentType: "application/x-www-form-urlencoded") {
+            ByteBuffer(string: "csrf=\($0)&name[=a")
+        },
+        Hostile(name: "a nested field", contentType: "application/x-www-form-urlencoded") {
+            ByteBuffer(string: "csrf=\($0)&name[first]=a")
+        },
         Hostile(name: "a form of another type", contentType: "application/json") { ByteBuffer(string: #"{"csrf": "\#($0)"}"#) },
         Hostile(name: "too many fields", contentType: "application/x-www-form-urlencoded") {
             ByteBuffer(string: "csrf=\($0)&" + String(repeating: "lists=a&", count: 5_000))
@@ -191,7 +200,7 @@ struct ConsoleHostileBodyTests {
         #expect(try await console.request(.post, "/lists/update", cookie: cookie, form: [("csrf", csrf)]).location == "/lists/update")
         let started = ContinuousClock.now
         let chosen = try await console.request(
-            .post, "/setup/lists", cookie: cookie, form: [("lists", "easylist"), ("lists", "easyprivacy"), ("csrf", csrf)])
+            .post, "/setup/lists", cookie: cookie, form: [("lists[]", "easylist"), ("lists[]", "easyprivacy"), ("csrf", csrf)])
         let took = ContinuousClock.now - started
         // Answered while the downloads still run (each unreachable list takes seconds), not after
         // them (a clock bound would say more about the machine's load than about the console).
@@ -205,7 +214,7 @@ struct ConsoleHostileBodyTests {
         let done = try await console.request(.get, "/lists/update", cookie: cookie)
         #expect(done.text.contains("Using easylist, easyprivacy"), "\(done.text)")
         // An unknown list is refused at once, and nothing changes.
-        let unknown = try await console.request(.post, "/setup/lists", cookie: cookie, form: [("lists", "nope"), ("csrf", csrf)])
+        let unknown = try await console.request(.post, "/setup/lists", cookie: cookie, form: [("lists[]", "nope"), ("csrf", csrf)])
         #expect(unknown.location == "/setup")
         #expect(try console.state.lists().filter(\.enabled).map(\.name).sorted() == ["easylist", "easyprivacy", "slow"])
     }

@@ -281,9 +281,9 @@ struct ConsolePeopleTests {
         }
         let none = try await post("/moderation/keys/create", [("label", "nobody")])
         #expect(none.status == .unprocessableContent && none.text.contains(#"id="scopes-error""#))
-        let bad = try await post("/moderation/keys/create", [("scope", "write:everything")])
+        let bad = try await post("/moderation/keys/create", [("scope[]", "write:everything")])
         #expect(bad.status == .unprocessableContent)
-        let created = try await post("/moderation/keys/create", [("scope", "read:blocklist"), ("label", "<b>DNS</b>")])
+        let created = try await post("/moderation/keys/create", [("scope[]", "read:blocklist"), ("label", "<b>DNS</b>")])
         #expect(created.status == .ok && created.headers[.cacheControl] == "no-store")
         let key = try #require(created.text.components(separatedBy: #"<code id="new-key" class="wrap">"#).dropFirst().first?.prefix(68))
         #expect(APIKeyFormat.isWellFormed(String(key)))

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import MultipartKit
 import NIOCore
 
@@ -8,8 +9,8 @@ import NIOCore
 /// Multipart bodies are read by MultipartKit's parser; what it leaves to its callers is checked
 /// here: the boundary as RFC 2046 allows it (1 to 70 characters of its alphabet), a body that
 /// ends with the closing delimiter, every part named by a `Content-Disposition: form-data`
-/// header. Urlencoded bodies are decoded in one pass over the bytes, and a malformed escape or
-/// text that is not UTF-8 is refused rather than guessed at. Every refusal is a ``FormData/Error``,
+/// header. Urlencoded bodies are decoded by Hummingbird's `URLEncodedFormDecoder`; a malformed
+/// escape or text that is not UTF-8 is refused rather than guessed at. Every refusal is a ``FormData/Error``,
 /// which the console answers with 400 before any handler runs, so nothing changes.
 struct FormData: Sendable {
     /// An uploaded file.
@@ -20,7 +21,7 @@ struct FormData: Sendable {
         var data: Data
     }
 
-    /// Text fields, in order (a name may repeat: checkboxes).
+    /// Text fields (a name repeats for checkboxes that share it, written `name[]` in the form).
     private(set) var fields: [(name: String, value: String)] = []
     /// Files by field name.
     private(set) var files: [String: File] = [:]
@@ -63,46 +64,52 @@ struct FormData: Sendable {
         }
     }
 
-    /// Fields of a query string or urlencoded body, decoded in one pass.
+    /// Fields of a query string or urlencoded body, decoded by Hummingbird's
+    /// `URLEncodedFormDecoder`: a malformed escape or key, a name given twice (checkboxes that
+    /// share a name are written `name[]`, and read back as `name`), or text that is not UTF-8
+    /// is refused. The fields are counted before decoding, so a body of a million fields is
+    /// refused without being taken apart.
     static func urlEncoded(_ bytes: [UInt8]) throws(Error) -> [(name: String, value: String)] {
+        guard bytes.lazy.filter({ $0 == UInt8(ascii: "&") }).count < maximumFields else {
+            throw Error(description: "more than \(maximumFields) fields")
+        }
+        // Checked here: decoding the body as a String would turn such bytes into U+FFFD.
+        guard let text = utf8Text(bytes) else { throw Error(description: "a field is not UTF-8 text") }
+        // Hummingbird's decoder reads an escaped byte that is not UTF-8 as U+FFFD; Foundation's
+        // refuses it, and a malformed escape: the whole body is checked with it first.
+        guard text.removingPercentEncoding != nil else {
+            throw Error(description: "a malformed %-escape, or an escaped byte that is not UTF-8")
+        }
+        do {
+            return try URLEncodedFormDecoder().decode(DecodedFields.self, from: text).fields
+        } catch let error as URLEncodedFormError {
+            throw Error(description: "a malformed form (\(error))")
+        } catch {
+            throw Error(description: "a field that is neither text nor a list of texts (\(error))")
+        }
+    }
+
+    /// Any urlencoded form as fields: each name's text, or each of its texts (`name[]=a&name[]=b`).
+    private struct DecodedFields: Decodable {
+        struct Name: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
         var fields: [(name: String, value: String)] = []
-        var name: [UInt8]?
-        var current: [UInt8] = []
-        var index = 0
-        func finish() throws(Error) {
-            defer {
-                name = nil
-                current = []
-            }
-            guard name != nil || !current.isEmpty else { return }
-            guard fields.count < maximumFields else { throw Error(description: "more than \(maximumFields) fields") }
-            guard let decodedName = utf8Text(name ?? current), let decodedValue = utf8Text(name == nil ? [] : current)
-            else { throw Error(description: "a field is not UTF-8 text") }
-            fields.append((decodedName, decodedValue))
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "&"):
-                try finish()
-            case UInt8(ascii: "=") where name == nil:
-                name = current
-                current = []
-            case UInt8(ascii: "+"):
-                current.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
-                    throw Error(description: "a malformed %-escape at byte \(index)")
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Name.self)
+            for name in container.allKeys {
+                if let values = try? container.decode([String].self, forKey: name) {
+                    fields += values.map { (name.stringValue, $0) }
+                } else {
+                    fields.append((name.stringValue, try container.decode(String.self, forKey: name)))
                 }
-                current.append(high << 4 | low)
-                index += 2
-            default:
-                current.append(byte)
             }
-            index += 1
         }
-        try finish()
-        return fields
     }
 
     /// `bytes` as text when they are valid UTF-8 (`nil` otherwise, rather than replacement characters).
@@ -116,15 +123,6 @@ struct FormData: Sendable {
             case .emptyInput: return String(text)
             case .error: return nil
             }
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 
@@ -192,7 +190,8 @@ struct FormData: Sendable {
                     throw Error(description: "the field \(name) is not UTF-8 text")
                 }
                 guard fields.count < Self.maximumFields else { throw Error(description: "more than \(Self.maximumFields) fields") }
-                fields.append((name, text))
+                // As in urlencoded forms: checkboxes that share a name are written `name[]`.
+                fields.append((name.hasSuffix("[]") ? String(name.dropLast(2)) : name, text))
             }
         }
     }

@@ -139,7 +139,7 @@ extension Templates {
         <h2 id="create-title">Create a key with the scopes you choose</h2>
         <form method="post" action="/moderation/keys/create">\(csrf)
         <fieldset{{#scopesError}} aria-describedby="scopes-error"{{/scopesError}}><legend>What it may do</legend>
-        {{#scopes}}<div class="choice"><input type="checkbox" id="scope-{{index}}" name="scope" value="{{value}}"><label for="scope-{{index}}"><code>{{value}}</code>: {{allows}}</label></div>{{/scopes}}
+        {{#scopes}}<div class="choice"><input type="checkbox" id="scope-{{index}}" name="scope[]" value="{{value}}"><label for="scope-{{index}}"><code>{{value}}</code>: {{allows}}</label></div>{{/scopes}}
         </fieldset>
         {{#scopesError}}<p class="field-error" id="scopes-error">{{scopesError}}</p>{{/scopesError}}
         <label for="key-label">Whose key (optional)</label>

@@ -131,7 +131,7 @@ enum Templates {
         <h2 id="lists-title">1. Choose lists</h2>
         <form method="post" action="/setup/lists">\(csrf)
         <fieldset><legend>Lists to use</legend>
-        {{#lists}}<div class="choice"><input type="checkbox" id="list-{{name}}" name="lists" value="{{name}}"{{#enabled}} checked{{/enabled}}>
+        {{#lists}}<div class="choice"><input type="checkbox" id="list-{{name}}" name="lists[]" value="{{name}}"{{#enabled}} checked{{/enabled}}>
         <label for="list-{{name}}"><strong>{{name}}</strong> — {{summary}}{{^downloaded}} <span class="detail">(not downloaded yet)</span>{{/downloaded}}</label></div>{{/lists}}
         </fieldset>
         <button type="submit">Use these lists</button>
