@@ -274,6 +274,8 @@ struct ConsolePageTests {
         func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
+        // The name the page's checkboxes carry is the one posted here.
+        #expect(try await console.request(.get, "/setup", cookie: cookie).text.contains(#"name="lists[]" value="easyprivacy""#))
         #expect(try await post("/setup/lists", [("lists[]", "easyprivacy")]).location == "/lists/update")
         try await console.waitForUpdate()
         #expect(try state.lists().filter(\.enabled).map(\.name) == ["easyprivacy"])

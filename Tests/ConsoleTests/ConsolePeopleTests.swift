@@ -281,6 +281,9 @@ struct ConsolePeopleTests {
         }
         let none = try await post("/moderation/keys/create", [("label", "nobody")])
         #expect(none.status == .unprocessableContent && none.text.contains(#"id="scopes-error""#))
+        // The name the page's checkboxes carry is the one posted here.
+        #expect(
+            try await console.request(.get, "/moderation/keys", cookie: cookie).text.contains(#"name="scope[]" value="read:blocklist""#))
         let bad = try await post("/moderation/keys/create", [("scope[]", "write:everything")])
         #expect(bad.status == .unprocessableContent)
         let created = try await post("/moderation/keys/create", [("scope[]", "read:blocklist"), ("label", "<b>DNS</b>")])
