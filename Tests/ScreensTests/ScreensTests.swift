@@ -397,6 +397,31 @@ struct DNSScreenTests {
         #expect(tail.map(\.name) == ["site119.example"])
     }
 
+    @Test func preparedTopListsServeTheFirstLoad() throws {
+        let temporary = TemporaryState()
+        let store = DNSQueryLogStore(database: temporary.state.database)
+        let now = Date()
+        func log(_ name: String, times: Int, at: Date) throws {
+            let entries = (0..<times).map { _ in
+                DNSQueryLogStore.Entry(
+                    at: at, client: "127.0.0.1", name: name, type: "A", outcome: .blocked, responseCode: "NXDOMAIN")
+            }
+            try store.record(
+                counts: [.init(day: DNSQueryLogStore.day(of: at), outcome: .blocked, count: times)], entries: entries, now: at)
+        }
+        try log("early.example", times: 2, at: now.addingTimeInterval(-60))
+        let screen = DNSScreen(state: temporary.state)
+        screen.prepare(now: now.addingTimeInterval(-30))
+        // The first load (which may come while that count runs: it then waits for it) shows the
+        // prepared lists, counted at the time given to prepare, not lists it counted itself.
+        let first = try screen.load(now: now)
+        #expect(first.summary.topListsCountedAt == now.addingTimeInterval(-30))
+        #expect(first.summary.topBlocked.map(\.name) == ["early.example"])
+        // Logged later: the next load still shows the kept lists.
+        try log("later.example", times: 5, at: now.addingTimeInterval(-1))
+        #expect(try screen.load(now: now.addingTimeInterval(-20)).summary.topBlocked.map(\.name) == ["early.example"])
+    }
+
     @Test func clientGroupsAreReadFromTheRunningServersFile() throws {
         let temporary = TemporaryState()
         let screen = DNSScreen(state: temporary.state)

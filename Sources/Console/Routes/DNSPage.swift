@@ -9,8 +9,8 @@ struct DNSPage: ConsoleArea {
     static let path: RouterPath = "/dns"
     let renderer: PageRenderer
     let sessions: Sessions
-    /// The home whose screens the area shows.
-    let state: PepperState
+    /// The DNS screen, one for the console's life: it keeps the top lists it counted.
+    let screen: DNSScreen
     /// The open live streams, ended when the console stops.
     let streams: LiveStreams
 
@@ -74,7 +74,6 @@ struct DNSPage: ConsoleArea {
 
     func routes() -> RouteCollection<ConsoleContext> {
         let routes = RouteCollection(context: ConsoleContext.self)
-        let screen = DNSScreen(state: state)
         routes.get { request, context in
             let query = FormData(query: request.uri.query)
             let logQuery = DNSScreen.LogQuery(

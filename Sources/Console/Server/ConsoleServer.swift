@@ -176,7 +176,10 @@ public struct ConsoleServer: Sendable {
         router.add(ListsPage(renderer: renderer, sessions: sessions, state: state, updates: updates, streams: streams))
         router.add(RulesPage(renderer: renderer, sessions: sessions, state: state))
         router.add(AllowlistPage(renderer: renderer, sessions: sessions, state: state))
-        router.add(DNSPage(renderer: renderer, sessions: sessions, state: state, streams: streams))
+        let dns = DNSScreen(state: state)
+        // Counted now, in the background: the first DNS page then need not count a day's log.
+        dns.prepare()
+        router.add(DNSPage(renderer: renderer, sessions: sessions, screen: dns, streams: streams))
         router.add(CallsPage(renderer: renderer, sessions: sessions, state: state))
         router.add(MessagesPage(renderer: renderer, sessions: sessions, state: state))
         router.add(LaborActionsPage(renderer: renderer, sessions: sessions, state: state))

@@ -162,6 +162,21 @@ public struct DNSScreen: Sendable {
         }
     }
 
+    /// Starts counting the top lists on a Dispatch thread, so that the first page that shows
+    /// them need not count them itself (a day's log takes a second or more): the console calls it
+    /// when it starts. A load that comes while they are counted waits for that count.
+    public func prepare(now: Date = Date()) {
+        tops.prime(now: now, compute: Self.countTops(DNSQueryLogStore(database: state.database), now: now))
+    }
+
+    /// The names blocked most and the clients asking most over the day before `now`.
+    private static func countTops(_ store: DNSQueryLogStore, now: Date) -> @Sendable () throws -> TopListsCache.Value {
+        {
+            let since = now.addingTimeInterval(-86_400)
+            return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since))
+        }
+    }
+
     /// The totals, the 24-hour chart and the top lists.
     public func summary(now: Date = Date()) throws(ScreenError) -> Summary {
         let store = DNSQueryLogStore(database: state.database)
@@ -175,10 +190,7 @@ public struct DNSScreen: Sendable {
                 bars[index].total += count.count
                 if count.outcome.isBlocked { bars[index].blocked += count.count }
             }
-            let (tops, countedAt) = try tops.value(now: now) {
-                let since = now.addingTimeInterval(-86_400)
-                return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since))
-            }
+            let (tops, countedAt) = try tops.value(now: now, compute: Self.countTops(store, now: now))
             return Summary(
                 total: bars.reduce(0) { $0 + $1.total }, blocked: bars.reduce(0) { $0 + $1.blocked }, chart: bars,
                 topBlocked: tops.blocked, topClients: tops.clients, topListsCountedAt: countedAt)
@@ -253,9 +265,10 @@ public struct DNSScreen: Sendable {
 /// The top lists of the DNS screen, computed at most once per lifetime: a stale value is shown
 /// while a fresh one is computed on a Dispatch thread.
 final class TopListsCache: @unchecked Sendable {
+    // `@unchecked`: every stored `var` is only touched with `condition` locked.
     typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount])
 
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private let lifetime: TimeInterval
     private var value: Value?
     private var computedAt = Date.distantPast
@@ -265,9 +278,22 @@ final class TopListsCache: @unchecked Sendable {
         self.lifetime = lifetime
     }
 
+    /// Computes the first value on a Dispatch thread, unless there is one or one is being computed.
+    func prime(now: Date, compute: @escaping @Sendable () throws -> Value) {
+        let start = condition.withLock {
+            guard value == nil && !refreshing else { return false }
+            refreshing = true
+            return true
+        }
+        if start { refresh(now: now, compute: compute) }
+    }
+
     /// The value and when it was computed (`now` for one computed by this call).
     func value(now: Date, compute: @escaping @Sendable () throws -> Value) throws -> (Value, computedAt: Date) {
-        let (cached, cachedAt, stale) = lock.withLock { () -> (Value?, Date, Bool) in
+        let (cached, cachedAt, stale) = condition.withLock { () -> (Value?, Date, Bool) in
+            // The first value is being computed (``prime(now:compute:)``): wait for it rather
+            // than count the same day twice at once.
+            while value == nil && refreshing { condition.wait() }
             let stale = now.timeIntervalSince(computedAt) >= lifetime
             let start = stale && value != nil && !refreshing
             if start { refreshing = true }
@@ -275,24 +301,28 @@ final class TopListsCache: @unchecked Sendable {
         }
         guard let cached else {
             let fresh = try compute()
-            lock.withLock {
+            condition.withLock {
                 value = fresh
                 computedAt = now
             }
             return (fresh, now)
         }
-        if stale {
-            DispatchQueue.global(qos: .utility).async { [self] in
-                let fresh = try? compute()
-                lock.withLock {
-                    if let fresh {
-                        value = fresh
-                        computedAt = now
-                    }
-                    refreshing = false
+        if stale { refresh(now: now, compute: compute) }
+        return (cached, cachedAt)
+    }
+
+    /// Computes a value on a Dispatch thread; `refreshing` is set by the caller.
+    private func refresh(now: Date, compute: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let fresh = try? compute()
+            condition.withLock {
+                if let fresh {
+                    value = fresh
+                    computedAt = now
                 }
+                refreshing = false
+                condition.broadcast()
             }
         }
-        return (cached, cachedAt)
     }
 }
