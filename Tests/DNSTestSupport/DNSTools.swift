@@ -47,14 +47,24 @@ public enum DNSTools {
         programs.filter { path($0) == nil }
     }
 
-    /// A free loopback port for both UDP and TCP (probed by binding both, then released).
+    /// A free loopback port for both UDP and TCP (probed by binding both, then released), for a
+    /// program that must be told its port. Chosen below the kernel's ephemeral range: a port in
+    /// that range can be handed to another socket (dnsperf opens hundreds) between the probe and
+    /// the program's bind — "address already in use" in a full run.
     public static func freePort() -> Int {
+        let ports = 20_000..<max(20_001, ephemeralPortsStart)
         for _ in 0..<50 {
-            let port = Int.random(in: 20_000...60_000)
+            let port = Int.random(in: ports)
             if canBind(port, type: socketTypeUDP) && canBind(port, type: socketTypeTCP) { return port }
         }
-        return Int.random(in: 20_000...60_000)
+        return Int.random(in: ports)
     }
+
+    /// The first port of the kernel's ephemeral range (Linux's default when it cannot be read).
+    static let ephemeralPortsStart: Int = {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+    }()
 
     private static func canBind(_ port: Int, type: Int32) -> Bool {
         let fd = socket(AF_INET, type, 0)
