@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Foundation
 import PepperTestSupport
 import Picket
@@ -267,8 +268,8 @@ final class PicketCluster: @unchecked Sendable {
 
     /// Starts HAProxy on two new ports with the servers' addresses, as `/etc/default/haproxy` would give them.
     private func startHAProxy(binary: URL, rateLimit: Int) throws {
-        listenPort = try Self.freePort()
-        repeat { statsPort = try Self.freePort() } while statsPort == listenPort
+        listenPort = Self.freePort()
+        repeat { statsPort = Self.freePort() } while statsPort == listenPort
         _ = FileManager.default.createFile(atPath: haproxyLog.path, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment["PICKET_LISTEN"] = "127.0.0.1:\(listenPort)"
@@ -470,21 +471,10 @@ final class PicketCluster: @unchecked Sendable {
         return components.string!
     }
 
-    /// A free TCP port on loopback (HAProxy needs a port number in its configuration).
-    static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
+    /// A free TCP port on loopback (HAProxy needs a port number in its configuration): chosen
+    /// as every test that must name a port chooses it (`DNSTools.freePort`).
+    static func freePort() -> Int {
+        DNSTools.freePort()
     }
 }
 
