@@ -124,6 +124,11 @@ struct ShieldWithLargeListsTests {
         do {
             let browser = try launch()
             defer { transcript += browser.transcript }
+            // The page waits for its filters, which this launch compiles first (112,000 rules:
+            // seconds alone, more than the 30 s a page load is given when a full run shares the
+            // cores): wait for that compile, as bounded as compiles are, then for the page.
+            let compiledAtLaunch = try await #require(try browser.send("wait rules").state)
+            #expect(compiledAtLaunch.rulesCompiled == true)
             let restored = try await browser.waitForPage()
             #expect(restored.url == Self.page)
             #expect(restored.rulesCompiled == true, "the output of the last click was not compiled before the quit")
