@@ -6,12 +6,14 @@
 #   bench/allowlist.sh [RUNS (default 20)]
 #
 # PEPPER_BIN: the pepper to time (default .build/release/pepper), e.g. a build of an older
-# commit to compare in the same run. Needs: hyperfine, ../shared/data/filters.
+# commit to compare in the same run. Needs: hyperfine. The lists: ../shared/data/filters when
+# it is there, else the copies vendored in Tests/Fixtures/filters (the same lists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
 pepper=${PEPPER_BIN:-.build/release/pepper}
 filters=../shared/data/filters
+[ -f "$filters/easylist.txt" ] || filters=Tests/Fixtures/filters
 command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
 [ -x "$pepper" ] || { echo "error: $pepper missing: swift build -c release --product pepper" >&2; exit 1; }
 [ -f "$filters/easylist.txt" ] || { echo "error: $filters/easylist.txt missing" >&2; exit 1; }

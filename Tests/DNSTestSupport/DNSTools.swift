@@ -52,7 +52,10 @@ public enum DNSTools {
     /// that range can be handed to another socket (dnsperf opens hundreds) between the probe and
     /// the program's bind — "address already in use" in a full run.
     public static func freePort() -> Int {
-        let ports = 20_000..<max(20_001, ephemeralPortsStart)
+        // Below the ephemeral range when it leaves room there (Linux: 32,768), else above it,
+        // else (a range that fills nearly everything) anywhere, as before.
+        let (first, last) = ephemeralPorts
+        let ports = first > 21_000 ? 20_000..<first : last < 64_535 ? (last + 1)..<65_536 : 20_000..<60_001
         for _ in 0..<50 {
             let port = Int.random(in: ports)
             if canBind(port, type: socketTypeUDP) && canBind(port, type: socketTypeTCP) { return port }
@@ -60,10 +63,11 @@ public enum DNSTools {
         return Int.random(in: ports)
     }
 
-    /// The first port of the kernel's ephemeral range (Linux's default when it cannot be read).
-    static let ephemeralPortsStart: Int = {
-        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        return range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+    /// The kernel's ephemeral port range (Linux's default when it cannot be read).
+    static let ephemeralPorts: (first: Int, last: Int) = {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let numbers = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : (32_768, 60_999)
     }()
 
     private static func canBind(_ port: Int, type: Int32) -> Bool {
