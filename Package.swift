@@ -136,12 +136,18 @@ let package = Package(
         // portable, so an iOS WKWebView shell can use it unchanged.
         .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Picket", "Storage", "PepperActions"]),
 
-        // One model per screen (state as values, actions returning sentences), no HTML and no
-        // SwiftUI: the console renders them, the Apple app binds them.
+        // A fixed number of threads of their own for synchronous work that waits (SQLite through
+        // GRDB's synchronous API), so Swift's shared cooperative threads never wait on the disk.
+        .target(name: "BlockingWork"),
+
+        // One model per screen (state as values, async loads and actions returning sentences; their
+        // synchronous reads and writes run on BlockingWork's threads), no HTML and no SwiftUI: the
+        // console renders them, the Apple app binds them.
         .target(
             name: "Screens",
             dependencies: [
-                "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "DNSFilter",
+                "BlockingWork", "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists",
+                "DNSFilter",
                 "CallFilter", "Picket",
             ]
         ),
@@ -198,10 +204,6 @@ let package = Package(
             ]
         ),
 
-        // Threads of their own for the servers' handlers that block (the console's screen loads), so
-        // Swift's shared cooperative threads never wait on the disk.
-        .target(name: "BlockingWork"),
-
         // The `--metrics` listener of the servers: Prometheus text from a registry, on an address
         // of its own (docs/metrics.md).
         .target(
@@ -223,7 +225,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage", "BlockingWork",
+                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -73,10 +73,10 @@ struct AppDecisionTests {
         let off = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: [])
         let half = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed.dropLast()))
         let on = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed))
-        #expect(try OnboardingScreen(state: state, browser: off).load().browser?.installed == false)
-        #expect(try OnboardingScreen(state: state, browser: half).load().browser?.installed == false)
+        #expect(try await OnboardingScreen(state: state, browser: off).load().browser?.installed == false)
+        #expect(try await OnboardingScreen(state: state, browser: half).load().browser?.installed == false)
         #expect(half.slotsToTurnOn() == [needed.last!])
-        let setup = try #require(try OnboardingScreen(state: state, browser: on).load().browser)
+        let setup = try #require(try await OnboardingScreen(state: state, browser: on).load().browser)
         #expect(setup.name == "Safari")
         #expect(setup.installed, "every list is served by a turned-on blocker: \(setup)")
         #expect(setup.filters == state.outputFileAddresses(manifest))
@@ -85,7 +85,7 @@ struct AppDecisionTests {
         let notice = await OnboardingScreen(state: state, browser: on).installInBrowser()
         #expect(notice.isError)
         #expect(notice.text.contains("Settings"))
-        #expect(OnboardingScreen(state: state, browser: on).useDuckDuckGo().text.contains("Search Engine"))
+        #expect(await OnboardingScreen(state: state, browser: on).useDuckDuckGo().text.contains("Search Engine"))
     }
 
     @Test func proceedingFromTheTunnelsQuestionAllowlistsTheSiteForADay() {
@@ -104,7 +104,7 @@ struct AppDecisionTests {
         #expect(PicketAskResponse(actionIdentifier: PicketAskNotification.proceedAction, categoryIdentifier: "other", userInfo: [:]) == nil)
     }
 
-    @Test func thePicketKeyGoesWhereTheStateIsToldToKeepIt() throws {
+    @Test func thePicketKeyGoesWhereTheStateIsToldToKeepIt() async throws {
         final class MemoryKeys: PicketKeyStore, @unchecked Sendable {
             let lock = NSLock()
             var stored: String?
@@ -119,7 +119,7 @@ struct AppDecisionTests {
         #expect(try keys.key() == key)
         #expect(try PreferenceStore(database: state.database).value(.picketKey) == nil, "the key is not in the shared database")
         #expect(try state.picketConnection()?.key == key)
-        #expect(try LaborActionsScreen(state: state).load().server?.maskedKey == APIKeys.masked(key))
+        #expect(try await LaborActionsScreen(state: state).load().server?.maskedKey == APIKeys.masked(key))
         try state.forgetPicketConnection()
         #expect(try keys.key() == nil)
         // Without a store configured, the preferences keep it (Linux, the console).

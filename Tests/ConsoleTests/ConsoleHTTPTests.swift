@@ -38,7 +38,6 @@ final class ConsoleHarness: @unchecked Sendable {
             clock: clock)
         let started = AsyncStream<String>.makeStream()
         let server = self.server
-        // As in production: the server runs its connections on threads of its own (BlockingWork).
         task = Task {
             try await server.run(handleSignals: false) { link in started.continuation.yield(link) }
         }

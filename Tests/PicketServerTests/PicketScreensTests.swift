@@ -145,7 +145,7 @@ struct PicketScreensTests {
         let saved = await screen.setServer(address: server.url.absoluteString + "/", key: keys.all)
         #expect(saved.kind == .success && saved.text.contains("answers with 1 active strike"), "\(saved)")
         #expect(!saved.text.contains(keys.all) && saved.text.contains(String(keys.all.suffix(4))))
-        let loaded = try screen.load()
+        let loaded = try await screen.load()
         #expect(loaded.server?.address == server.url.absoluteString && loaded.server?.maskedKey == APIKeys.masked(keys.all))
         #expect(await screen.setServer(address: server.url.absoluteString, key: "").kind == .success, "an empty key keeps the stored one")
         #expect(try reporter.state.picketConnection()?.key == keys.all)
@@ -155,13 +155,13 @@ struct PicketScreensTests {
 
         #expect(await screen.setPolicy("maybe").field == "policy")
         #expect(await screen.setPolicy("block").text.contains("No Picket list is in force yet"))
-        #expect(try screen.load().policy == .block)
+        #expect(try await screen.load().policy == .block)
         let added = await screen.useServerBlocklist()
         #expect(added.kind == .success, "\(added)")
-        #expect(try screen.load().sources.map(\.enabled) == [true])
+        #expect(try await screen.load().sources.map(\.enabled) == [true])
         #expect(await screen.setPolicy("ask").text.contains("Compiled into the content blocker"))
-        #expect(screen.forgetServer().kind == .success)
-        #expect(try screen.load().server == nil)
+        #expect(await screen.forgetServer().kind == .success)
+        #expect(try await screen.load().server == nil)
     }
 
     @Test("moderation: location summaries, reasons, the audit trail and keys", arguments: StoreKind.allCases)

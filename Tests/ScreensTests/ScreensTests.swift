@@ -50,9 +50,9 @@ struct AbsentBrowser: ContentFilterSettings {
 
 @Suite("Start screen")
 struct StartScreenTests {
-    @Test func aFreshHomeNeedsSettingUpAndCompiling() throws {
+    @Test func aFreshHomeNeedsSettingUpAndCompiling() async throws {
         let temporary = TemporaryState()
-        let loaded = try StartScreen(state: temporary.state).load()
+        let loaded = try await StartScreen(state: temporary.state).load()
         #expect(!loaded.onboardingDone)
         #expect(loaded.protection.rules == 0)
         #expect(loaded.protection.dnsServer == nil)
@@ -89,8 +89,8 @@ struct StartScreenTests {
             ],
             entries: [], now: now)
         _ = try await state.rebuild()
-        _ = OnboardingScreen(state: state).finish()
-        let loaded = try StartScreen(state: state).load(now: now)
+        _ = await OnboardingScreen(state: state).finish()
+        let loaded = try await StartScreen(state: state).load(now: now)
         let counts = Dictionary(uniqueKeysWithValues: loaded.counts.map { ($0.label, $0) })
         #expect(counts["Requests blocked in the browser"]?.today == 1)
         #expect(counts["Requests blocked in the browser"]?.week == 2, "the one nine days ago is not in the week")
@@ -115,13 +115,13 @@ struct StartScreenTests {
         easylist.lastSuccess = Date()
         try store.update(easylist)
         _ = try await state.rebuild()
-        let attention = try StartScreen(state: state).load().attention
+        let attention = try await StartScreen(state: state).load().attention
         #expect(attention.contains { $0.fix == .updateLists && $0.text.contains("easylist") && $0.text.contains("HTTP 503") })
         try await state.addRule("||stale.example^", rebuild: false)
-        #expect(try StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
+        #expect(try await StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
         let notice = await StartScreen(state: state).rebuildNow()
         #expect(notice.kind == .success)
-        #expect(try !StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
+        #expect(try await !StartScreen(state: state).load().attention.contains { $0.fix == .rebuild })
     }
 }
 
@@ -133,7 +133,7 @@ struct OnboardingScreenTests {
         // No network here: enabling a list that was never downloaded is a warning, not a failure.
         let notice = await screen.chooseLists(["easyprivacy"])
         #expect(notice.kind == .warning || notice.kind == .success, "\(notice)")
-        let lists = try screen.load().lists
+        let lists = try await screen.load().lists
         #expect(lists.first { $0.name == "easylist" }?.enabled == false)
         #expect(lists.first { $0.name == "easyprivacy" }?.enabled == true)
         let unknown = await screen.chooseLists(["nope"])
@@ -151,10 +151,10 @@ struct OnboardingScreenTests {
         let state = try PepperState(
             home: temporary.home, configuration: .init(afterPublish: [GNOMEWebSettings.keepFiltersCurrent(settings: settings)]))
         let screen = OnboardingScreen(state: state, browser: settings)
-        #expect(try screen.load().browser?.installed == false)
+        #expect(try await screen.load().browser?.installed == false)
         let notice = await screen.installInBrowser()
         #expect(notice.kind == .success, "\(notice)")
-        let setup = try #require(try screen.load().browser)
+        let setup = try #require(try await await screen.load().browser)
         #expect(setup.installed)
         // The generation folder behind `out`: a new output gets new addresses, which GNOME Web compiles anew.
         let generation = temporary.home.outputURL.resolvingSymlinksInPath().path
@@ -178,8 +178,8 @@ struct OnboardingScreenTests {
         #expect(after.count == manifest.files.count)
 
         #expect(try settings.defaultSearchEngine() == "DuckDuckGo")
-        #expect(screen.useDuckDuckGo().kind == .success)
-        #expect(try screen.load().search.answered)
+        #expect(await screen.useDuckDuckGo().kind == .success)
+        #expect(try await screen.load().search.answered)
         #expect(try BrowserStateStore(database: state.database).setting(BrowserSession.SettingKey.searchEngine) == "duckduckgo")
     }
 
@@ -189,8 +189,8 @@ struct OnboardingScreenTests {
         let notice = await screen.installInBrowser()
         #expect(notice.isError)
         #expect(notice.text.hasPrefix("GNOME Web is not installed"))
-        #expect(try screen.load().browser?.availability == .notInstalled("its settings schema org.gnome.Epiphany is not installed"))
-        #expect(screen.useDuckDuckGo().kind == .success, "Pepper's own browser still gets DuckDuckGo")
+        #expect(try await screen.load().browser?.availability == .notInstalled("its settings schema org.gnome.Epiphany is not installed"))
+        #expect(await screen.useDuckDuckGo().kind == .success, "Pepper's own browser still gets DuckDuckGo")
     }
 
     @Test func theDNSCheckSaysWhenNothingAnswers() async throws {
@@ -208,16 +208,16 @@ struct OnboardingScreenTests {
         // A UDP port nobody answers on.
         let silent = await screen.checkDNS(address: "127.0.0.1:9", timeout: 0.3)
         #expect(silent.isError && silent.field == "address", "\(silent)")
-        #expect(try screen.load().dns.dropIn.contains("DNS=127.0.0.1:5335"))
+        #expect(try await screen.load().dns.dropIn.contains("DNS=127.0.0.1:5335"))
     }
 
-    @Test func finishingAndDismissingAreRemembered() throws {
+    @Test func finishingAndDismissingAreRemembered() async throws {
         let temporary = TemporaryState()
         let screen = OnboardingScreen(state: temporary.state)
-        #expect(try !screen.load().done)
-        #expect(screen.dismissSearchSuggestion().kind == .info)
-        #expect(screen.finish().kind == .success)
-        let loaded = try screen.load()
+        #expect(try await !screen.load().done)
+        #expect(await screen.dismissSearchSuggestion().kind == .info)
+        #expect(await screen.finish().kind == .success)
+        let loaded = try await screen.load()
         #expect(loaded.done && loaded.search.answered)
     }
 }
@@ -241,7 +241,7 @@ struct ListsScreenTests {
         let uploaded = await screen.upload(Data("||up.example^\nthis is not a rule\n".utf8), fileName: "up.txt")
         #expect(uploaded.kind == .success, "\(uploaded)")
 
-        let loaded = try screen.load()
+        let loaded = try await screen.load()
         let extra = try #require(loaded.lists.first { $0.name == "extra" })
         #expect(extra.rulesIn == 2 && extra.rulesOut == 2)
         let up = try #require(loaded.lists.first { $0.name == "up" })
@@ -251,7 +251,7 @@ struct ListsScreenTests {
         #expect(await screen.remove("easylist").isError)
         #expect(await screen.remove("up").kind == .success)
         #expect(await screen.disable("extra").kind == .success)
-        #expect(try screen.load().lists.first { $0.name == "extra" }?.enabled == false)
+        #expect(try await screen.load().lists.first { $0.name == "extra" }?.enabled == false)
     }
 
     @Test func updateNowReportsPerListAndKeepsTheLastGoodCopy() async throws {
@@ -268,7 +268,7 @@ struct ListsScreenTests {
         #expect(ListsScreen.describe(report.status).hasPrefix("failed: "))
         #expect(ListsScreen.describe(report.status).hasSuffix("the last good copy is kept"))
         #expect(try state.check("https://good.example/x.js").decision == .blocked, "the last good copy is still in force")
-        #expect(try screen.load().lists.first { $0.name == "good" }?.lastError != nil)
+        #expect(try await screen.load().lists.first { $0.name == "good" }?.lastError != nil)
     }
 
     @Test func theSystemdTimerIsFoundWhereDocsListsPutsIt() throws {
@@ -294,7 +294,7 @@ struct ListsScreenTests {
         #expect(refused.isError && refused.field == "rules")
         #expect(shown.text == "||mine.example^\n||x^$csp=none\n", "the text comes back as typed")
         #expect(shown.lines.last?.problem?.contains("$csp") == true)
-        #expect(try screen.load().text == "||mine.example^\n! note")
+        #expect(try await screen.load().text == "||mine.example^\n! note")
         let refusedRule = await screen.add("example.com##+js(nowebrtc)")
         #expect(refusedRule.isError && refusedRule.field == "rule" && refusedRule.text.contains("scriptlet"))
     }
@@ -312,7 +312,7 @@ struct AllowlistScreenTests {
         #expect(day.text.contains("until"))
         let bad = await screen.add(site: "not a site")
         #expect(bad.isError && bad.field == "site")
-        let entries = try screen.load().entries
+        let entries = try await screen.load().entries
         #expect(entries.map(\.domain) == ["news.example", "xn--bcher-kva.example"])
         #expect(entries.last?.unicode == "bücher.example")
         #expect(entries.last?.expiresAt != nil && entries.first?.expiresAt == nil)
@@ -325,17 +325,17 @@ struct AllowlistScreenTests {
         try await temporary.state.addRule("||tracker.example^$script")
         try await temporary.state.addRule("@@||tracker.example/ok.js")
         let screen = AllowlistScreen(state: temporary.state)
-        let blocked = try screen.check(url: "https://tracker.example/t.js", page: "https://news.example/").get()
+        let blocked = try await screen.check(url: "https://tracker.example/t.js", page: "https://news.example/").get()
         #expect(
             blocked.decision == "BLOCKED" && blocked.rule == "||tracker.example^$script" && blocked.list == "my-rules" && blocked.line == 1)
         #expect(blocked.type == "script", "guessed from .js")
-        let allowed = try screen.check(url: "https://tracker.example/ok.js", type: "script").get()
+        let allowed = try await screen.check(url: "https://tracker.example/ok.js", type: "script").get()
         #expect(allowed.decision == "ALLOWED" && allowed.overridden?.hasPrefix("||tracker.example^$script") == true)
-        let image = try screen.check(url: "https://tracker.example/t.gif", type: "image").get()
+        let image = try await screen.check(url: "https://tracker.example/t.gif", type: "image").get()
         #expect(image.decision == "NOMATCH")
-        #expect(screen.check(url: "tracker.example").failureField == "url")
-        #expect(screen.check(url: "https://x.example/", page: "news.example").failureField == "page")
-        #expect(screen.check(url: "https://x.example/", type: "teapot").failureField == "type")
+        #expect(await screen.check(url: "tracker.example").failureField == "url")
+        #expect(await screen.check(url: "https://x.example/", page: "news.example").failureField == "page")
+        #expect(await screen.check(url: "https://x.example/", type: "teapot").failureField == "type")
     }
 }
 
@@ -370,34 +370,36 @@ struct DNSScreenTests {
             ],
             entries: entries, now: now)
         let screen = DNSScreen(state: state)
-        let first = try screen.load(.init(limit: 50), now: now)
+        let first = try await screen.load(.init(limit: 50), now: now)
         #expect(first.summary.total == 120 && first.summary.blocked == 40)
         #expect(first.summary.chart.count == 24 && first.summary.chart.last?.total == 120)
         #expect(first.summary.topBlocked.map(\.name) == ["ads0.example", "ads1.example"])
         #expect(first.summary.topClients.map(\.count) == [60, 60])
         #expect(first.summary.topListsCountedAt == now, "counted for this load")
         // Within their lifetime the lists are kept, and the page says since when.
-        #expect(try screen.summary(now: now.addingTimeInterval(10)).topListsCountedAt == now)
+        #expect(try await screen.summary(now: now.addingTimeInterval(10)).topListsCountedAt == now)
         #expect(first.log.count == 50 && first.log.first?.name == "site119.example")
-        let second = try screen.load(.init(before: first.nextBefore, limit: 50), now: now)
+        let second = try await screen.load(.init(before: first.nextBefore, limit: 50), now: now)
         #expect(second.log.first.map { $0.id < first.log.last!.id } == true)
-        let third = try screen.load(.init(before: second.nextBefore, limit: 50), now: now)
+        let third = try await screen.load(.init(before: second.nextBefore, limit: 50), now: now)
         #expect(third.log.count == 20 && third.nextBefore == nil)
-        let search = try screen.load(.init(search: "ADS1", blockedOnly: true), now: now)
+        let search = try await screen.load(.init(search: "ADS1", blockedOnly: true), now: now)
         #expect(search.log.allSatisfy { $0.name == "ads1.example" && $0.blocked && $0.action == .allow })
+        // The live log goes on after the newest row of the whole log, whatever the page shows.
+        #expect(first.latestID == first.log.first?.id && search.latestID == first.latestID)
 
         #expect(await screen.allow("ads1.example").kind == .success)
-        #expect(try screen.load(.init(search: "ads1"), now: now).log.allSatisfy { $0.action == .allowedSince })
+        #expect(try await screen.load(.init(search: "ads1"), now: now).log.allSatisfy { $0.action == .allowedSince })
         #expect(await screen.block("site119.example").kind == .success)
         #expect(try state.userRules().map(\.text) == ["||site119.example^"])
-        #expect(try screen.load(.init(search: "site119"), now: now).log.first?.action == .blockedSince)
+        #expect(try await screen.load(.init(search: "site119"), now: now).log.first?.action == .blockedSince)
         #expect(try state.engine().match(domain: "site119.example").decision == .blocked)
 
-        let tail = try screen.tail(after: first.log[1].id)
+        let tail = try await screen.tail(after: first.log[1].id)
         #expect(tail.map(\.name) == ["site119.example"])
     }
 
-    @Test func preparedTopListsServeTheFirstLoad() throws {
+    @Test func preparedTopListsServeTheFirstLoad() async throws {
         let temporary = TemporaryState()
         let store = DNSQueryLogStore(database: temporary.state.database)
         let now = Date()
@@ -414,26 +416,26 @@ struct DNSScreenTests {
         screen.prepare(now: now.addingTimeInterval(-30))
         // The first load (which may come while that count runs: it then waits for it) shows the
         // prepared lists, counted at the time given to prepare, not lists it counted itself.
-        let first = try screen.load(now: now)
+        let first = try await screen.load(now: now)
         #expect(first.summary.topListsCountedAt == now.addingTimeInterval(-30))
         #expect(first.summary.topBlocked.map(\.name) == ["early.example"])
         // Logged later: the next load still shows the kept lists.
         try log("later.example", times: 5, at: now.addingTimeInterval(-1))
-        #expect(try screen.load(now: now.addingTimeInterval(-20)).summary.topBlocked.map(\.name) == ["early.example"])
+        #expect(try await screen.load(now: now.addingTimeInterval(-20)).summary.topBlocked.map(\.name) == ["early.example"])
     }
 
-    @Test func clientGroupsAreReadFromTheRunningServersFile() throws {
+    @Test func clientGroupsAreReadFromTheRunningServersFile() async throws {
         let temporary = TemporaryState()
         let screen = DNSScreen(state: temporary.state)
         let file = temporary.home.url.appendingPathComponent("groups.json")
         try #"{"groups": [{"name": "kids", "clients": ["192.168.1.64/26"], "lists": ["easylist"], "allowlist": ["school.example"]}]}"#
             .write(to: file, atomically: true, encoding: .utf8)
         try DNSServerStatus(listen: "127.0.0.1:5335", blockPage: nil, groupsFile: file.path, allowClients: []).write(home: temporary.home)
-        let loaded = try screen.load()
+        let loaded = try await screen.load()
         #expect(loaded.server?.listen == "127.0.0.1:5335")
         #expect(loaded.groups == [.init(name: "kids", clients: ["192.168.1.64/26"], lists: ["easylist"], allowlist: ["school.example"])])
         try "{not json".write(to: file, atomically: true, encoding: .utf8)
-        let broken = try screen.load()
+        let broken = try await screen.load()
         #expect(broken.groups.isEmpty && broken.groupsProblem?.hasPrefix("Groups file") == true)
     }
 }

@@ -41,7 +41,7 @@ struct CallsAndMessagesView: View {
     private func reload() { Task { await reloadAll() } }
 
     private func reloadAll() async {
-        counts = await model.load { (try CallsScreen(state: $0).load(), try MessagesScreen(state: $0).load()) }
+        counts = await model.load { (try await CallsScreen(state: $0).load(), try await MessagesScreen(state: $0).load()) }
         directoryOn = await CallDirectory.isEnabled()
     }
 }
@@ -61,12 +61,12 @@ struct BlockListView: View {
                     .keyboardType(.phonePad)
                     .onChange(of: number) { Task { await showPreview() } }
                 if let preview { Text(preview).font(.caption).foregroundStyle(.secondary) }
-                Button("Block") { change { [number] screen in screen.block(number) } }.disabled(number.isEmpty)
+                Button("Block") { change { [number] screen in await screen.block(number) } }.disabled(number.isEmpty)
             }
             Section("Blocked") {
                 ForEach(state?.blocked ?? [], id: \.value) { entry in Text(entry.shown) }
                     .onDelete { offsets in
-                        for value in offsets.compactMap({ state?.blocked[$0].value }) { change { $0.unblock(value) } }
+                        for value in offsets.compactMap({ state?.blocked[$0].value }) { change { await $0.unblock(value) } }
                     }
             }
             Section("Identified") {
@@ -84,13 +84,13 @@ struct BlockListView: View {
     }
 
     private var blockAllExceptContacts: Binding<Bool> {
-        Binding(get: { state?.blockAllExceptContacts ?? false }, set: { on in change { $0.setBlockAllExceptContacts(on) } })
+        Binding(get: { state?.blockAllExceptContacts ?? false }, set: { on in change { await $0.setBlockAllExceptContacts(on) } })
     }
 
     /// The number as it will be saved, read off the main actor (the region is in the database).
     private func showPreview() async {
         let typed = number
-        guard !typed.isEmpty, let result = await model.load({ CallsScreen(state: $0).preview(typed) }) else {
+        guard !typed.isEmpty, let result = await model.load({ await CallsScreen(state: $0).preview(typed) }) else {
             preview = nil
             return
         }
@@ -101,9 +101,9 @@ struct BlockListView: View {
         }
     }
 
-    private func change(_ action: @escaping @Sendable (CallsScreen) -> Notice) {
+    private func change(_ action: @escaping @Sendable (CallsScreen) async -> Notice) {
         Task {
-            await model.runCallChange { action(CallsScreen(state: $0)) }
+            await model.runCallChange { await action(CallsScreen(state: $0)) }
             number = ""
             await reload()
             onChange()
@@ -114,13 +114,13 @@ struct BlockListView: View {
         Task {
             do {
                 let vCard = try await ContactsImport.vCard()
-                change { $0.importContacts(vCard: vCard) }
+                change { await $0.importContacts(vCard: vCard) }
             } catch {
                 model.notice = .error("\(error)")
             }
         }
     }
 
-    private func reload() async { state = await model.load { try CallsScreen(state: $0).load() } }
+    private func reload() async { state = await model.load { try await CallsScreen(state: $0).load() } }
 }
 #endif

@@ -15,10 +15,11 @@ struct SMSGuardView: View {
     var body: some View {
         List {
             Section {
-                Toggle("SMS Guard", isOn: Binding(get: { state?.enabled ?? true }, set: { on in change { $0.setEnabled(on) } }))
+                Toggle("SMS Guard", isOn: Binding(get: { state?.enabled ?? true }, set: { on in change { await $0.setEnabled(on) } }))
                 Toggle(
                     "Unknown senders are junk",
-                    isOn: Binding(get: { state?.unknownSendersAreJunk ?? false }, set: { on in change { $0.setUnknownSendersAreJunk(on) } })
+                    isOn: Binding(
+                        get: { state?.unknownSendersAreJunk ?? false }, set: { on in change { await $0.setUnknownSendersAreJunk(on) } })
                 )
                 Text("Turn on Pepper in Settings › Apps › Messages › Unknown & Spam.").font(.footnote).foregroundStyle(.secondary)
             }
@@ -28,7 +29,7 @@ struct SMSGuardView: View {
                     Picker("Action", selection: $action) {
                         ForEach(MessagesScreen.wordActions, id: \.self) { Text($0.rawValue).tag($0.rawValue) }
                     }
-                    Button("Add") { change { [word, action] screen in screen.addWord(word, action: action) } }.disabled(word.isEmpty)
+                    Button("Add") { change { [word, action] screen in await screen.addWord(word, action: action) } }.disabled(word.isEmpty)
                 }
                 ForEach(state?.words ?? [], id: \.word) { rule in
                     VStack(alignment: .leading) {
@@ -39,13 +40,13 @@ struct SMSGuardView: View {
                     }
                 }
                 .onDelete { offsets in
-                    for removed in offsets.compactMap({ state?.words[$0].word }) { change { $0.removeWord(removed) } }
+                    for removed in offsets.compactMap({ state?.words[$0].word }) { change { await $0.removeWord(removed) } }
                 }
             }
             Section("Blocked senders") {
                 ForEach(state?.blockedSenders ?? [], id: \.self) { Text($0) }
                     .onDelete { offsets in
-                        for sender in offsets.compactMap({ state?.blockedSenders[$0] }) { change { $0.unblockSender(sender) } }
+                        for sender in offsets.compactMap({ state?.blockedSenders[$0] }) { change { await $0.unblockSender(sender) } }
                     }
             }
         }
@@ -54,15 +55,15 @@ struct SMSGuardView: View {
         .task { await reload() }
     }
 
-    private func change(_ action: @escaping @Sendable (MessagesScreen) -> Notice) {
+    private func change(_ action: @escaping @Sendable (MessagesScreen) async -> Notice) {
         Task {
-            await model.run { action(MessagesScreen(state: $0)) }
+            await model.run { await action(MessagesScreen(state: $0)) }
             word = ""
             await reload()
             onChange()
         }
     }
 
-    private func reload() async { state = await model.load { try MessagesScreen(state: $0).load() } }
+    private func reload() async { state = await model.load { try await MessagesScreen(state: $0).load() } }
 }
 #endif

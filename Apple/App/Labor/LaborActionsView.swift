@@ -22,7 +22,7 @@ struct LaborActionsView: View {
                 Button("Save") { act { [server, key] screen in await screen.setServer(address: server, key: key) } }
                 if state?.server != nil {
                     Button("Use the server's blocklist") { act { await $0.useServerBlocklist() } }
-                    Button("Forget the server", role: .destructive) { act { $0.forgetServer() } }
+                    Button("Forget the server", role: .destructive) { act { await $0.forgetServer() } }
                 }
             }
             Section("Struck employers' sites") {
@@ -88,7 +88,7 @@ struct LaborActionsView: View {
     }
 
     private func reload() async {
-        state = await model.load { try LaborActionsScreen(state: $0).load() }
+        state = await model.load { try await LaborActionsScreen(state: $0).load() }
         protection = await TunnelControl.protection()
         tunnelOn = await TunnelControl.isOn()
     }

@@ -51,14 +51,14 @@ final class AppModel {
         if let problem = await context.compileIfNeeded() { notice = problem }
     }
 
-    /// Reads a screen's state away from the main actor (screens read the database), so the
-    /// window never waits on a read. A failure is shown as the notice; the result is then `nil`.
-    func load<Value: Sendable>(_ read: @escaping @Sendable (PepperState) throws -> Value) async -> Value? {
+    /// Reads a screen's state: the screens' loads are async and read the database on
+    /// BlockingWork's threads, so the window never waits on a read. A failure is shown as the
+    /// notice; the result is then `nil`.
+    func load<Value: Sendable>(_ read: @escaping @Sendable (PepperState) async throws -> Value) async -> Value? {
         guard let pepper else { return nil }
-        let result = await Task.detached(priority: .userInitiated) { Result { try read(pepper) } }.value
-        switch result {
-        case .success(let value): return value
-        case .failure(let error):
+        do {
+            return try await read(pepper)
+        } catch {
             notice = (error as? Notice) ?? .error("\(error)")
             return nil
         }

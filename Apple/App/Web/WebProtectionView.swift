@@ -62,7 +62,7 @@ struct WebProtectionView: View {
                 Section("Search with DuckDuckGo") {
                     ForEach(SafariContentBlockers.duckDuckGoSteps, id: \.self) { Text($0) }
                     Button("Done, or not for me") {
-                        model.perform { OnboardingScreen(state: $0).dismissSearchSuggestion() }
+                        model.perform { await OnboardingScreen(state: $0).dismissSearchSuggestion() }
                         self.loaded?.suggestionAnswered = true
                     }
                 }
@@ -76,9 +76,9 @@ struct WebProtectionView: View {
         guard let pepper = model.pepper else { return }
         let settings = await SafariBlockers.settings(outputURL: pepper.home.outputURL)
         loaded = await model.load { state in
-            let onboarding = try OnboardingScreen(state: state, browser: settings).load()
+            let onboarding = try await OnboardingScreen(state: state, browser: settings).load()
             return Loaded(
-                safari: onboarding.browser, toTurnOn: settings.slotsToTurnOn(), lists: try ListsScreen(state: state).load().lists,
+                safari: onboarding.browser, toTurnOn: settings.slotsToTurnOn(), lists: try await ListsScreen(state: state).load().lists,
                 suggestionAnswered: onboarding.search.answered,
                 unserved: state.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0)
         }
@@ -152,6 +152,6 @@ struct AllowlistView: View {
     }
 
     private func reload() async {
-        entries = await model.load { try AllowlistScreen(state: $0).load().entries }
+        entries = await model.load { try await AllowlistScreen(state: $0).load().entries }
     }
 }

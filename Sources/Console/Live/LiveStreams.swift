@@ -1,4 +1,3 @@
-import BlockingWork
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -67,18 +66,9 @@ final class LiveStreams: Sendable {
             continuation.finish()
             return Response(status: .ok, headers: headers, body: ResponseBody(asyncSequence: stream))
         }
-        // The producer reads the state (synchronously, each second): on the handlers' threads.
-        let producer: Task<Void, Never>
-        if #available(macOS 15, *) {
-            producer = Task(executorPreference: BlockingWorkExecutor.shared) {
-                await produce(continuation)
-                continuation.finish()
-            }
-        } else {
-            producer = Task {
-                await produce(continuation)
-                continuation.finish()
-            }
+        let producer = Task {
+            await produce(continuation)
+            continuation.finish()
         }
         let heartbeat = self.heartbeat
         let beat = Task {

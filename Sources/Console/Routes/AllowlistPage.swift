@@ -49,14 +49,14 @@ struct AllowlistPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         let screen = AllowlistScreen(state: state)
         routes.get { request, context in
-            allowlistPage(screen, request: request, context: context)
+            await allowlistPage(screen, request: request, context: context)
         }
         routes.post("add") { request, context in
             let fields = form(context)
             let duration = AllowlistScreen.Duration(rawValue: fields["for"] ?? "") ?? .forGood
             let notice = await screen.add(site: fields["site"] ?? "", duration: duration)
             guard notice.isError else { return redirect("/allowlist", notice, context: context) }
-            return allowlistPage(screen, request: request, context: context, notice: notice, site: fields["site"])
+            return await allowlistPage(screen, request: request, context: context, notice: notice, site: fields["site"])
         }
         routes.post("remove") { _, context in
             redirect("/allowlist", await screen.remove(form(context)["domain"] ?? ""), context: context)
@@ -66,10 +66,10 @@ struct AllowlistPage: ConsoleArea {
 
     private func allowlistPage(
         _ screen: AllowlistScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, site: String? = nil
-    ) -> Response {
+    ) async -> Response {
         let loaded: AllowlistScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Allowlist", request: request, context: context)
         }
@@ -80,7 +80,7 @@ struct AllowlistPage: ConsoleArea {
         var result: AllowlistView.Result?
         var checkError: Notice?
         if !url.isEmpty {
-            switch screen.check(url: url, page: page, type: type) {
+            switch await screen.check(url: url, page: page, type: type) {
             case .success(let checked):
                 result = .init(
                     decision: checked.decision, decisionClass: checked.decision.lowercased(), explanation: checked.explanation,

@@ -66,45 +66,45 @@ struct CallsPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         let screen = CallsScreen(state: state)
         routes.get { request, context in
-            callsPage(screen, request: request, context: context)
+            await callsPage(screen, request: request, context: context)
         }
         routes.post("block") { request, context in
             let fields = form(context)
-            let notice = screen.block(fields["number"] ?? "")
+            let notice = await screen.block(fields["number"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
-            return callsPage(screen, request: request, context: context, notice: notice, number: fields["number"])
+            return await callsPage(screen, request: request, context: context, notice: notice, number: fields["number"])
         }
         routes.post("unblock") { _, context in
-            redirect("/calls", screen.unblock(form(context)["number"] ?? ""), context: context)
+            redirect("/calls", await screen.unblock(form(context)["number"] ?? ""), context: context)
         }
         routes.post("identify") { request, context in
             let fields = form(context)
-            let notice = screen.identify(fields["number"] ?? "", label: fields["label"] ?? "")
+            let notice = await screen.identify(fields["number"] ?? "", label: fields["label"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
-            return callsPage(
+            return await callsPage(
                 screen, request: request, context: context, notice: notice, number: fields["typed"] ?? fields["number"],
                 label: fields["label"])
         }
         routes.post("unidentify") { _, context in
-            redirect("/calls", screen.unidentify(form(context)["number"] ?? ""), context: context)
+            redirect("/calls", await screen.unidentify(form(context)["number"] ?? ""), context: context)
         }
         routes.post("region") { request, context in
-            let notice = screen.setRegion(form(context)["region"] ?? "")
+            let notice = await screen.setRegion(form(context)["region"] ?? "")
             guard notice.isError else { return redirect("/calls", notice, context: context) }
-            return callsPage(screen, request: request, context: context, notice: notice)
+            return await callsPage(screen, request: request, context: context, notice: notice)
         }
         routes.post("block-all-except-contacts") { _, context in
-            redirect("/calls", screen.setBlockAllExceptContacts(form(context)["on"] == "1"), context: context)
+            redirect("/calls", await screen.setBlockAllExceptContacts(form(context)["on"] == "1"), context: context)
         }
         routes.post("contacts") { request, context in
             guard let file = form(context).files["vcard"], !file.data.isEmpty else {
-                return callsPage(
+                return await callsPage(
                     screen, request: request, context: context,
                     notice: .error("Choose a contacts file (.vcf) to import.", field: "contacts"))
             }
-            let notice = screen.importContacts(vCard: String(decoding: file.data, as: UTF8.self))
+            let notice = await screen.importContacts(vCard: String(decoding: file.data, as: UTF8.self))
             guard notice.isError else { return redirect("/calls", notice, context: context) }
-            return callsPage(screen, request: request, context: context, notice: notice)
+            return await callsPage(screen, request: request, context: context, notice: notice)
         }
         return routes
     }
@@ -112,10 +112,10 @@ struct CallsPage: ConsoleArea {
     private func callsPage(
         _ screen: CallsScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, number: String? = nil,
         label: String? = nil
-    ) -> Response {
+    ) async -> Response {
         let loaded: CallsScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Calls", request: request, context: context)
         }
@@ -124,7 +124,7 @@ struct CallsPage: ConsoleArea {
         var preview: CallsView.Preview?
         var previewError: Notice?
         if notice == nil, !typed.isEmpty {
-            switch screen.preview(typed) {
+            switch await screen.preview(typed) {
             case .success(let found):
                 preview = .init(
                     normalized: found.normalized, value: found.value, numbers: Format.count(found.numbers), isRange: found.numbers > 1,
@@ -137,7 +137,7 @@ struct CallsPage: ConsoleArea {
         var trial: CallsView.Trial?
         var tryError: Notice?
         if !tryNumber.isEmpty {
-            switch screen.tryCall(tryNumber) {
+            switch await screen.tryCall(tryNumber) {
             case .success(let result): trial = .init(e164: result.e164, action: result.action, explanation: result.explanation)
             case .failure(let error): tryError = error
             }

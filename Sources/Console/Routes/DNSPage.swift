@@ -81,32 +81,33 @@ struct DNSPage: ConsoleArea {
                 blockedOnly: query["blocked"] == "1")
             let loaded: DNSScreen.State
             do {
-                loaded = try screen.load(logQuery)
+                loaded = try await screen.load(logQuery)
             } catch {
                 return failure(error, title: "DNS", request: request, context: context)
             }
             return renderer.page(
-                .dns, title: "DNS", view: view(loaded, path: request.uri.description, latest: screen.latestID()),
+                .dns, title: "DNS", view: view(loaded, path: request.uri.description),
                 chrome: chrome(request, context))
         }
         routes.get("log/events") { request, _ in
             let query = FormData(query: request.uri.query)
             let search = (query["search"] ?? "").lowercased()
             let blockedOnly = query["blocked"] == "1"
-            let start = query["after"].flatMap { Int64($0) } ?? screen.latestID()
+            let rows = screen.live.rows(after: query["after"].flatMap { Int64($0) })
             return streams.response { events in
-                var after = start
                 // A minute at most per connection: the browser reconnects by itself, and a
                 // stream never outlives its page for long.
-                let deadline = Date().addingTimeInterval(60)
-                while !Task.isCancelled && Date() < deadline {
-                    if let rows = try? screen.tail(after: after), let last = rows.last {
-                        after = last.id
-                        let shown = rows.filter { (!blockedOnly || $0.blocked) && (search.isEmpty || $0.name.contains(search)) }
-                        // Oldest first: the script puts each row on top, so the newest ends on top.
-                        if !shown.isEmpty { events.yield(LiveStreams.event(shown.map(Self.tailRow))) }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await batch in rows {
+                            let shown = batch.filter { (!blockedOnly || $0.blocked) && (search.isEmpty || $0.name.contains(search)) }
+                            // Oldest first: the script puts each row on top, so the newest ends on top.
+                            if !shown.isEmpty { events.yield(LiveStreams.event(shown.map(Self.tailRow))) }
+                        }
                     }
-                    try? await Task.sleep(for: .seconds(1))
+                    group.addTask { try? await Task.sleep(for: .seconds(60)) }
+                    await group.next()
+                    group.cancelAll()
                 }
             }
         }
@@ -136,7 +137,7 @@ struct DNSPage: ConsoleArea {
         }
     }
 
-    private func view(_ loaded: DNSScreen.State, path: String, latest: Int64) -> DNSView {
+    private func view(_ loaded: DNSScreen.State, path: String) -> DNSView {
         let summary = loaded.summary
         let query = loaded.query
         func link(before: Int64?) -> String {
@@ -168,7 +169,7 @@ struct DNSPage: ConsoleArea {
                 "Both lists counted at \(Format.time(summary.topListsCountedAt)) UTC (they are counted again every 30 s at most).",
             search: query.search,
             blockedOnly: query.blockedOnly, blockedFlag: query.blockedOnly ? "1" : "", tail: query.before == nil,
-            latest: String(latest), rows: rows, newer: query.before == nil ? nil : link(before: nil),
+            latest: String(loaded.latestID), rows: rows, newer: query.before == nil ? nil : link(before: nil),
             older: loaded.nextBefore.map { link(before: $0) },
             groups: loaded.groups.map {
                 .init(

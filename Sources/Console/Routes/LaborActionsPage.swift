@@ -62,16 +62,16 @@ struct LaborActionsPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         let screen = LaborActionsScreen(state: state)
         routes.get { request, context in
-            laborPage(screen, request: request, context: context)
+            await laborPage(screen, request: request, context: context)
         }
         routes.post("server") { request, context in
             let fields = form(context)
             let notice = await screen.setServer(address: fields["server"] ?? "", key: fields["key"] ?? "")
             guard notice.isError else { return redirect("/picket", notice, context: context) }
-            return laborPage(screen, request: request, context: context, notice: notice, address: fields["server"])
+            return await laborPage(screen, request: request, context: context, notice: notice, address: fields["server"])
         }
         routes.post("server/forget") { _, context in
-            redirect("/picket", screen.forgetServer(), context: context)
+            redirect("/picket", await screen.forgetServer(), context: context)
         }
         routes.post("policy") { _, context in
             redirect("/picket", await screen.setPolicy(form(context)["policy"] ?? ""), context: context)
@@ -86,10 +86,10 @@ struct LaborActionsPage: ConsoleArea {
 
     private func laborPage(
         _ screen: LaborActionsScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, address: String? = nil
-    ) -> Response {
+    ) async -> Response {
         let loaded: LaborActionsScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Labor actions", request: request, context: context)
         }

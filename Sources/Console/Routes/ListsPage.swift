@@ -128,7 +128,7 @@ struct ListsPage: ConsoleArea {
     ) async -> Response {
         let loaded: ListsScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Lists", request: request, context: context)
         }

@@ -65,41 +65,41 @@ struct MessagesPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         let screen = MessagesScreen(state: state)
         routes.get { request, context in
-            messagesPage(screen, request: request, context: context)
+            await messagesPage(screen, request: request, context: context)
         }
         routes.post("guard") { _, context in
-            redirect("/messages", screen.setEnabled(form(context)["on"] == "1"), context: context)
+            redirect("/messages", await screen.setEnabled(form(context)["on"] == "1"), context: context)
         }
         routes.post("words/add") { request, context in
             let fields = form(context)
-            let notice = screen.addWord(fields["word"] ?? "", action: fields["action"] ?? "")
+            let notice = await screen.addWord(fields["word"] ?? "", action: fields["action"] ?? "")
             guard notice.isError else { return redirect("/messages", notice, context: context) }
-            return messagesPage(
+            return await messagesPage(
                 screen, request: request, context: context,
                 input: MessagesInput(notice: notice, word: fields["word"] ?? "", action: fields["action"] ?? "junk"))
         }
         routes.post("words/remove") { _, context in
             let fields = form(context)
-            return redirect("/messages", screen.removeWord(fields["word"] ?? "", sender: fields["sender"]), context: context)
+            return redirect("/messages", await screen.removeWord(fields["word"] ?? "", sender: fields["sender"]), context: context)
         }
         routes.post("senders/block") { request, context in
             let sender = form(context)["sender"] ?? ""
-            let notice = screen.blockSender(sender)
+            let notice = await screen.blockSender(sender)
             guard notice.isError else { return redirect("/messages", notice, context: context) }
-            return messagesPage(screen, request: request, context: context, input: MessagesInput(notice: notice, sender: sender))
+            return await messagesPage(screen, request: request, context: context, input: MessagesInput(notice: notice, sender: sender))
         }
         routes.post("senders/unblock") { _, context in
-            redirect("/messages", screen.unblockSender(form(context)["sender"] ?? ""), context: context)
+            redirect("/messages", await screen.unblockSender(form(context)["sender"] ?? ""), context: context)
         }
         routes.post("unknown") { _, context in
-            redirect("/messages", screen.setUnknownSendersAreJunk(form(context)["on"] == "1"), context: context)
+            redirect("/messages", await screen.setUnknownSendersAreJunk(form(context)["on"] == "1"), context: context)
         }
         // A message may be private: it is posted, never put in an address, and not recorded.
         routes.post("try") { request, context in
             let fields = form(context)
             let from = fields["from"] ?? ""
             let text = fields["text"] ?? ""
-            return messagesPage(
+            return await messagesPage(
                 screen, request: request, context: context,
                 input: MessagesInput(tryFrom: from, tryText: text, trial: screen.tryMessage(from: from, text: text)))
         }
@@ -108,10 +108,10 @@ struct MessagesPage: ConsoleArea {
 
     private func messagesPage(
         _ screen: MessagesScreen, request: Request, context: ConsoleContext, input: MessagesInput = MessagesInput()
-    ) -> Response {
+    ) async -> Response {
         let loaded: MessagesScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Messages", request: request, context: context)
         }

@@ -26,7 +26,7 @@ struct RulesPage: ConsoleArea {
         let screen = MyRulesScreen(state: state)
         routes.get { request, context in
             do {
-                return rulesPage(try screen.load(), request: request, context: context)
+                return rulesPage(try await screen.load(), request: request, context: context)
             } catch {
                 return failure(error, title: "My rules", request: request, context: context)
             }

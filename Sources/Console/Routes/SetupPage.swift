@@ -61,13 +61,13 @@ struct SetupPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         let screen = OnboardingScreen(state: state, browser: browser)
         routes.get { request, context in
-            setupPage(screen, request: request, context: context)
+            await setupPage(screen, request: request, context: context)
         }
         routes.post("lists") { _, context in
             // Answered at once: the choice, the downloads and the rebuild run in the background
             // and show their progress as "Update now" does (queued behind a running update).
             let names = Set(form(context).all("lists"))
-            if let problem = screen.checkListChoice(names) { return redirect("/setup", problem, context: context) }
+            if let problem = await screen.checkListChoice(names) { return redirect("/setup", problem, context: context) }
             await updates.start { await screen.chooseLists(names, download: false) }
             return redirect("/lists/update", nil, context: context)
         }
@@ -78,22 +78,22 @@ struct SetupPage: ConsoleArea {
             let address = (form(context)["address"] ?? "").trimmingCharacters(in: .whitespaces)
             let notice = await screen.checkDNS(address: address.isEmpty ? nil : address, startCommand: "pepper dns serve")
             if notice.isError && notice.field != nil {
-                return setupPage(screen, request: request, context: context, notice: notice, address: address)
+                return await setupPage(screen, request: request, context: context, notice: notice, address: address)
             }
             return redirect("/setup", notice, context: context)
         }
-        routes.post("duckduckgo") { _, context in redirect("/setup", screen.useDuckDuckGo(), context: context) }
-        routes.post("duckduckgo/dismiss") { _, context in redirect("/setup", screen.dismissSearchSuggestion(), context: context) }
-        routes.post("finish") { _, context in redirect("/", screen.finish(), context: context) }
+        routes.post("duckduckgo") { _, context in redirect("/setup", await screen.useDuckDuckGo(), context: context) }
+        routes.post("duckduckgo/dismiss") { _, context in redirect("/setup", await screen.dismissSearchSuggestion(), context: context) }
+        routes.post("finish") { _, context in redirect("/", await screen.finish(), context: context) }
         return routes
     }
 
     private func setupPage(
         _ screen: OnboardingScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, address: String? = nil
-    ) -> Response {
+    ) async -> Response {
         let loaded: OnboardingScreen.State
         do {
-            loaded = try screen.load()
+            loaded = try await screen.load()
         } catch {
             return failure(error, title: "Setup", request: request, context: context)
         }

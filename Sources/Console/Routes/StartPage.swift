@@ -44,7 +44,7 @@ struct StartPage: ConsoleArea {
             let screen = StartScreen(state: state, browser: browser)
             let loaded: StartScreen.State
             do {
-                loaded = try screen.load()
+                loaded = try await screen.load()
             } catch {
                 return failure(error, title: "Start", request: request, context: context)
             }

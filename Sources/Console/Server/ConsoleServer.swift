@@ -1,4 +1,3 @@
-import BlockingWork
 import DNSFilter
 import Foundation
 import Hummingbird
@@ -216,12 +215,9 @@ public struct ConsoleServer: Sendable {
             logger: logger)
         let streams = self.streams
         defer { streams.closeAll() }
-        // The whole server (every connection is a child task of this one) runs on threads of
-        // its own: the pages load the state synchronously, and a slow read then holds one of
-        // those threads, never the process's cooperative ones.
-        try await onBlockingWorkThreads {
-            try await Self.serve(application, streams: streams, handleSignals: handleSignals, logger: logger)
-        }
+        // On Swift's cooperative threads: the screens' loads and actions hand their synchronous
+        // reads and writes to BlockingWork's threads themselves.
+        try await Self.serve(application, streams: streams, handleSignals: handleSignals, logger: logger)
     }
 
     private static func serve(

@@ -74,17 +74,19 @@ public struct AllowlistScreen: Sendable {
     }
 
     /// Reads the allowlist.
-    public func load(now: Date = Date()) throws(ScreenError) -> State {
-        do {
-            let entries = try state.allowlistEntries().map { entry in
-                let unicode = DomainName.toUnicode(entry.domain)
-                return Entry(
-                    domain: entry.domain, unicode: unicode == entry.domain ? nil : unicode, expiresAt: entry.expiresAt,
-                    expired: entry.expiresAt.map { $0 <= now } ?? false)
+    public func load(now: Date = Date()) async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            do throws(ActionError) {
+                let entries = try state.allowlistEntries().map { entry in
+                    let unicode = DomainName.toUnicode(entry.domain)
+                    return Entry(
+                        domain: entry.domain, unicode: unicode == entry.domain ? nil : unicode, expiresAt: entry.expiresAt,
+                        expired: entry.expiresAt.map { $0 <= now } ?? false)
+                }
+                return State(entries: entries, types: Self.requestTypes)
+            } catch {
+                throw ScreenError(error)
             }
-            return State(entries: entries, types: Self.requestTypes)
-        } catch {
-            throw ScreenError(error)
         }
     }
 
@@ -113,41 +115,44 @@ public struct AllowlistScreen: Sendable {
 
     /// Which rule decides a request: `type` is one of ``requestTypes`` (`auto` guesses from the
     /// address).
-    public func check(url: String, page: String? = nil, type: String = "auto") -> Result<CheckResult, Notice> {
-        let address = url.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard address.hasPrefix("http://") || address.hasPrefix("https://") || address.hasPrefix("ws://") || address.hasPrefix("wss://")
-        else {
-            return .failure(.error("Give a full address, starting with http:// or https://.", field: "url"))
+    public func check(url: String, page: String? = nil, type: String = "auto") async -> Result<CheckResult, Notice> {
+        await blocking { () -> Result<CheckResult, Notice> in
+            let address = url.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard address.hasPrefix("http://") || address.hasPrefix("https://") || address.hasPrefix("ws://") || address.hasPrefix("wss://")
+            else {
+                return .failure(.error("Give a full address, starting with http:// or https://.", field: "url"))
+            }
+            let pageAddress = page?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+            if let pageAddress, !(pageAddress.hasPrefix("http://") || pageAddress.hasPrefix("https://")) {
+                return .failure(.error("The page must be a full address, starting with http:// or https://.", field: "page"))
+            }
+            let resourceType: ResourceTypes
+            if type == "auto" {
+                resourceType = ResourceTypes.guess(forURL: address)
+            } else if let known = ResourceTypes(requestTypeName: type) {
+                resourceType = known
+            } else {
+                return .failure(.error("Unknown request type '\(type)'.", field: "type"))
+            }
+            let verdict: Verdict
+            do throws(ActionError) {
+                verdict = try state.check(address, page: pageAddress, type: resourceType)
+            } catch {
+                return .failure(.failure(error, field: "url"))
+            }
+            let typeName = type == "auto" ? Self.name(of: resourceType) : type
+            var result = CheckResult(
+                url: address, page: pageAddress, type: typeName, decision: verdict.decision.rawValue, rule: verdict.rule?.text,
+                list: verdict.rule?.list, line: verdict.rule?.line,
+                overridden: verdict.overridden.map { "\($0.text) (\($0.list):\($0.line))" },
+                explanation: "")
+            switch verdict.decision {
+            case .blocked: result.explanation = "Blocked by this rule."
+            case .allowed: result.explanation = "Allowed by this exception, although a blocking rule matches."
+            case .noMatch: result.explanation = "No rule matches: the request goes through."
+            }
+            return .success(result)
         }
-        let pageAddress = page?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
-        if let pageAddress, !(pageAddress.hasPrefix("http://") || pageAddress.hasPrefix("https://")) {
-            return .failure(.error("The page must be a full address, starting with http:// or https://.", field: "page"))
-        }
-        let resourceType: ResourceTypes
-        if type == "auto" {
-            resourceType = ResourceTypes.guess(forURL: address)
-        } else if let known = ResourceTypes(requestTypeName: type) {
-            resourceType = known
-        } else {
-            return .failure(.error("Unknown request type '\(type)'.", field: "type"))
-        }
-        let verdict: Verdict
-        do {
-            verdict = try state.check(address, page: pageAddress, type: resourceType)
-        } catch {
-            return .failure(.failure(error, field: "url"))
-        }
-        let typeName = type == "auto" ? Self.name(of: resourceType) : type
-        var result = CheckResult(
-            url: address, page: pageAddress, type: typeName, decision: verdict.decision.rawValue, rule: verdict.rule?.text,
-            list: verdict.rule?.list, line: verdict.rule?.line, overridden: verdict.overridden.map { "\($0.text) (\($0.list):\($0.line))" },
-            explanation: "")
-        switch verdict.decision {
-        case .blocked: result.explanation = "Blocked by this rule."
-        case .allowed: result.explanation = "Allowed by this exception, although a blocking rule matches."
-        case .noMatch: result.explanation = "No rule matches: the request goes through."
-        }
-        return .success(result)
     }
 
     static func name(of type: ResourceTypes) -> String {

@@ -99,161 +99,183 @@ public struct CallsScreen: Sendable {
     }
 
     /// Reads everything the screen shows.
-    public func load(now: Date = Date()) throws(ScreenError) -> State {
-        do {
-            let store = CallListStore(database: state.database)
-            let listed = try state.callListLines(limit: Self.listLimit)
-            let entries = listed.lines.map { line in
-                Entry(
-                    kind: line.kind, shown: line.pattern.map { "\($0) (\(Text.plural(line.numbers, "number")))" } ?? line.number,
-                    value: line.value, numbers: line.numbers, label: line.label)
+    public func load(now: Date = Date()) async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            do {
+                let store = CallListStore(database: state.database)
+                let listed = try state.callListLines(limit: Self.listLimit)
+                let entries = listed.lines.map { line in
+                    Entry(
+                        kind: line.kind, shown: line.pattern.map { "\($0) (\(Text.plural(line.numbers, "number")))" } ?? line.number,
+                        value: line.value, numbers: line.numbers, label: line.label)
+                }
+                let counts = try store.counts()
+                let screening = try state.callScreening()
+                let database = state.database
+                return State(
+                    region: try state.phoneRegion(), regions: PhoneMetadata.shared.regionCodes,
+                    blocked: entries.filter { $0.kind == .blocking },
+                    identified: entries.filter { $0.kind == .identification }, notShown: listed.total - listed.lines.count,
+                    blockAllExceptContacts: screening.blockAllExceptContacts, contacts: screening.contacts.count,
+                    export: Export(
+                        blocking: counts[.blocking] ?? 0, identification: counts[.identification] ?? 0, version: try store.version(),
+                        incrementalSince: try store.oldestIncrementalVersion()),
+                    counts: [
+                        try .decisions("Calls blocked", .call, [.block], database: database, now: now),
+                        try .decisions("Calls identified", .call, [.identify], database: database, now: now),
+                        try .decisions("Calls allowed", .call, [.allow], database: database, now: now),
+                    ])
+            } catch let error as ActionError {
+                throw ScreenError(error)
+            } catch let error as ScreenError {
+                throw error
+            } catch {
+                throw ScreenError("Cannot read the call lists: \(error).")
             }
-            let counts = try store.counts()
-            let screening = try state.callScreening()
-            let database = state.database
-            return State(
-                region: try state.phoneRegion(), regions: PhoneMetadata.shared.regionCodes,
-                blocked: entries.filter { $0.kind == .blocking },
-                identified: entries.filter { $0.kind == .identification }, notShown: listed.total - listed.lines.count,
-                blockAllExceptContacts: screening.blockAllExceptContacts, contacts: screening.contacts.count,
-                export: Export(
-                    blocking: counts[.blocking] ?? 0, identification: counts[.identification] ?? 0, version: try store.version(),
-                    incrementalSince: try store.oldestIncrementalVersion()),
-                counts: [
-                    try .decisions("Calls blocked", .call, [.block], database: database, now: now),
-                    try .decisions("Calls identified", .call, [.identify], database: database, now: now),
-                    try .decisions("Calls allowed", .call, [.allow], database: database, now: now),
-                ])
-        } catch let error as ActionError {
-            throw ScreenError(error)
-        } catch let error as ScreenError {
-            throw error
-        } catch {
-            throw ScreenError("Cannot read the call lists: \(error).")
         }
     }
 
     /// The normalised form of what was typed, before saving it.
-    public func preview(_ text: String) -> Result<Preview, Notice> {
-        do {
-            let region = try state.phoneRegion()
-            let input = try PepperState.numberInput(text, region: region)
-            let first = PhoneNumber(callDirectoryValue: input.entries.first?.number ?? 0)?.e164 ?? ""
-            let last = PhoneNumber(callDirectoryValue: input.entries.last?.number ?? 0)?.e164 ?? ""
-            return .success(
-                Preview(
-                    typed: text, normalized: input.display, value: input.pattern ?? first, numbers: input.entries.count, first: first,
-                    last: last))
-        } catch {
-            return .failure(.failure(error, field: "number"))
+    public func preview(_ text: String) async -> Result<Preview, Notice> {
+        await blocking { () -> Result<Preview, Notice> in
+            do throws(ActionError) {
+                let region = try state.phoneRegion()
+                let input = try PepperState.numberInput(text, region: region)
+                let first = PhoneNumber(callDirectoryValue: input.entries.first?.number ?? 0)?.e164 ?? ""
+                let last = PhoneNumber(callDirectoryValue: input.entries.last?.number ?? 0)?.e164 ?? ""
+                return .success(
+                    Preview(
+                        typed: text, normalized: input.display, value: input.pattern ?? first, numbers: input.entries.count, first: first,
+                        last: last))
+            } catch {
+                return .failure(.failure(error, field: "number"))
+            }
         }
     }
 
     /// Blocks calls from a number or range.
-    public func block(_ text: String) -> Notice {
-        do {
-            let change = try state.blockNumber(text, region: try state.phoneRegion())
-            return change.count == 0
-                ? Notice(.info, "\(change.display) is already blocked.")
-                : .success("Blocked \(change.display); the call directory is at version \(change.version).")
-        } catch {
-            return .failure(error, field: "number")
+    public func block(_ text: String) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                let change = try state.blockNumber(text, region: try state.phoneRegion())
+                return change.count == 0
+                    ? Notice(.info, "\(change.display) is already blocked.")
+                    : .success("Blocked \(change.display); the call directory is at version \(change.version).")
+            } catch {
+                return .failure(error, field: "number")
+            }
         }
     }
 
     /// Stops blocking a number or range (as the list shows it).
-    public func unblock(_ value: String) -> Notice {
-        do {
-            let change = try state.unblockNumber(value, region: try state.phoneRegion())
-            return .success("\(change.display) is no longer blocked.")
-        } catch {
-            return .failure(error)
+    public func unblock(_ value: String) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                let change = try state.unblockNumber(value, region: try state.phoneRegion())
+                return .success("\(change.display) is no longer blocked.")
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
     /// Labels calls from a number or range, or changes its label.
-    public func identify(_ text: String, label: String) -> Notice {
-        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return .error("Give the label people see when it rings, such as \"Pizza place\".", field: "label") }
-        guard trimmed.count <= FieldLimits.label else {
-            return .error("A label has at most \(FieldLimits.label) characters.", field: "label")
-        }
-        do {
-            let change = try state.identifyNumber(text, label: trimmed, region: try state.phoneRegion())
-            return change.count == 0
-                ? Notice(.info, "\(change.display) is already labelled \"\(trimmed)\".")
-                : .success("Calls from \(change.display) now show \"\(trimmed)\".")
-        } catch {
-            return .failure(error, field: "identify-number")
+    public func identify(_ text: String, label: String) async -> Notice {
+        await blocking { () -> Notice in
+            let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else {
+                return .error("Give the label people see when it rings, such as \"Pizza place\".", field: "label")
+            }
+            guard trimmed.count <= FieldLimits.label else {
+                return .error("A label has at most \(FieldLimits.label) characters.", field: "label")
+            }
+            do throws(ActionError) {
+                let change = try state.identifyNumber(text, label: trimmed, region: try state.phoneRegion())
+                return change.count == 0
+                    ? Notice(.info, "\(change.display) is already labelled \"\(trimmed)\".")
+                    : .success("Calls from \(change.display) now show \"\(trimmed)\".")
+            } catch {
+                return .failure(error, field: "identify-number")
+            }
         }
     }
 
     /// Removes the label of a number or range.
-    public func unidentify(_ value: String) -> Notice {
-        do {
-            let change = try state.unidentifyNumber(value, region: try state.phoneRegion())
-            return .success("\(change.display) has no label any more.")
-        } catch {
-            return .failure(error)
+    public func unidentify(_ value: String) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                let change = try state.unidentifyNumber(value, region: try state.phoneRegion())
+                return .success("\(change.display) has no label any more.")
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
     /// Sets the region numbers without a country code are read in.
-    public func setRegion(_ region: String) -> Notice {
-        do {
-            let code = try state.setPhoneRegion(region)
-            return .success("Numbers without a country code are now read as \(code) numbers.")
-        } catch {
-            return .failure(error, field: "region")
+    public func setRegion(_ region: String) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                let code = try state.setPhoneRegion(region)
+                return .success("Numbers without a country code are now read as \(code) numbers.")
+            } catch {
+                return .failure(error, field: "region")
+            }
         }
     }
 
     /// Turns "block all except contacts" on or off.
-    public func setBlockAllExceptContacts(_ on: Bool) -> Notice {
-        do {
-            try state.setBlockAllExceptContacts(on)
-            let contacts = try state.callScreening().contacts.count
-            if on && contacts == 0 {
-                return Notice(.warning, "Every call is blocked now: no contact is imported yet, so nobody gets through.")
+    public func setBlockAllExceptContacts(_ on: Bool) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                try state.setBlockAllExceptContacts(on)
+                let contacts = try state.callScreening().contacts.count
+                if on && contacts == 0 {
+                    return Notice(.warning, "Every call is blocked now: no contact is imported yet, so nobody gets through.")
+                }
+                return .success(
+                    on
+                        ? "Only your \(Text.plural(contacts, "contact number")) ring now; every other caller is blocked."
+                        : "Callers who are not contacts ring again (unless they are on the block list).")
+            } catch {
+                return .failure(error)
             }
-            return .success(
-                on
-                    ? "Only your \(Text.plural(contacts, "contact number")) ring now; every other caller is blocked."
-                    : "Callers who are not contacts ring again (unless they are on the block list).")
-        } catch {
-            return .failure(error)
         }
     }
 
     /// Replaces the contacts with those of a vCard file (calls and messages share them).
-    public func importContacts(vCard text: String) -> Notice {
-        do {
-            let imported = try state.importContacts(vCard: text, region: try state.phoneRegion())
-            return .success(
-                "Imported \(Text.plural(imported.numbers, "number")) of \(Text.plural(imported.contacts, "contact")); calls and messages use them now."
-            )
-        } catch {
-            return .failure(error, field: "contacts")
+    public func importContacts(vCard text: String) async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                let imported = try state.importContacts(vCard: text, region: try state.phoneRegion())
+                return .success(
+                    "Imported \(Text.plural(imported.numbers, "number")) of \(Text.plural(imported.contacts, "contact")); calls and messages use them now."
+                )
+            } catch {
+                return .failure(error, field: "contacts")
+            }
         }
     }
 
     /// What would happen to a call from `number` (not counted).
-    public func tryCall(_ number: String) -> Result<Trial, Notice> {
-        do {
-            let check = try state.checkCall(number, region: try state.phoneRegion(), record: false)
-            let verdict = check.verdict
-            let verb =
-                switch verdict.action {
-                case .block: "Blocked"
-                case .identify: "Rings, labelled \"\(verdict.label ?? "")\""
-                case .allow: "Rings"
-                }
-            return .success(
-                Trial(
-                    e164: check.e164, action: verdict.action.rawValue, label: verdict.label,
-                    explanation: "\(verb): \(verdict.reason.description)."))
-        } catch {
-            return .failure(.failure(error, field: "try-number"))
+    public func tryCall(_ number: String) async -> Result<Trial, Notice> {
+        await blocking { () -> Result<Trial, Notice> in
+            do throws(ActionError) {
+                let check = try state.checkCall(number, region: try state.phoneRegion(), record: false)
+                let verdict = check.verdict
+                let verb =
+                    switch verdict.action {
+                    case .block: "Blocked"
+                    case .identify: "Rings, labelled \"\(verdict.label ?? "")\""
+                    case .allow: "Rings"
+                    }
+                return .success(
+                    Trial(
+                        e164: check.e164, action: verdict.action.rawValue, label: verdict.label,
+                        explanation: "\(verb): \(verdict.reason.description)."))
+            } catch {
+                return .failure(.failure(error, field: "try-number"))
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import BlockingWork
 import Foundation
 import PepperActions
 import Storage
@@ -119,50 +120,62 @@ public struct DNSScreen: Sendable {
         public var groups: [Group]
         /// Why the groups file cannot be read, when it cannot.
         public var groupsProblem: String?
+        /// The newest row of the whole log when it was read: the live log goes on after it.
+        public var latestID: Int64
     }
 
     /// The state.
     public let state: PepperState
+    /// The log as it grows, for the live views (one reader for all of them).
+    public let live: DNSLiveTail
     private let tops: TopListsCache
 
     /// The screen over `state`. The names blocked most and the clients asking most count the
     /// whole day's log (a million rows take a second or more): they are kept for
     /// `topListsLifetime` seconds and then recomputed in the background while the last ones are
-    /// shown, so a page never waits for them but the first time.
-    public init(state: PepperState, topListsLifetime: TimeInterval = 30) {
+    /// shown, so a page never waits for them but the first time. The live views (``live``) read
+    /// the log every `liveInterval`.
+    public init(state: PepperState, topListsLifetime: TimeInterval = 30, liveInterval: Duration = .seconds(1)) {
         self.state = state
         tops = TopListsCache(lifetime: topListsLifetime)
+        live = DNSLiveTail(
+            interval: liveInterval, read: { after, limit in try await Self.tail(state, after: after, limit: limit) },
+            latest: { await Self.latestID(state) })
     }
 
     /// Reads the summary, one page of the log and the groups.
-    public func load(_ query: LogQuery = LogQuery(), now: Date = Date()) throws(ScreenError) -> State {
-        let server = DNSServerStatus.current(home: state.home)
-        var groups: [Group] = []
-        var groupsProblem: String?
-        if let file = server?.groupsFile {
-            do {
-                groups = try DNSClientGroupsFile.load(file).map { group in
-                    Group(name: group.name, clients: group.clients.map(\.description), lists: group.lists, allowlist: group.allowlist)
+    public func load(_ query: LogQuery = LogQuery(), now: Date = Date()) async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            let server = DNSServerStatus.current(home: state.home)
+            var groups: [Group] = []
+            var groupsProblem: String?
+            if let file = server?.groupsFile {
+                do throws(ActionError) {
+                    groups = try DNSClientGroupsFile.load(file).map { group in
+                        Group(name: group.name, clients: group.clients.map(\.description), lists: group.lists, allowlist: group.allowlist)
+                    }
+                } catch {
+                    groupsProblem = Text.sentence(error.description)
                 }
-            } catch {
-                groupsProblem = Text.sentence(error.description)
             }
-        }
-        let store = DNSQueryLogStore(database: state.database)
-        do {
-            let page = try store.page(before: query.before, limit: query.limit + 1, search: query.search, blockedOnly: query.blockedOnly)
-            let shown = Array(page.prefix(query.limit))
-            return State(
-                server: server, summary: try summary(now: now), log: try rows(shown), query: query,
-                nextBefore: page.count > query.limit ? shown.last?.id : nil, groups: groups, groupsProblem: groupsProblem)
-        } catch let error as ScreenError {
-            throw error
-        } catch {
-            throw ScreenError("Cannot read the DNS log: \(error).")
+            let store = DNSQueryLogStore(database: state.database)
+            do {
+                let page = try store.page(
+                    before: query.before, limit: query.limit + 1, search: query.search, blockedOnly: query.blockedOnly)
+                let shown = Array(page.prefix(query.limit))
+                return State(
+                    server: server, summary: try readSummary(now: now), log: try Self.rows(shown, state: state), query: query,
+                    nextBefore: page.count > query.limit ? shown.last?.id : nil, groups: groups, groupsProblem: groupsProblem,
+                    latestID: try store.latestID())
+            } catch let error as ScreenError {
+                throw error
+            } catch {
+                throw ScreenError("Cannot read the DNS log: \(error).")
+            }
         }
     }
 
-    /// Starts counting the top lists on a Dispatch thread, so that the first page that shows
+    /// Starts counting the top lists on the blocking-work threads, so that the first page that shows
     /// them need not count them itself (a day's log takes a second or more): the console calls it
     /// when it starts. A load that comes while they are counted waits for that count.
     public func prepare(now: Date = Date()) {
@@ -178,7 +191,11 @@ public struct DNSScreen: Sendable {
     }
 
     /// The totals, the 24-hour chart and the top lists.
-    public func summary(now: Date = Date()) throws(ScreenError) -> Summary {
+    public func summary(now: Date = Date()) async throws(ScreenError) -> Summary {
+        try await blocking { () throws(ScreenError) -> Summary in try readSummary(now: now) }
+    }
+
+    private func readSummary(now: Date) throws(ScreenError) -> Summary {
         let store = DNSQueryLogStore(database: state.database)
         let firstHour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600 - 23 * 3_600)
         do {
@@ -197,25 +214,38 @@ public struct DNSScreen: Sendable {
         } catch {
             throw ScreenError("Cannot read the DNS counts: \(error).")
         }
+
     }
 
-    /// The rows logged after `id`, oldest first (the live tail).
-    public func tail(after id: Int64, limit: Int = 100) throws(ScreenError) -> [Row] {
-        do {
-            return try rows(DNSQueryLogStore(database: state.database).entries(after: id, limit: limit))
-        } catch let error as ScreenError {
-            throw error
-        } catch {
-            throw ScreenError("Cannot read the DNS log: \(error).")
+    /// The rows logged after `id`, oldest first.
+    public func tail(after id: Int64, limit: Int = 100) async throws(ScreenError) -> [Row] {
+        try await Self.tail(state, after: id, limit: limit)
+    }
+
+    private static func tail(_ state: PepperState, after id: Int64, limit: Int) async throws(ScreenError) -> [Row] {
+        try await blocking { () throws(ScreenError) -> [Row] in
+            do {
+                return try rows(DNSQueryLogStore(database: state.database).entries(after: id, limit: limit), state: state)
+            } catch let error as ScreenError {
+                throw error
+            } catch {
+                throw ScreenError("Cannot read the DNS log: \(error).")
+            }
         }
     }
 
     /// The newest row id of the log.
-    public func latestID() -> Int64 {
-        (try? DNSQueryLogStore(database: state.database).latestID()) ?? 0
+    public func latestID() async -> Int64 {
+        await Self.latestID(state)
     }
 
-    private func rows(_ logged: [DNSQueryLogStore.LoggedQuery]) throws -> [Row] {
+    private static func latestID(_ state: PepperState) async -> Int64 {
+        await blocking { () -> Int64 in
+            (try? DNSQueryLogStore(database: state.database).latestID()) ?? 0
+        }
+    }
+
+    private static func rows(_ logged: [DNSQueryLogStore.LoggedQuery], state: PepperState) throws -> [Row] {
         let allowlist = try AllowlistStore(database: state.database).domains()
         let rules = Set(try state.userRules().map(\.text))
         return logged.map { item in
@@ -263,7 +293,7 @@ public struct DNSScreen: Sendable {
 }
 
 /// The top lists of the DNS screen, computed at most once per lifetime: a stale value is shown
-/// while a fresh one is computed on a Dispatch thread.
+/// while a fresh one is computed on the blocking-work threads.
 final class TopListsCache: @unchecked Sendable {
     // `@unchecked`: every stored `var` is only touched with `condition` locked.
     typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount])
@@ -278,7 +308,7 @@ final class TopListsCache: @unchecked Sendable {
         self.lifetime = lifetime
     }
 
-    /// Computes the first value on a Dispatch thread, unless there is one or one is being computed.
+    /// Computes the first value on the blocking-work threads, unless there is one or one is being computed.
     func prime(now: Date, compute: @escaping @Sendable () throws -> Value) {
         let start = condition.withLock {
             guard value == nil && !refreshing else { return false }
@@ -311,9 +341,11 @@ final class TopListsCache: @unchecked Sendable {
         return (cached, cachedAt)
     }
 
-    /// Computes a value on a Dispatch thread; `refreshing` is set by the caller.
+    /// Computes a value on the blocking-work threads; `refreshing` is set by the caller. (A load
+    /// that waits for the first value never starves it: the value was asked for first, and the
+    /// pool takes work in order.)
     private func refresh(now: Date, compute: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global(qos: .utility).async { [self] in
+        BlockingWorkPool.shared.execute { [self] in
             let fresh = try? compute()
             condition.withLock {
                 if let fresh {

@@ -73,38 +73,40 @@ public struct ListsScreen: Sendable {
     }
 
     /// Reads everything the screen shows.
-    public func load() throws(ScreenError) -> State {
-        let sources: [ListSource]
-        let rules: Int
-        let nextDue: Date?
-        do {
-            sources = try state.lists()
-            rules = try state.userRules().count
-            nextDue = try state.nextUpdateDue()
-        } catch {
-            throw ScreenError(error)
-        }
-        let compiled = Dictionary((state.manifest()?.sources ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        func skipped(_ name: String) -> [Skipped] {
-            (compiled[name]?.skipped ?? [:]).sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map {
-                Skipped(reason: $0.key, count: $0.value)
+    public func load() async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            let sources: [ListSource]
+            let rules: Int
+            let nextDue: Date?
+            do throws(ActionError) {
+                sources = try state.lists()
+                rules = try state.userRules().count
+                nextDue = try state.nextUpdateDue()
+            } catch {
+                throw ScreenError(error)
             }
+            let compiled = Dictionary((state.manifest()?.sources ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            func skipped(_ name: String) -> [Skipped] {
+                (compiled[name]?.skipped ?? [:]).sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map {
+                    Skipped(reason: $0.key, count: $0.value)
+                }
+            }
+            let rows = sources.map { source in
+                Row(
+                    name: source.name, location: source.location, format: source.format, enabled: source.enabled, builtIn: source.builtIn,
+                    lastSuccess: source.lastSuccess, lastError: source.lastError, expiresAt: source.expiresAt,
+                    rulesIn: compiled[source.name]?.rulesIn ?? source.rulesIn, rulesOut: compiled[source.name]?.rulesOut ?? source.rulesOut,
+                    skipped: skipped(source.name))
+            }
+            let mine = compiled[UserRuleStore.listName].map { source in
+                Row(
+                    name: source.name, location: "", format: "abp", enabled: true, builtIn: false, lastSuccess: nil, lastError: nil,
+                    expiresAt: nil, rulesIn: source.rulesIn, rulesOut: source.rulesOut, skipped: skipped(source.name))
+            }
+            return State(
+                lists: rows, myRules: rules, myRulesCompiled: mine,
+                schedule: Schedule(running: UpdateScheduleStatus.current(home: state.home), timer: Self.installedTimer(), nextDue: nextDue))
         }
-        let rows = sources.map { source in
-            Row(
-                name: source.name, location: source.location, format: source.format, enabled: source.enabled, builtIn: source.builtIn,
-                lastSuccess: source.lastSuccess, lastError: source.lastError, expiresAt: source.expiresAt,
-                rulesIn: compiled[source.name]?.rulesIn ?? source.rulesIn, rulesOut: compiled[source.name]?.rulesOut ?? source.rulesOut,
-                skipped: skipped(source.name))
-        }
-        let mine = compiled[UserRuleStore.listName].map { source in
-            Row(
-                name: source.name, location: "", format: "abp", enabled: true, builtIn: false, lastSuccess: nil, lastError: nil,
-                expiresAt: nil, rulesIn: source.rulesIn, rulesOut: source.rulesOut, skipped: skipped(source.name))
-        }
-        return State(
-            lists: rows, myRules: rules, myRulesCompiled: mine,
-            schedule: Schedule(running: UpdateScheduleStatus.current(home: state.home), timer: Self.installedTimer(), nextDue: nextDue))
     }
 
     /// Where the `pepper-update.timer` of `docs/lists.md` is installed (for the user, or for

@@ -23,13 +23,16 @@ public struct MyRulesScreen: Sendable {
     }
 
     /// The saved rules.
-    public func load() throws(ScreenError) -> State {
-        do {
-            let rules = try state.userRules().map(\.text)
-            return State(
-                text: rules.joined(separator: "\n"), lines: rules.map { RuleLine(text: $0, problem: nil, isComment: $0.hasPrefix("!")) })
-        } catch {
-            throw ScreenError(error)
+    public func load() async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            do throws(ActionError) {
+                let rules = try state.userRules().map(\.text)
+                return State(
+                    text: rules.joined(separator: "\n"), lines: rules.map { RuleLine(text: $0, problem: nil, isComment: $0.hasPrefix("!")) }
+                )
+            } catch {
+                throw ScreenError(error)
+            }
         }
     }
 

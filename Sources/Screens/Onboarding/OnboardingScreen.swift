@@ -109,39 +109,43 @@ public struct OnboardingScreen: Sendable {
     ]
 
     /// Reads everything the screen shows.
-    public func load() throws(ScreenError) -> State {
-        let pepperBrowser = BrowserStateStore(database: state.database)
-        let lists: [ListSource]
-        let progress: OnboardingProgress
-        let engine: SearchEngine
-        do {
-            lists = try state.lists()
-            progress = try state.onboardingProgress()
-            engine = try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
-        } catch let error as ActionError {
-            throw ScreenError(error)
-        } catch {
-            throw ScreenError(.storage("cannot read Pepper's state: \(error)"))
+    public func load() async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            let pepperBrowser = BrowserStateStore(database: state.database)
+            let lists: [ListSource]
+            let progress: OnboardingProgress
+            let engine: SearchEngine
+            do {
+                lists = try state.lists()
+                progress = try state.onboardingProgress()
+                engine =
+                    try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
+            } catch let error as ActionError {
+                throw ScreenError(error)
+            } catch {
+                throw ScreenError(.storage("cannot read Pepper's state: \(error)"))
+            }
+            let choices = lists.filter(\.builtIn).map { source in
+                ListChoice(
+                    name: source.name, summary: Self.summaries[source.name] ?? source.location, enabled: source.enabled,
+                    downloaded: source.lastSuccess != nil)
+            }
+            let manifest = state.manifest()
+            let identifierFile = state.home.url.appendingPathComponent("browser/content-filters/pepper-identifier")
+            let server = DNSServerStatus.current(home: state.home)
+            return State(
+                lists: choices, browser: browserSetup(manifest),
+                pepperBrowser: PepperBrowserSetup(
+                    compiledIdentifier: try? String(contentsOf: identifierFile, encoding: .utf8), currentIdentifier: manifest?.identifier,
+                    searchEngine: engine),
+                dns: DNSSetup(
+                    server: server, dropInPath: ResolverDropIn.path,
+                    dropIn: ResolverDropIn.text(for: server?.listen ?? Self.defaultDNSAddress)),
+                search: SearchSetup(
+                    answered: progress.searchSuggestion != nil, browserEngine: try? settableBrowser?.defaultSearchEngine(),
+                    pepperBrowserEngine: engine),
+                done: progress.done)
         }
-        let choices = lists.filter(\.builtIn).map { source in
-            ListChoice(
-                name: source.name, summary: Self.summaries[source.name] ?? source.location, enabled: source.enabled,
-                downloaded: source.lastSuccess != nil)
-        }
-        let manifest = state.manifest()
-        let identifierFile = state.home.url.appendingPathComponent("browser/content-filters/pepper-identifier")
-        let server = DNSServerStatus.current(home: state.home)
-        return State(
-            lists: choices, browser: browserSetup(manifest),
-            pepperBrowser: PepperBrowserSetup(
-                compiledIdentifier: try? String(contentsOf: identifierFile, encoding: .utf8), currentIdentifier: manifest?.identifier,
-                searchEngine: engine),
-            dns: DNSSetup(
-                server: server, dropInPath: ResolverDropIn.path, dropIn: ResolverDropIn.text(for: server?.listen ?? Self.defaultDNSAddress)),
-            search: SearchSetup(
-                answered: progress.searchSuggestion != nil, browserEngine: try? settableBrowser?.defaultSearchEngine(),
-                pepperBrowserEngine: engine),
-            done: progress.done)
     }
 
     private func browserSetup(_ manifest: Manifest?) -> BrowserSetup? {
@@ -165,23 +169,25 @@ public struct OnboardingScreen: Sendable {
     /// Uses exactly the built-in lists in `names` (others stay as they are), fetching new ones,
     /// then compiles once.
     /// Why `names` cannot be chosen (a name that is no built-in list), or `nil`.
-    public func checkListChoice(_ names: Set<String>) -> Notice? {
-        let builtIn: [ListSource]
-        do {
-            builtIn = try state.lists().filter(\.builtIn)
-        } catch {
-            return .failure(error)
+    public func checkListChoice(_ names: Set<String>) async -> Notice? {
+        await blocking { () -> Notice? in
+            let builtIn: [ListSource]
+            do throws(ActionError) {
+                builtIn = try state.lists().filter(\.builtIn)
+            } catch {
+                return .failure(error)
+            }
+            let unknown = names.subtracting(builtIn.map(\.name))
+            if let name = unknown.sorted().first { return .error("There is no built-in list named '\(name)'.", field: "lists") }
+            return nil
         }
-        let unknown = names.subtracting(builtIn.map(\.name))
-        if let name = unknown.sorted().first { return .error("There is no built-in list named '\(name)'.", field: "lists") }
-        return nil
     }
 
     /// Uses exactly the built-in lists `names`, then rebuilds. With `download`, a list without
     /// a copy is fetched first; without, it waits for the next update (the console runs one
     /// right after, with its progress shown).
     public func chooseLists(_ names: Set<String>, download: Bool = true) async -> Notice {
-        if let problem = checkListChoice(names) { return problem }
+        if let problem = await checkListChoice(names) { return problem }
         let builtIn: [ListSource]
         do {
             builtIn = try state.lists().filter(\.builtIn)
@@ -276,51 +282,57 @@ public struct OnboardingScreen: Sendable {
 
     /// Makes DuckDuckGo the search engine of GNOME Web (when installed) and of Pepper's browser,
     /// and reads both back.
-    public func useDuckDuckGo() -> Notice {
-        var done: [String] = []
-        do {
-            let pepperBrowser = BrowserStateStore(database: state.database)
-            try pepperBrowser.setSetting(BrowserSession.SettingKey.searchEngine, SearchEngine.duckDuckGo.rawValue)
-            guard try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine) == SearchEngine.duckDuckGo.rawValue else {
-                return .error("Pepper's browser did not keep DuckDuckGo as its search engine.")
-            }
-            done.append("Pepper's browser")
-            if let browser = settableBrowser, case .available = browser.availability() {
-                try browser.useDuckDuckGo()
-                guard try browser.defaultSearchEngine() == "DuckDuckGo" else {
-                    return .error("\(browser.browserName) did not keep DuckDuckGo as its search engine.")
+    public func useDuckDuckGo() async -> Notice {
+        await blocking { () -> Notice in
+            var done: [String] = []
+            do {
+                let pepperBrowser = BrowserStateStore(database: state.database)
+                try pepperBrowser.setSetting(BrowserSession.SettingKey.searchEngine, SearchEngine.duckDuckGo.rawValue)
+                guard try pepperBrowser.setting(BrowserSession.SettingKey.searchEngine) == SearchEngine.duckDuckGo.rawValue else {
+                    return .error("Pepper's browser did not keep DuckDuckGo as its search engine.")
                 }
-                done.append(browser.browserName)
+                done.append("Pepper's browser")
+                if let browser = settableBrowser, case .available = browser.availability() {
+                    try browser.useDuckDuckGo()
+                    guard try browser.defaultSearchEngine() == "DuckDuckGo" else {
+                        return .error("\(browser.browserName) did not keep DuckDuckGo as its search engine.")
+                    }
+                    done.append(browser.browserName)
+                }
+                try state.answerSearchSuggestion(.accepted)
+            } catch {
+                return .error(Text.sentence("cannot change the search engine: \(error)"))
             }
-            try state.answerSearchSuggestion(.accepted)
-        } catch {
-            return .error(Text.sentence("cannot change the search engine: \(error)"))
+            let text = "DuckDuckGo is the search engine of \(done.joined(separator: " and "))."
+            if let browser, settableBrowser == nil, !browser.searchEngineSteps.isEmpty {
+                return .success(text + " Only you can change \(browser.browserName)'s: " + browser.searchEngineSteps.joined(separator: " "))
+            }
+            return .success(text)
         }
-        let text = "DuckDuckGo is the search engine of \(done.joined(separator: " and "))."
-        if let browser, settableBrowser == nil, !browser.searchEngineSteps.isEmpty {
-            return .success(text + " Only you can change \(browser.browserName)'s: " + browser.searchEngineSteps.joined(separator: " "))
-        }
-        return .success(text)
     }
 
     /// Dismisses the DuckDuckGo suggestion for good.
-    public func dismissSearchSuggestion() -> Notice {
-        do {
-            try state.answerSearchSuggestion(.dismissed)
-        } catch {
-            return .failure(error)
+    public func dismissSearchSuggestion() async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                try state.answerSearchSuggestion(.dismissed)
+            } catch {
+                return .failure(error)
+            }
+            return Notice(.info, "The suggestion will not be shown again.")
         }
-        return Notice(.info, "The suggestion will not be shown again.")
     }
 
     /// Marks the onboarding done (it stays reachable).
-    public func finish() -> Notice {
-        do {
-            try state.finishOnboarding()
-        } catch {
-            return .failure(error)
+    public func finish() async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                try state.finishOnboarding()
+            } catch {
+                return .failure(error)
+            }
+            return .success("Pepper is set up. This page stays under Setup.")
         }
-        return .success("Pepper is set up. This page stays under Setup.")
     }
 }
 

@@ -59,19 +59,21 @@ public struct LaborActionsScreen: Sendable {
     }
 
     /// Reads everything the screen shows.
-    public func load() throws(ScreenError) -> State {
-        do {
-            let connection = try state.picketConnection()
-            return State(
-                server: connection.map { Server(address: $0.server.absoluteString, maskedKey: $0.maskedKey) },
-                policy: try state.picketPolicy(),
-                sources: try state.lists().filter { $0.format == PicketListSource.format }.map { source in
-                    ListSourceSummary(
-                        name: source.name, location: source.location, enabled: source.enabled, lastSuccess: source.lastSuccess,
-                        lastError: source.lastError)
-                })
-        } catch {
-            throw ScreenError(error)
+    public func load() async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            do throws(ActionError) {
+                let connection = try state.picketConnection()
+                return State(
+                    server: connection.map { Server(address: $0.server.absoluteString, maskedKey: $0.maskedKey) },
+                    policy: try state.picketPolicy(),
+                    sources: try state.lists().filter { $0.format == PicketListSource.format }.map { source in
+                        ListSourceSummary(
+                            name: source.name, location: source.location, enabled: source.enabled, lastSuccess: source.lastSuccess,
+                            lastError: source.lastError)
+                    })
+            } catch {
+                throw ScreenError(error)
+            }
         }
     }
 
@@ -99,12 +101,14 @@ public struct LaborActionsScreen: Sendable {
     }
 
     /// Forgets the server and its key.
-    public func forgetServer() -> Notice {
-        do {
-            try state.forgetPicketConnection()
-            return .success("The Picket server and your key are forgotten.")
-        } catch {
-            return .failure(error)
+    public func forgetServer() async -> Notice {
+        await blocking { () -> Notice in
+            do throws(ActionError) {
+                try state.forgetPicketConnection()
+                return .success("The Picket server and your key are forgotten.")
+            } catch {
+                return .failure(error)
+            }
         }
     }
 

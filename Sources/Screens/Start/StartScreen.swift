@@ -70,50 +70,53 @@ public struct StartScreen: Sendable {
     }
 
     /// Reads everything the screen shows.
-    public func load(now: Date = Date()) throws(ScreenError) -> State {
-        let manifest = state.manifest()
-        let lists: [ListSource]
-        let onboarding: OnboardingProgress
-        do {
-            lists = try state.lists()
-            onboarding = try state.onboardingProgress()
-        } catch {
-            throw ScreenError(error)
-        }
-        let enabled = lists.filter(\.enabled)
-        let protection = Protection(
-            listsInForce: manifest?.sources.map(\.name) ?? [], rules: manifest?.files.reduce(0) { $0 + $1.rules } ?? 0,
-            compiledAt: manifest.flatMap { ISO8601DateFormatter().date(from: $0.generatedAt) },
-            usingStarterList: manifest?.sources.contains { $0.url == StarterList.url } ?? false,
-            lastUpdate: enabled.compactMap(\.lastAttempt).max(), dnsServer: DNSServerStatus.current(home: state.home))
-        var attention: [Attention] = []
-        if manifest == nil {
-            attention.append(Attention(text: "The content blocker has not been compiled yet.", fix: .rebuild))
-        } else if !state.outputIsCurrent() {
-            attention.append(
-                Attention(text: "The content blocker is older than the allowlist or your rules: compile it again.", fix: .rebuild))
-        }
-        for source in enabled {
-            if let error = source.lastError {
+    public func load(now: Date = Date()) async throws(ScreenError) -> State {
+        try await blocking { () throws(ScreenError) -> State in
+            let manifest = state.manifest()
+            let lists: [ListSource]
+            let onboarding: OnboardingProgress
+            do throws(ActionError) {
+                lists = try state.lists()
+                onboarding = try state.onboardingProgress()
+            } catch {
+                throw ScreenError(error)
+            }
+            let enabled = lists.filter(\.enabled)
+            let protection = Protection(
+                listsInForce: manifest?.sources.map(\.name) ?? [], rules: manifest?.files.reduce(0) { $0 + $1.rules } ?? 0,
+                compiledAt: manifest.flatMap { ISO8601DateFormatter().date(from: $0.generatedAt) },
+                usingStarterList: manifest?.sources.contains { $0.url == StarterList.url } ?? false,
+                lastUpdate: enabled.compactMap(\.lastAttempt).max(), dnsServer: DNSServerStatus.current(home: state.home))
+            var attention: [Attention] = []
+            if manifest == nil {
+                attention.append(Attention(text: "The content blocker has not been compiled yet.", fix: .rebuild))
+            } else if !state.outputIsCurrent() {
                 attention.append(
-                    Attention(text: "\(source.name): the last update failed (\(error)); the last good copy is in use.", fix: .updateLists))
-            } else if source.lastSuccess == nil {
-                attention.append(Attention(text: "\(source.name) has not been downloaded yet.", fix: .updateLists))
+                    Attention(text: "The content blocker is older than the allowlist or your rules: compile it again.", fix: .rebuild))
             }
-        }
-        if !onboarding.done {
-            attention.append(Attention(text: "Pepper is not set up yet: choose lists and where to use them.", fix: .onboarding))
-        }
-        if let browser, let manifest, onboarding.browserFiltersKept,
-            case .available = browser.availability()
-        {
-            let expected = state.outputFileAddresses(manifest)
-            if (try? browser.contentFilters()) != expected {
-                attention.append(Attention(text: "\(browser.browserName) does not load Pepper's current lists.", fix: .browser))
+            for source in enabled {
+                if let error = source.lastError {
+                    attention.append(
+                        Attention(
+                            text: "\(source.name): the last update failed (\(error)); the last good copy is in use.", fix: .updateLists))
+                } else if source.lastSuccess == nil {
+                    attention.append(Attention(text: "\(source.name) has not been downloaded yet.", fix: .updateLists))
+                }
             }
+            if !onboarding.done {
+                attention.append(Attention(text: "Pepper is not set up yet: choose lists and where to use them.", fix: .onboarding))
+            }
+            if let browser, let manifest, onboarding.browserFiltersKept,
+                case .available = browser.availability()
+            {
+                let expected = state.outputFileAddresses(manifest)
+                if (try? browser.contentFilters()) != expected {
+                    attention.append(Attention(text: "\(browser.browserName) does not load Pepper's current lists.", fix: .browser))
+                }
+            }
+            return State(
+                protection: protection, counts: try counts(now: now), attention: attention, onboardingDone: onboarding.done)
         }
-        return State(
-            protection: protection, counts: try counts(now: now), attention: attention, onboardingDone: onboarding.done)
     }
 
     private func counts(now: Date) throws(ScreenError) -> [Count] {
