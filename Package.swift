@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "PepperActions",
             dependencies: [
-                "FilterLists", "ContentBlocker", "FilterEngine", "Storage", "ListSync", "CallFilter", "Picket", "DNSFilter",
+                "BlockingWork", "FilterLists", "ContentBlocker", "FilterEngine", "Storage", "ListSync", "CallFilter", "Picket", "DNSFilter",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -48,12 +48,6 @@ public final class BlockingWorkPool: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Starts `work` on one of the pool's threads and returns at once: for work nobody awaits,
-    /// such as a cache refreshed in the background.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
-        submit(work)
-    }
-
     /// Whether the caller runs on one of this pool's threads.
     public var runsTheCurrentThread: Bool {
         condition.withLock { threadIdentities.contains(ThreadIdentity.current) }

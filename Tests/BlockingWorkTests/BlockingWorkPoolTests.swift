@@ -51,3 +51,19 @@ private final class Concurrency: Sendable {
     func leave() { counts.withLock { $0.now -= 1 } }
     var most: Int { counts.withLock { $0.most } }
 }
+
+@Suite("Background work")
+struct BackgroundWorkTests {
+    /// The work runs on a thread of its own at the lowest priority (Linux: nice 19), and the
+    /// caller's thread keeps its own.
+    @Test func backgroundWorkRunsAtTheLowestPriority() async throws {
+        let before = BackgroundWork.currentNice
+        let seen: Int32?? = await withCheckedContinuation { continuation in
+            BackgroundWork.start(named: "test.background") { continuation.resume(returning: BackgroundWork.currentNice) }
+        }
+        #if os(Linux)
+        #expect(seen == 19)
+        #expect(BackgroundWork.currentNice == before)
+        #endif
+    }
+}

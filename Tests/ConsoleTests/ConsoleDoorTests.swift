@@ -29,7 +29,7 @@ struct ConsoleDoorTests {
     }
 
     @Test func aStreamEndsWhenItsClientGoes() async throws {
-        let console = try await ConsoleHarness()
+        let console = try await ConsoleHarness(transport: .loopback)
         let (cookie, _) = try await console.signIn()
         let port = console.port
         let opened = try await onOwnThread { () -> RawHTTP in
@@ -48,7 +48,7 @@ struct ConsoleDoorTests {
     }
 
     @Test func everyStreamEndsWhenTheConsoleStops() async throws {
-        let console = try await ConsoleHarness()
+        let console = try await ConsoleHarness(transport: .loopback)
         let (cookie, _) = try await console.signIn()
         let port = console.port
         // One stream opened and closed, one still open.
@@ -70,7 +70,7 @@ struct ConsoleDoorTests {
     }
 
     @Test func sessionsSurviveARestartStoredOnlyAsHashes() async throws {
-        let first = try await ConsoleHarness(password: "correct horse battery")
+        let first = try await ConsoleHarness(password: "correct horse battery", transport: .loopback)
         let (cookie, csrf) = try await first.signIn()
         try await first.stop()
         // Only a digest is in the state: the database does not sign anyone in.
@@ -81,7 +81,7 @@ struct ConsoleDoorTests {
             + ((try? Data(contentsOf: URL(fileURLWithPath: first.home.databaseURL.path + "-wal"))) ?? Data())
         #expect(dump.range(of: Data(cookie.utf8)) == nil, "the cookie itself is never stored")
 
-        let second = try await ConsoleHarness(password: "correct horse battery", home: first.home)
+        let second = try await ConsoleHarness(password: "correct horse battery", home: first.home, transport: .loopback)
         let page = try await second.request(.get, "/lists", cookie: cookie)
         #expect(page.status == .ok, "the session of the first console works in the second")
         #expect(ConsoleHarness.csrf(in: page.text) == csrf, "with the same CSRF token")
@@ -91,7 +91,7 @@ struct ConsoleDoorTests {
     }
 
     @Test func signingOutEverywhereEndsEverySession() async throws {
-        let console = try await ConsoleHarness(password: "correct horse battery")
+        let console = try await ConsoleHarness(password: "correct horse battery", transport: .loopback)
         var cookies: [String] = []
         for _ in 0..<2 {
             let signedIn = try await console.request(.post, "/login", form: [("password", "correct horse battery")])
@@ -142,7 +142,7 @@ struct ConsoleDoorTests {
     @Test func thePasswordThrottleIsPerClientAddress() async throws {
         // The time stands still: the attempts all fall in one minute however slow the machine.
         let moment = Date()
-        let console = try await ConsoleHarness(password: "correct horse battery", clock: { moment })
+        let console = try await ConsoleHarness(password: "correct horse battery", clock: { moment }, transport: .loopback)
         let port = console.port
         // A stranger at 127.0.0.2 guesses until throttled.
         for attempt in 0..<Sessions.attemptsPerMinute {
@@ -178,7 +178,8 @@ struct ConsoleDoorTests {
         try #require(FileManager.default.isExecutableFile(atPath: openssl), "openssl is needed")
         let certificates = try await TestCertificateAuthority(names: ["localhost"])
         defer { certificates.remove() }
-        let console = try await ConsoleHarness(tls: .init(certificate: certificates.serverCertificate, key: certificates.serverKey))
+        let console = try await ConsoleHarness(
+            tls: .init(certificate: certificates.serverCertificate, key: certificates.serverKey), transport: .loopback)
         #expect(console.link.hasPrefix("https://127.0.0.1:"))
         let path = String(console.link.dropFirst("https://127.0.0.1:\(console.port)".count))
         let opened = try await onOwnThread {
@@ -201,7 +202,7 @@ struct ConsoleDoorTests {
         }
         #expect(plain.stdout != "200")
         // Over plain HTTP, no HSTS.
-        let http = try await ConsoleHarness()
+        let http = try await ConsoleHarness(transport: .loopback)
         let answer = try await http.request(.get, "/login")
         #expect(answer.headers[.strictTransportSecurity] == nil)
         let (cookie, _) = try await http.signIn()

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import NIOCore
 import PepperActions
 import PepperTestSupport
@@ -12,13 +13,27 @@ import Testing
 @testable import Console
 @testable import Screens
 
-/// A real `pepper console` server on a free loopback port over a fresh home, and a raw HTTP
-/// client that sends exactly the headers a test gives (no cookie jar, no redirects followed).
+/// A `pepper console` over a fresh home, and a client that sends exactly the headers a test
+/// gives (no cookie jar, no redirects followed).
 final class ConsoleHarness: @unchecked Sendable {
+    /// How requests reach the console.
+    enum Transport {
+        /// Hummingbird's router testing (`app.test(.router)`): the console's own router,
+        /// middleware and handlers, with no port and no connection.
+        case router
+        /// A real server on a free loopback port: for what needs a connection (a stream that
+        /// ends when its client goes, a shutdown, TLS, the client's address).
+        case loopback
+    }
+
+    /// The port the Host check expects under router testing (nothing listens on it).
+    static let routerPort = 8_080
+
     let home: PepperHome
     let state: PepperState
     let server: ConsoleServer
     private var task: Task<Void, any Error>?
+    private var responder: TestAuthority<RouterResponder<ConsoleContext>>?
     private let ownsHome: Bool
     private(set) var link = ""
     private(set) var port = 0
@@ -26,7 +41,7 @@ final class ConsoleHarness: @unchecked Sendable {
     /// A console on a fresh home, or on `home` (another harness's, left in place: a restart).
     init(
         password: String? = nil, browser: (any BrowserContentFilters)? = nil, home: PepperHome? = nil,
-        tls: ConsoleServer.TLSFiles? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+        tls: ConsoleServer.TLSFiles? = nil, clock: @escaping @Sendable () -> Date = { Date() }, transport: Transport = .router
     ) async throws {
         ownsHome = home == nil
         self.home = home ?? PepperHome(url: FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-\(UUID())"))
@@ -36,6 +51,12 @@ final class ConsoleHarness: @unchecked Sendable {
             state: state, browser: browser, picketStore: SQLitePicketStore(database: state.database),
             configuration: .init(listen: ListenAddress(host: IPAddress(ipv4: 127, 0, 0, 1), port: 0), password: password, tls: tls),
             clock: clock)
+        if transport == .router {
+            port = Self.routerPort
+            responder = TestAuthority(inner: server.makeRouter(port: NIOLockedValueBox(port)).buildResponder())
+            link = "http://127.0.0.1:\(port)" + (server.oneTimeToken.map { "/?token=\($0)" } ?? "/")
+            return
+        }
         let started = AsyncStream<String>.makeStream()
         let server = self.server
         task = Task {
@@ -83,7 +104,7 @@ final class ConsoleHarness: @unchecked Sendable {
     func request(
         _ method: HTTPRequest.Method, _ path: String, cookie: String? = nil, host: String? = nil, form: [(String, String)]? = nil,
         body: ByteBuffer? = nil, contentType: String? = nil
-    ) async throws -> TestClient.Response {
+    ) async throws -> ConsoleResponse {
         var headers = HTTPFields()
         if let cookie { headers[.cookie] = "\(ConsoleGuard.cookieName)=\(cookie)" }
         var payload = body
@@ -93,8 +114,17 @@ final class ConsoleHarness: @unchecked Sendable {
         } else if let contentType {
             headers[.contentType] = contentType
         }
+        if let responder {
+            headers[TestAuthority<RouterResponder<ConsoleContext>>.field] = host ?? self.host
+            let (headers, payload) = (headers, payload)
+            let response = try await Application(responder: responder).test(.router) { client in
+                try await client.execute(uri: path, method: method, headers: headers, body: payload)
+            }
+            return ConsoleResponse(status: response.status, headers: response.headers, body: response.body)
+        }
         let request = TestClient.Request(path, method: method, authority: host ?? self.host, headers: headers, body: payload)
-        return try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
+        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
+        return ConsoleResponse(status: response.status, headers: response.headers, body: response.body)
     }
 
     /// Waits (polling, 60 s at most) until no update runs in the console.
@@ -116,7 +146,7 @@ final class ConsoleHarness: @unchecked Sendable {
         return (cookie, csrf)
     }
 
-    static func cookie(_ response: TestClient.Response) -> String? {
+    static func cookie(_ response: ConsoleResponse) -> String? {
         guard let header = response.headers[.setCookie], let value = header.split(separator: ";").first else { return nil }
         return value.split(separator: "=", maxSplits: 1).last.map(String.init)
     }
@@ -131,9 +161,29 @@ final class ConsoleHarness: @unchecked Sendable {
     }
 }
 
-extension TestClient.Response {
+/// An answer of the console, however it was reached.
+struct ConsoleResponse: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer?
+
     var text: String { body.map { String(buffer: $0) } ?? "" }
     var location: String? { headers[.location] }
+}
+
+/// Router testing gives every request the authority `localhost`; the harness sends the one a
+/// test means in a header of its own, and this puts it back where the console's Host check
+/// reads it, before anything of the console sees the request.
+struct TestAuthority<Inner: HTTPResponder>: HTTPResponder where Inner.Context == ConsoleContext {
+    static var field: HTTPField.Name { HTTPField.Name("X-Pepper-Test-Authority")! }
+    let inner: Inner
+
+    func respond(to request: Request, context: ConsoleContext) async throws -> Response {
+        var head = request.head
+        head.authority = head.headerFields[Self.field]
+        head.headerFields[Self.field] = nil
+        return try await inner.respond(to: Request(head: head, body: request.body), context: context)
+    }
 }
 
 @Suite("Console: sessions and security")
@@ -270,7 +320,7 @@ struct ConsolePageTests {
         let console = try await ConsoleHarness()
         let state = console.state
         let (cookie, csrf) = try await console.signIn()
-        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> ConsoleResponse {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
         // The name the page's checkboxes carry is the one posted here.

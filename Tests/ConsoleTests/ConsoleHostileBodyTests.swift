@@ -140,8 +140,8 @@ struct ConsoleHostileBodyTests {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
         /// The quickest of two requests (a loaded machine slows some requests down).
-        func quickest(_ path: String, sender: String) async throws -> (Duration, TestClient.Response) {
-            var best: (Duration, TestClient.Response)?
+        func quickest(_ path: String, sender: String) async throws -> (Duration, ConsoleResponse) {
+            var best: (Duration, ConsoleResponse)?
             for _ in 0..<2 {
                 let started = ContinuousClock.now
                 let answer = try await console.request(.post, path, cookie: cookie, form: [("sender", sender), ("csrf", csrf)])
@@ -173,7 +173,7 @@ struct ConsoleHostileBodyTests {
     @Test func multipartNeedsItsClosingBoundaryAndAnRFCBoundary() async throws {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
-        func upload(_ boundary: String, closing: Bool) async throws -> TestClient.Response {
+        func upload(_ boundary: String, closing: Bool) async throws -> ConsoleResponse {
             var body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n"
             body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"mine.txt\"\r\n\r\n||mine.example^\n"
             if closing { body += "\r\n--\(boundary)--\r\n" }

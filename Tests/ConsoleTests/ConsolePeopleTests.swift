@@ -86,7 +86,7 @@ struct ConsolePeopleTests {
         let console = try await ConsoleHarness()
         let state = console.state
         let (cookie, csrf) = try await console.signIn()
-        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> ConsoleResponse {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
         // The number as typed is shown normalised before anything is saved.
@@ -155,7 +155,7 @@ struct ConsolePeopleTests {
         let console = try await ConsoleHarness()
         let state = console.state
         let (cookie, csrf) = try await console.signIn()
-        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> ConsoleResponse {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
         #expect(try await post("/messages/words/add", [("word", "Prize"), ("action", "promotion")]).location == "/messages")
@@ -193,7 +193,7 @@ struct ConsolePeopleTests {
         let console = try await ConsoleHarness()
         let server = try await HomePicketServer(console)
         let (cookie, csrf) = try await console.signIn()
-        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> ConsoleResponse {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
         // Without a server the report can be filled in, not sent.
@@ -276,7 +276,7 @@ struct ConsolePeopleTests {
     @Test func keysAreShownOnceAndRevokedOnTheKeysPage() async throws {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
-        func post(_ path: String, _ form: [(String, String)] = []) async throws -> TestClient.Response {
+        func post(_ path: String, _ form: [(String, String)] = []) async throws -> ConsoleResponse {
             try await console.request(.post, path, cookie: cookie, form: form + [("csrf", csrf)])
         }
         let none = try await post("/moderation/keys/create", [("label", "nobody")])

@@ -1,3 +1,4 @@
+import BlockingWork
 import ContentBlocker
 import Foundation
 import ListSync
@@ -107,7 +108,7 @@ public final class PepperState: Sendable {
         return outcome
     }
 
-    /// Runs `work` while holding the home's build lock (on a thread of its own): for writing
+    /// Runs `work` while holding the home's build lock (on a blocking-work thread): for writing
     /// `$PEPPER_HOME/out` from other inputs than the state's (`pepper compile SOURCE`), in turn
     /// with every rebuild.
     public func withBuildLock<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -121,12 +122,12 @@ public final class PepperState: Sendable {
         }.get()
     }
 
-    /// Runs `work` (which may block: `flock`, a socket read) on a Dispatch thread, never one of
-    /// Swift's cooperative threads, which a blocked call would take from every other task.
+    /// Runs `work` (which may block: `flock`, a socket read, a rebuild) on
+    /// ``BlockingWork/BlockingWorkPool/shared``, the process's one bounded home for blocking work,
+    /// never on one of Swift's cooperative threads, which a blocked call would take from every
+    /// other task.
     public static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
+        await BlockingWorkPool.shared.run(work)
     }
 }
 

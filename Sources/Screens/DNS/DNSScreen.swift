@@ -175,7 +175,7 @@ public struct DNSScreen: Sendable {
         }
     }
 
-    /// Starts counting the top lists on the blocking-work threads, so that the first page that shows
+    /// Starts counting the top lists in the background (at the lowest priority), so that the first page that shows
     /// them need not count them itself (a day's log takes a second or more): the console calls it
     /// when it starts. A load that comes while they are counted waits for that count.
     public func prepare(now: Date = Date()) {
@@ -293,7 +293,7 @@ public struct DNSScreen: Sendable {
 }
 
 /// The top lists of the DNS screen, computed at most once per lifetime: a stale value is shown
-/// while a fresh one is computed on the blocking-work threads.
+/// while a fresh one is computed in the background.
 final class TopListsCache: @unchecked Sendable {
     // `@unchecked`: every stored `var` is only touched with `condition` locked.
     typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount])
@@ -308,7 +308,7 @@ final class TopListsCache: @unchecked Sendable {
         self.lifetime = lifetime
     }
 
-    /// Computes the first value on the blocking-work threads, unless there is one or one is being computed.
+    /// Computes the first value in the background, unless there is one or one is being computed.
     func prime(now: Date, compute: @escaping @Sendable () throws -> Value) {
         let start = condition.withLock {
             guard value == nil && !refreshing else { return false }
@@ -341,11 +341,10 @@ final class TopListsCache: @unchecked Sendable {
         return (cached, cachedAt)
     }
 
-    /// Computes a value on the blocking-work threads; `refreshing` is set by the caller. (A load
-    /// that waits for the first value never starves it: the value was asked for first, and the
-    /// pool takes work in order.)
+    /// Computes a value in the background, at the lowest priority (the pages asked for meanwhile
+    /// keep the processor); `refreshing` is set by the caller.
     private func refresh(now: Date, compute: @escaping @Sendable () throws -> Value) {
-        BlockingWorkPool.shared.execute { [self] in
+        BackgroundWork.start(named: "pepper.dns-top-lists") { [self] in
             let fresh = try? compute()
             condition.withLock {
                 if let fresh {
