@@ -44,11 +44,12 @@ extension PepperState {
     {
         let (domain, address) = try SiteInput.domain(from: input)
         let expiresAt = duration.map { Date().addingTimeInterval($0) }
-        let added: Bool
-        do {
-            added = try AllowlistStore(database: database).add(domain, expiresAt: expiresAt).added
-        } catch {
-            throw .storage("cannot change the allowlist: \(error)")
+        let added = try await onBlockingThreads { [database] () throws(ActionError) -> Bool in
+            do {
+                return try AllowlistStore(database: database).add(domain, expiresAt: expiresAt).added
+            } catch {
+                throw .storage("cannot change the allowlist: \(error)")
+            }
         }
         let outcome = rebuild ? try await self.rebuild() : nil
         return AllowlistChange(domain: domain, fromAddress: address, added: added, expiresAt: expiresAt, outcome: outcome)
@@ -59,11 +60,12 @@ extension PepperState {
     /// - Throws: ``ActionError/notAllowlisted(_:)`` when it is not there.
     public func removeAllowlist(_ input: String, rebuild: Bool = true) async throws(ActionError) -> AllowlistChange {
         let domain = (try? SiteInput.domain(from: input).domain) ?? input.trimmingCharacters(in: .whitespaces)
-        let removed: Bool
-        do {
-            removed = try AllowlistStore(database: database).remove(domain)
-        } catch {
-            throw .storage("cannot change the allowlist: \(error)")
+        let removed = try await onBlockingThreads { [database] () throws(ActionError) -> Bool in
+            do {
+                return try AllowlistStore(database: database).remove(domain)
+            } catch {
+                throw .storage("cannot change the allowlist: \(error)")
+            }
         }
         guard removed else { throw .notAllowlisted(domain) }
         let outcome = rebuild ? try await self.rebuild() : nil
@@ -80,17 +82,19 @@ extension PepperState {
         guard let site = SiteInput.site(ofPage: url) else {
             throw .notADomain(input: url, reason: "it is not a web site, so blocking cannot be turned off for it")
         }
-        do {
-            let store = AllowlistStore(database: database)
-            if blocking {
-                for domain in try allowlistEntries(covering: site) { try store.remove(domain) }
-            } else {
-                try store.add(site, expiresAt: expiry)
+        try await onBlockingThreads { () throws(ActionError) in
+            do {
+                let store = AllowlistStore(database: self.database)
+                if blocking {
+                    for domain in try self.allowlistEntries(covering: site) { try store.remove(domain) }
+                } else {
+                    try store.add(site, expiresAt: expiry)
+                }
+            } catch let error as ActionError {
+                throw error
+            } catch {
+                throw .storage("cannot change the allowlist: \(error)")
             }
-        } catch let error as ActionError {
-            throw error
-        } catch {
-            throw .storage("cannot change the allowlist: \(error)")
         }
         try await rebuild()
         return blocking

@@ -100,16 +100,18 @@ extension PepperState {
         let name = request.name ?? ListRequest.derivedName(from: location)
         guard ListSource.isValidName(name) else { throw .invalidListName(name) }
         let store = ListSourceStore(database: database)
-        var entry = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
-        if request.isPicket { entry.picketKey = request.key }
-        if let categories = request.categories { entry.disconnectCategories = categories }
-        do {
-            if try store.source(named: name) != nil { throw ActionError.listExists(name) }
-            entry = try store.insert(entry)
-        } catch let error as ActionError {
-            throw error
-        } catch {
-            throw .storage("cannot add the list: \(error)")
+        var proposed = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
+        if request.isPicket { proposed.picketKey = request.key }
+        if let categories = request.categories { proposed.disconnectCategories = categories }
+        let entry = try await onBlockingThreads { [proposed] () throws(ActionError) -> ListSource in
+            do {
+                if try store.source(named: name) != nil { throw ActionError.listExists(name) }
+                return try store.insert(proposed)
+            } catch let error as ActionError {
+                throw error
+            } catch {
+                throw .storage("cannot add the list: \(error)")
+            }
         }
         let report: ListUpdater.Report
         do {
@@ -138,14 +140,16 @@ extension PepperState {
         }
         let listName = name ?? ListRequest.derivedName(from: fileName.isEmpty ? "upload.txt" : fileName)
         guard ListSource.isValidName(listName) else { throw .invalidListName(listName) }
-        if (try? ListSourceStore(database: database).source(named: listName)) != nil { throw .listExists(listName) }
         let folder = home.url.appendingPathComponent("uploads", isDirectory: true)
         let path = folder.appendingPathComponent(listName + ".txt")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try data.write(to: path, options: .atomic)
-        } catch {
-            throw .storage("cannot keep the uploaded list: \(error)")
+        try await onBlockingThreads { [database] () throws(ActionError) in
+            if (try? ListSourceStore(database: database).source(named: listName)) != nil { throw .listExists(listName) }
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try data.write(to: path, options: .atomic)
+            } catch {
+                throw .storage("cannot keep the uploaded list: \(error)")
+            }
         }
         do {
             return try await addList(ListRequest(source: path.path, name: listName, format: format), rebuild: rebuild)
@@ -157,16 +161,18 @@ extension PepperState {
 
     /// Unsubscribes from a list and deletes its copy (built-in lists can only be disabled).
     public func removeList(_ name: String, rebuild: Bool = true) async throws(ActionError) -> ListChange {
-        let source = try list(named: name)
-        guard !source.builtIn else { throw .builtInList(name) }
-        do {
-            try ListSourceStore(database: database).remove(named: name)
-        } catch {
-            throw .storage("cannot remove the list: \(error)")
-        }
-        ListCopies.remove(name, home: home)
-        if source.location.hasPrefix(home.url.appendingPathComponent("uploads").path + "/") {
-            try? FileManager.default.removeItem(atPath: source.location)
+        try await onBlockingThreads { () throws(ActionError) in
+            let source = try self.list(named: name)
+            guard !source.builtIn else { throw .builtInList(name) }
+            do {
+                try ListSourceStore(database: self.database).remove(named: name)
+            } catch {
+                throw .storage("cannot remove the list: \(error)")
+            }
+            ListCopies.remove(name, home: self.home)
+            if source.location.hasPrefix(self.home.url.appendingPathComponent("uploads").path + "/") {
+                try? FileManager.default.removeItem(atPath: source.location)
+            }
         }
         let outcome = rebuild ? try await self.rebuild() : nil
         return ListChange(name: name, outcome: outcome)
@@ -177,16 +183,19 @@ extension PepperState {
     public func enableList(
         _ name: String, categories: [String]? = nil, fetch: Bool = true, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
     ) async throws(ActionError) -> ListChange {
-        var source = try list(named: name)
-        source.enabled = true
-        if let categories { source.disconnectCategories = categories }
-        do {
-            try ListSourceStore(database: database).updateSettings(source)
-        } catch {
-            throw .storage("cannot change the list: \(error)")
+        let (source, hasCopy) = try await onBlockingThreads { () throws(ActionError) -> (ListSource, Bool) in
+            var source = try self.list(named: name)
+            source.enabled = true
+            if let categories { source.disconnectCategories = categories }
+            do {
+                try ListSourceStore(database: self.database).updateSettings(source)
+            } catch {
+                throw .storage("cannot change the list: \(error)")
+            }
+            return (source, FileManager.default.fileExists(atPath: self.home.listsURL.appendingPathComponent(name).path))
         }
         var change = ListChange(name: name)
-        if fetch, !FileManager.default.fileExists(atPath: home.listsURL.appendingPathComponent(name).path) {
+        if fetch, !hasCopy {
             let report: ListUpdater.Report
             do {
                 report = try await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
@@ -202,12 +211,14 @@ extension PepperState {
 
     /// Stops using a list (its copy is kept).
     public func disableList(_ name: String, rebuild: Bool = true) async throws(ActionError) -> ListChange {
-        var source = try list(named: name)
-        source.enabled = false
-        do {
-            try ListSourceStore(database: database).updateSettings(source)
-        } catch {
-            throw .storage("cannot change the list: \(error)")
+        try await onBlockingThreads { () throws(ActionError) in
+            var source = try self.list(named: name)
+            source.enabled = false
+            do {
+                try ListSourceStore(database: self.database).updateSettings(source)
+            } catch {
+                throw .storage("cannot change the list: \(error)")
+            }
         }
         let outcome = rebuild ? try await self.rebuild() : nil
         return ListChange(name: name, outcome: outcome)

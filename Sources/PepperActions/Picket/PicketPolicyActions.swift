@@ -22,12 +22,13 @@ extension PepperState {
     ) async throws(ActionError)
         -> (sources: [String], outcome: RebuildOutcome?)
     {
-        let sources: [String]
-        do {
-            try PicketPolicyStore(database: database).setPolicy(policy)
-            sources = try ListSourceStore(database: database).all().filter { $0.format == PicketListSource.format }.map(\.name)
-        } catch {
-            throw .storage("cannot change the Picket policy: \(error)")
+        let sources = try await onBlockingThreads { [database] () throws(ActionError) -> [String] in
+            do {
+                try PicketPolicyStore(database: database).setPolicy(policy)
+                return try ListSourceStore(database: database).all().filter { $0.format == PicketListSource.format }.map(\.name)
+            } catch {
+                throw .storage("cannot change the Picket policy: \(error)")
+            }
         }
         let outcome = rebuild && !sources.isEmpty ? try await self.rebuild() : nil
         return (sources, outcome)

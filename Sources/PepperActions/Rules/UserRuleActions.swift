@@ -84,17 +84,18 @@ extension PepperState {
         let line = Self.checkRule(text)
         if line.isComment { throw .invalidRule(rule: line.text, reason: "comment") }
         if let problem = line.problem { throw .invalidRule(rule: line.text, reason: problem) }
-        let added: Bool
-        do {
-            let store = UserRuleStore(database: database)
-            guard try store.rules().count < Self.maximumRuleCount else {
-                throw ActionError.invalidRule(rule: line.text, reason: "My rules holds at most \(Self.maximumRuleCount) rules")
+        let added = try await onBlockingThreads { [database] () throws(ActionError) -> Bool in
+            do {
+                let store = UserRuleStore(database: database)
+                guard try store.rules().count < Self.maximumRuleCount else {
+                    throw ActionError.invalidRule(rule: line.text, reason: "My rules holds at most \(Self.maximumRuleCount) rules")
+                }
+                return try store.add(line.text)
+            } catch let error as ActionError {
+                throw error
+            } catch {
+                throw .storage("cannot save your rules: \(error)")
             }
-            added = try store.add(line.text)
-        } catch let error as ActionError {
-            throw error
-        } catch {
-            throw .storage("cannot save your rules: \(error)")
         }
         if added && rebuild { try await self.rebuild() }
         return added
@@ -103,11 +104,12 @@ extension PepperState {
     /// Removes one rule, then rebuilds unless `rebuild` is false.
     public func removeRule(_ text: String, rebuild: Bool = true) async throws(ActionError) {
         let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let removed: Bool
-        do {
-            removed = try UserRuleStore(database: database).remove(line)
-        } catch {
-            throw .storage("cannot save your rules: \(error)")
+        let removed = try await onBlockingThreads { [database] () throws(ActionError) -> Bool in
+            do {
+                return try UserRuleStore(database: database).remove(line)
+            } catch {
+                throw .storage("cannot save your rules: \(error)")
+            }
         }
         guard removed else { throw .unknownRule(line) }
         if rebuild { try await self.rebuild() }
@@ -123,10 +125,12 @@ extension PepperState {
         guard lines.count <= Self.maximumRuleCount else {
             throw .invalidRule(rule: "\(lines.count) lines", reason: "My rules holds at most \(Self.maximumRuleCount) rules")
         }
-        do {
-            try UserRuleStore(database: database).replace(with: lines.map(\.text))
-        } catch {
-            throw .storage("cannot save your rules: \(error)")
+        try await onBlockingThreads { [database] () throws(ActionError) in
+            do {
+                try UserRuleStore(database: database).replace(with: lines.map(\.text))
+            } catch {
+                throw .storage("cannot save your rules: \(error)")
+            }
         }
         try await rebuild()
         return (lines, true)

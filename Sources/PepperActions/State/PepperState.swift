@@ -122,6 +122,13 @@ public final class PepperState: Sendable {
         }.get()
     }
 
+    /// Runs the synchronous part of an async action (GRDB's synchronous reads and writes, files)
+    /// on ``BlockingWork/BlockingWorkPool/shared``: an action awaited by the console or the app
+    /// then never holds one of Swift's cooperative threads while the database works.
+    func onBlockingThreads<T: Sendable>(_ work: @escaping @Sendable () throws(ActionError) -> T) async throws(ActionError) -> T {
+        try await BlockingWorkPool.shared.run(work)
+    }
+
     /// Runs `work` (which may block: `flock`, a socket read, a rebuild) on
     /// ``BlockingWork/BlockingWorkPool/shared``, the process's one bounded home for blocking work,
     /// never on one of Swift's cooperative threads, which a blocked call would take from every

@@ -73,15 +73,18 @@ extension PepperState {
         }
         defer { withExtendedLifetime(lock) {} }
 
-        let sources: [ListSource]
-        do {
-            sources = try ListSourceStore(database: database).enabled()
-        } catch {
-            throw .storage("cannot read the lists: \(error)")
+        let sources = try await onBlockingThreads { [database, home] () throws(ActionError) -> [ListSource] in
+            let sources: [ListSource]
+            do {
+                sources = try ListSourceStore(database: database).enabled()
+            } catch {
+                throw .storage("cannot read the lists: \(error)")
+            }
+            // A copy whose record a killed update committed goes in place first.
+            ListCopies.settle(sources, home: home)
+            return sources
         }
         events(.started(lists: sources.map(\.name)))
-        // A copy whose record a killed update committed goes in place first.
-        ListCopies.settle(sources, home: home)
         let updater = ListUpdater(home: home, database: database, downloader: ListDownloader(policy: options.downloads))
         var reports: [ListUpdater.Report] = []
         var changed = false
@@ -104,7 +107,13 @@ extension PepperState {
         var summary = UpdateSummary(reports: reports, outcome: nil, finishedAt: Date())
         // A missing output, or one built with an allowlist entry that has since lapsed, is
         // rebuilt even when no list changed.
-        if changed || options.force || !BlockerBuilder.outputIsCurrent(home: home, database: database) {
+        var rebuildNeeded = changed || options.force
+        if !rebuildNeeded {
+            rebuildNeeded = await Self.offCooperativeThreads { [home, database] in
+                !BlockerBuilder.outputIsCurrent(home: home, database: database)
+            }
+        }
+        if rebuildNeeded {
             events(.compiling)
             summary.outcome = try await rebuild()
         }
