@@ -361,7 +361,8 @@ let package = Package(
         .testTarget(
             name: "ScreensTests",
             dependencies: [
-                "Screens", "PepperActions", "Storage", "ListSync", "Browsing", "DesktopIntegration", "FilterEngine", "PepperTestSupport",
+                "BlockingWork", "Screens", "PepperActions", "Storage", "ListSync", "Browsing", "DesktopIntegration", "FilterEngine",
+                "PepperTestSupport",
             ]),
         .testTarget(
             name: "ConsoleTests",

@@ -1,3 +1,4 @@
+import BlockingWork
 import Foundation
 import PepperActions
 import Storage
@@ -146,5 +147,17 @@ struct DNSLiveTailTests {
         let stopped = reads.counts.withLock { $0.reader }
         try await Task.sleep(for: Self.interval * 6)
         #expect(reads.counts.withLock { $0.reader } == stopped)
+    }
+}
+
+/// Where the screens' synchronous reads and writes run.
+@Suite("Screens' blocking work")
+struct ScreenBlockingWorkTests {
+    /// What a screen hands to `blocking` (every load and action that touches the state does)
+    /// runs on BlockingWork's threads, not on the caller's (a cooperative thread here, the main
+    /// actor in the app).
+    @Test func whatAScreenHandsToBlockingRunsOnTheBlockingWorkThreads() async throws {
+        #expect(!BlockingWorkPool.shared.runsTheCurrentThread)
+        #expect(await blocking { BlockingWorkPool.shared.runsTheCurrentThread })
     }
 }

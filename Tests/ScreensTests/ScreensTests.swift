@@ -424,6 +424,32 @@ struct DNSScreenTests {
         #expect(try await screen.load(now: now.addingTimeInterval(-20)).summary.topBlocked.map(\.name) == ["early.example"])
     }
 
+    /// Lists counted before anything was blocked (a fresh console) are counted again as soon as
+    /// the page's own counts show blocked queries, without waiting out their lifetime.
+    @Test func listsCountedBeforeAnyBlockIsLoggedAreCountedAgainEarly() async throws {
+        let temporary = TemporaryState()
+        let now = Date()
+        let screen = DNSScreen(state: temporary.state, topListsLifetime: 300)
+        screen.prepare(now: now.addingTimeInterval(-30))
+        #expect(try await screen.load(now: now.addingTimeInterval(-29)).summary.topBlocked.isEmpty)
+        let entries = (0..<3).map { _ in
+            DNSQueryLogStore.Entry(
+                at: now.addingTimeInterval(-5), client: "127.0.0.1", name: "ads.example", type: "A", outcome: .blocked,
+                responseCode: "NXDOMAIN")
+        }
+        try DNSQueryLogStore(database: temporary.state.database).record(
+            counts: [.init(day: DNSQueryLogStore.day(of: now), outcome: .blocked, count: 3)], entries: entries, now: now)
+        // The view that notices shows what it has (counted 30 s ago) and has them counted again;
+        // a later view shows the new lists, long before the 300 s lifetime.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var shown: [String] = []
+        while shown.isEmpty && ContinuousClock.now < deadline {
+            shown = try await screen.load(now: now).summary.topBlocked.map(\.name)
+            if shown.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(shown == ["ads.example"])
+    }
+
     @Test func clientGroupsAreReadFromTheRunningServersFile() async throws {
         let temporary = TemporaryState()
         let screen = DNSScreen(state: temporary.state)

@@ -207,10 +207,17 @@ public struct DNSScreen: Sendable {
                 bars[index].total += count.count
                 if count.outcome.isBlocked { bars[index].blocked += count.count }
             }
-            let (tops, countedAt) = try tops.value(now: now, compute: Self.countTops(store, now: now))
+            let total = bars.reduce(0) { $0 + $1.total }
+            let blocked = bars.reduce(0) { $0 + $1.blocked }
+            // Lists counted when nothing was blocked yet (a fresh console) say "nothing blocked"
+            // beside a count that says otherwise: such lists are counted again without waiting
+            // out their lifetime.
+            let (tops, countedAt) = try tops.value(
+                now: now, outdated: { ($0.blocked.isEmpty && blocked > 0) || ($0.clients.isEmpty && total > 0) },
+                compute: Self.countTops(store, now: now))
             return Summary(
-                total: bars.reduce(0) { $0 + $1.total }, blocked: bars.reduce(0) { $0 + $1.blocked }, chart: bars,
-                topBlocked: tops.blocked, topClients: tops.clients, topListsCountedAt: countedAt)
+                total: total, blocked: blocked, chart: bars, topBlocked: tops.blocked, topClients: tops.clients,
+                topListsCountedAt: countedAt)
         } catch {
             throw ScreenError("Cannot read the DNS counts: \(error).")
         }
@@ -318,13 +325,21 @@ final class TopListsCache: @unchecked Sendable {
         if start { refresh(now: now, compute: compute) }
     }
 
-    /// The value and when it was computed (`now` for one computed by this call).
-    func value(now: Date, compute: @escaping @Sendable () throws -> Value) throws -> (Value, computedAt: Date) {
+    /// The least time between two counts when `outdated` asks for one early.
+    static let earliestRecount: TimeInterval = 2
+
+    /// The value and when it was computed (`now` for one computed by this call). A value past
+    /// its lifetime, or one `outdated` rejects (at most every ``earliestRecount`` seconds), is
+    /// returned and recomputed in the background.
+    func value(
+        now: Date, outdated: (Value) -> Bool = { _ in false }, compute: @escaping @Sendable () throws -> Value
+    ) throws -> (Value, computedAt: Date) {
         let (cached, cachedAt, stale) = condition.withLock { () -> (Value?, Date, Bool) in
             // The first value is being computed (``prime(now:compute:)``): wait for it rather
             // than count the same day twice at once.
             while value == nil && refreshing { condition.wait() }
-            let stale = now.timeIntervalSince(computedAt) >= lifetime
+            let age = now.timeIntervalSince(computedAt)
+            let stale = age >= lifetime || (age >= Self.earliestRecount && value.map(outdated) == true)
             let start = stale && value != nil && !refreshing
             if start { refreshing = true }
             return (value, computedAt, start)
