@@ -424,14 +424,18 @@ struct ConsolePageTests {
     @Test func dnsRowsAllowAndBlockWithOneClick() async throws {
         let console = try await ConsoleHarness()
         let (cookie, csrf) = try await console.signIn()
+        let today = DNSQueryLogStore.day(of: Date())
         try DNSQueryLogStore(database: console.state.database).record(
-            counts: [],
+            // The counters (what the summary reads) count only the blocked one: "1 query".
+            counts: [.init(day: today, outcome: .blocked, count: 1)],
             entries: [
                 .init(at: Date(), client: "127.0.0.1", name: "ads.example", type: "A", outcome: .blocked, responseCode: "NXDOMAIN"),
                 .init(at: Date(), client: "127.0.0.1", name: "fine.example", type: "A", outcome: .forwarded, responseCode: "NOERROR"),
             ])
         let page = try await console.request(.get, "/dns", cookie: cookie)
         #expect(page.text.contains(#"action="/dns/allow""#) && page.text.contains(#"action="/dns/block""#))
+        #expect(page.text.contains("1 query, 1 blocked (100.0 %)"))
+        #expect(Wording.plural(2, "query", "queries") == "2 queries" && Wording.plural(1_000, "rule") == "1,000 rules")
         let allow = try await console.request(
             .post, "/dns/allow", cookie: cookie, form: [("name", "ads.example"), ("back", "/dns?blocked=1"), ("csrf", csrf)])
         #expect(allow.location == "/dns?blocked=1")

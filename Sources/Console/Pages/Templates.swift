@@ -304,7 +304,7 @@ enum Templates {
         <section class="card" aria-labelledby="dns-state-title">
         <h2 id="dns-state-title">Last 24 hours</h2>
         <p class="status {{statusClass}}">{{statusText}}</p>
-        <p>{{total}} queries, {{blocked}} blocked ({{blockedPercent}}).</p>
+        <p>{{total}}, {{blocked}} blocked ({{blockedPercent}}).</p>
         {{{chart}}}
         </section>
         <div class="columns">

@@ -161,7 +161,7 @@ struct DNSPage: ConsoleArea {
             statusClass: server == nil ? "off" : "ok",
             statusText: server.map { "pepper dns serve is running on \($0.listen)." }
                 ?? "pepper dns serve is not running; the figures are from when it ran.",
-            total: Format.count(summary.total), blocked: Format.count(summary.blocked),
+            total: Wording.plural(summary.total, "query", "queries"), blocked: Format.count(summary.blocked),
             blockedPercent: String(format: "%.1f %%", summary.blockedPercent), chart: BarChart.svg(summary.chart),
             topBlocked: summary.topBlocked.map { .init(name: $0.name, count: Format.count($0.count)) },
             topClients: summary.topClients.map { .init(name: $0.name, count: Format.count($0.count)) },

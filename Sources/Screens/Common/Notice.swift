@@ -75,7 +75,7 @@ enum Text {
 
     /// "1 rule", "2 rules".
     static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
-        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
+        Wording.plural(value, singular, plural)
     }
 }
 
@@ -90,5 +90,10 @@ public enum Wording {
             result.append(character)
         }
         return value < 0 ? "-" + result : result
+    }
+
+    /// `value` and the noun that goes with it: "1 query", "7 queries", "1,000 rules".
+    public static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
     }
 }
