@@ -155,27 +155,19 @@ public struct CallsScreen: Sendable {
 
     /// Blocks calls from a number or range.
     public func block(_ text: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let change = try state.blockNumber(text, region: try state.phoneRegion())
-                return change.count == 0
-                    ? Notice(.info, "\(change.display) is already blocked.")
-                    : .success("Blocked \(change.display); the call directory is at version \(change.version).")
-            } catch {
-                return .failure(error, field: "number")
-            }
+        await blockingAction(field: "number") { () throws(ActionError) -> Notice in
+            let change = try state.blockNumber(text, region: try state.phoneRegion())
+            return change.count == 0
+                ? Notice(.info, "\(change.display) is already blocked.")
+                : .success("Blocked \(change.display); the call directory is at version \(change.version).")
         }
     }
 
     /// Stops blocking a number or range (as the list shows it).
     public func unblock(_ value: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let change = try state.unblockNumber(value, region: try state.phoneRegion())
-                return .success("\(change.display) is no longer blocked.")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            let change = try state.unblockNumber(value, region: try state.phoneRegion())
+            return .success("\(change.display) is no longer blocked.")
         }
     }
 
@@ -202,58 +194,42 @@ public struct CallsScreen: Sendable {
 
     /// Removes the label of a number or range.
     public func unidentify(_ value: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let change = try state.unidentifyNumber(value, region: try state.phoneRegion())
-                return .success("\(change.display) has no label any more.")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            let change = try state.unidentifyNumber(value, region: try state.phoneRegion())
+            return .success("\(change.display) has no label any more.")
         }
     }
 
     /// Sets the region numbers without a country code are read in.
     public func setRegion(_ region: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let code = try state.setPhoneRegion(region)
-                return .success("Numbers without a country code are now read as \(code) numbers.")
-            } catch {
-                return .failure(error, field: "region")
-            }
+        await blockingAction(field: "region") { () throws(ActionError) -> Notice in
+            let code = try state.setPhoneRegion(region)
+            return .success("Numbers without a country code are now read as \(code) numbers.")
         }
     }
 
     /// Turns "block all except contacts" on or off.
     public func setBlockAllExceptContacts(_ on: Bool) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                try state.setBlockAllExceptContacts(on)
-                let contacts = try state.callScreening().contacts.count
-                if on && contacts == 0 {
-                    return Notice(.warning, "Every call is blocked now: no contact is imported yet, so nobody gets through.")
-                }
-                return .success(
-                    on
-                        ? "Only your \(Text.plural(contacts, "contact number")) ring now; every other caller is blocked."
-                        : "Callers who are not contacts ring again (unless they are on the block list).")
-            } catch {
-                return .failure(error)
+        await blockingAction { () throws(ActionError) -> Notice in
+            try state.setBlockAllExceptContacts(on)
+            let contacts = try state.callScreening().contacts.count
+            if on && contacts == 0 {
+                return Notice(.warning, "Every call is blocked now: no contact is imported yet, so nobody gets through.")
             }
+            return .success(
+                on
+                    ? "Only your \(Text.plural(contacts, "contact number")) ring now; every other caller is blocked."
+                    : "Callers who are not contacts ring again (unless they are on the block list).")
         }
     }
 
     /// Replaces the contacts with those of a vCard file (calls and messages share them).
     public func importContacts(vCard text: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let imported = try state.importContacts(vCard: text, region: try state.phoneRegion())
-                return .success(
-                    "Imported \(Text.plural(imported.numbers, "number")) of \(Text.plural(imported.contacts, "contact")); calls and messages use them now."
-                )
-            } catch {
-                return .failure(error, field: "contacts")
-            }
+        await blockingAction(field: "contacts") { () throws(ActionError) -> Notice in
+            let imported = try state.importContacts(vCard: text, region: try state.phoneRegion())
+            return .success(
+                "Imported \(Text.plural(imported.numbers, "number")) of \(Text.plural(imported.contacts, "contact")); calls and messages use them now."
+            )
         }
     }
 

@@ -1,4 +1,5 @@
 import BlockingWork
+import PepperActions
 
 /// Runs a screen's synchronous reads and writes (SQLite through GRDB's synchronous API, the
 /// lists' files) on ``BlockingWorkPool/shared``: every public method of a screen that touches the
@@ -8,4 +9,18 @@ func blocking<Value: Sendable, Failure: Error>(
     _ body: @escaping @Sendable () throws(Failure) -> Value
 ) async throws(Failure) -> Value {
     try await BlockingWorkPool.shared.run(body)
+}
+
+/// An action's synchronous work on the blocking-work threads (``blocking(_:)``): the notice it
+/// returns, or the notice of the error it throws, about `field` when given.
+func blockingAction(
+    field: String? = nil, _ work: @escaping @Sendable () throws(ActionError) -> Notice
+) async -> Notice {
+    await blocking { () -> Notice in
+        do throws(ActionError) {
+            return try work()
+        } catch {
+            return .failure(error, field: field)
+        }
+    }
 }

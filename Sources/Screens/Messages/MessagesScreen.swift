@@ -97,16 +97,12 @@ public struct MessagesScreen: Sendable {
 
     /// Switches the SMS guard on or off.
     public func setEnabled(_ on: Bool) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                try state.setMessageFilter(enabled: on)
-                return .success(
-                    on
-                        ? "The SMS guard is on: messages are sorted by your rules."
-                        : "The SMS guard is off: every message is allowed. Your rules are kept.")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            try state.setMessageFilter(enabled: on)
+            return .success(
+                on
+                    ? "The SMS guard is on: messages are sorted by your rules."
+                    : "The SMS guard is off: every message is allowed. Your rules are kept.")
         }
     }
 
@@ -134,58 +130,42 @@ public struct MessagesScreen: Sendable {
 
     /// Removes a word rule (`sender`: the rule for that sender).
     public func removeWord(_ word: String, sender: String? = nil) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let region = try state.phoneRegion()
-                _ = try state.removeMessageWord(word, sender: sender?.nilIfEmpty, region: region)
-                return .success("Removed \"\(word)\".")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            let region = try state.phoneRegion()
+            _ = try state.removeMessageWord(word, sender: sender?.nilIfEmpty, region: region)
+            return .success("Removed \"\(word)\".")
         }
     }
 
     /// Sends a sender's messages to junk.
     public func blockSender(_ sender: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let change = try state.blockSender(sender, region: try state.phoneRegion())
-                return change.changed
-                    ? .success("Messages from \(change.subject) go to junk.") : Notice(.info, "\(change.subject) is already blocked.")
-            } catch {
-                return .failure(error, field: "sender")
-            }
+        await blockingAction(field: "sender") { () throws(ActionError) -> Notice in
+            let change = try state.blockSender(sender, region: try state.phoneRegion())
+            return change.changed
+                ? .success("Messages from \(change.subject) go to junk.") : Notice(.info, "\(change.subject) is already blocked.")
         }
     }
 
     /// Stops sending a sender's messages to junk.
     public func unblockSender(_ sender: String) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                let change = try state.unblockSender(sender, region: try state.phoneRegion())
-                return .success("Messages from \(change.subject) are sorted by your words again.")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            let change = try state.unblockSender(sender, region: try state.phoneRegion())
+            return .success("Messages from \(change.subject) are sorted by your words again.")
         }
     }
 
     /// Turns "unknown senders are junk" on or off.
     public func setUnknownSendersAreJunk(_ on: Bool) async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                try state.setContactsOnly(on)
-                let contacts = try state.messageRules().contacts.count
-                if on && contacts == 0 {
-                    return Notice(.warning, "Every message goes to junk now: no contact is imported yet (Calls › Contacts).")
-                }
-                return .success(
-                    on
-                        ? "Messages from senders who are not your contacts go to junk."
-                        : "Messages from unknown senders are sorted by your words.")
-            } catch {
-                return .failure(error)
+        await blockingAction { () throws(ActionError) -> Notice in
+            try state.setContactsOnly(on)
+            let contacts = try state.messageRules().contacts.count
+            if on && contacts == 0 {
+                return Notice(.warning, "Every message goes to junk now: no contact is imported yet (Calls › Contacts).")
             }
+            return .success(
+                on
+                    ? "Messages from senders who are not your contacts go to junk."
+                    : "Messages from unknown senders are sorted by your words.")
         }
     }
 

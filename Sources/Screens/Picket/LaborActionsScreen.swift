@@ -102,13 +102,9 @@ public struct LaborActionsScreen: Sendable {
 
     /// Forgets the server and its key.
     public func forgetServer() async -> Notice {
-        await blocking { () -> Notice in
-            do throws(ActionError) {
-                try state.forgetPicketConnection()
-                return .success("The Picket server and your key are forgotten.")
-            } catch {
-                return .failure(error)
-            }
+        await blockingAction { () throws(ActionError) -> Notice in
+            try state.forgetPicketConnection()
+            return .success("The Picket server and your key are forgotten.")
         }
     }
 
