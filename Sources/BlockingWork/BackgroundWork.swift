@@ -4,23 +4,24 @@ import Foundation
 import Glibc
 #endif
 
-/// Work nobody waits for, at the lowest scheduling priority: a cache refreshed in the
-/// background, such as the DNS screen's top lists (a second of one core over a day of queries).
-/// At the lowest priority it takes only the processor time that the work people wait for leaves,
-/// so the pages asked for meanwhile answer as fast as without it.
+/// Work started in the background on a thread of its own, such as the DNS screen's top lists (a
+/// second of one core over a day of queries). Work nobody waits for runs at the lowest scheduling
+/// priority: it takes only the processor time that the work people wait for leaves, so the pages
+/// asked for meanwhile answer as fast as without it. Work that someone may wait for must not
+/// (a wait for it would last as long as the processor is busy with anything else).
 public enum BackgroundWork {
-    /// Starts `work` on a thread of its own, named `name`, at the lowest priority, and returns
-    /// at once. Callers bound how many run (the top lists: one refresh at a time).
-    public static func start(named name: String, _ work: @escaping @Sendable () -> Void) {
+    /// Starts `work` on a thread of its own, named `name` (with `lowestPriority`, at the lowest
+    /// priority), and returns at once. Callers bound how many run (the top lists: one at a time).
+    public static func start(named name: String, lowestPriority: Bool, _ work: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            lowerThisThreadsPriority()
+            if lowestPriority { lowerThisThreadsPriority() }
             work()
         }
         thread.name = name
         // SQLite recurses: a main thread's stack size rather than a secondary thread's default.
         thread.stackSize = 8 << 20
         #if canImport(Darwin)
-        thread.qualityOfService = .background
+        if lowestPriority { thread.qualityOfService = .background }
         #endif
         thread.start()
     }

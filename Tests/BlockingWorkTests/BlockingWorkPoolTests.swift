@@ -54,15 +54,22 @@ private final class Concurrency: Sendable {
 
 @Suite("Background work")
 struct BackgroundWorkTests {
-    /// The work runs on a thread of its own at the lowest priority (Linux: nice 19), and the
-    /// caller's thread keeps its own.
-    @Test func backgroundWorkRunsAtTheLowestPriority() async throws {
+    /// Work nobody waits for runs on a thread of its own at the lowest priority (Linux: nice
+    /// 19), other work at the caller's, and the caller's thread keeps its own.
+    @Test func backgroundWorkRunsAtTheLowestPriorityOnlyWhenAsked() async throws {
         let before = BackgroundWork.currentNice
-        let seen: Int32?? = await withCheckedContinuation { continuation in
-            BackgroundWork.start(named: "test.background") { continuation.resume(returning: BackgroundWork.currentNice) }
+        func nice(lowest: Bool) async -> Int32?? {
+            await withCheckedContinuation { continuation in
+                BackgroundWork.start(named: "test.background", lowestPriority: lowest) {
+                    continuation.resume(returning: BackgroundWork.currentNice)
+                }
+            }
         }
+        let lowest = await nice(lowest: true)
+        let normal = await nice(lowest: false)
         #if os(Linux)
-        #expect(seen == 19)
+        #expect(lowest == 19)
+        #expect(normal == before)
         #expect(BackgroundWork.currentNice == before)
         #endif
     }

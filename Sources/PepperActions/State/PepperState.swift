@@ -108,7 +108,7 @@ public final class PepperState: Sendable {
         return outcome
     }
 
-    /// Runs `work` while holding the home's build lock (on a blocking-work thread): for writing
+    /// Runs `work` while holding the home's build lock (on a Dispatch thread): for writing
     /// `$PEPPER_HOME/out` from other inputs than the state's (`pepper compile SOURCE`), in turn
     /// with every rebuild.
     public func withBuildLock<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -129,12 +129,16 @@ public final class PepperState: Sendable {
         try await BlockingWorkPool.shared.run(work)
     }
 
-    /// Runs `work` (which may block: `flock`, a socket read, a rebuild) on
-    /// ``BlockingWork/BlockingWorkPool/shared``, the process's one bounded home for blocking work,
-    /// never on one of Swift's cooperative threads, which a blocked call would take from every
-    /// other task.
+    /// Runs `work` (which may block for long: a rebuild, a wait for another process's lock, a
+    /// socket read with a timeout) on a Dispatch thread, never on one of Swift's cooperative
+    /// threads, which a blocked call would take from every other task. Not on
+    /// ``BlockingWork/BlockingWorkPool/shared``: on its few threads a page's reads would queue
+    /// behind seconds of compiling. How many run is bounded by their callers: one rebuild at a
+    /// time per state, one update lock per home.
     public static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await BlockingWorkPool.shared.run(work)
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
     }
 }
 

@@ -175,7 +175,7 @@ public struct DNSScreen: Sendable {
         }
     }
 
-    /// Starts counting the top lists in the background (at the lowest priority), so that the first page that shows
+    /// Starts counting the top lists in the background, so that the first page that shows
     /// them need not count them itself (a day's log takes a second or more): the console calls it
     /// when it starts. A load that comes while they are counted waits for that count.
     public func prepare(now: Date = Date()) {
@@ -316,13 +316,15 @@ final class TopListsCache: @unchecked Sendable {
     }
 
     /// Computes the first value in the background, unless there is one or one is being computed.
+    /// At normal priority: a load that comes meanwhile waits for it, and a wait for work at the
+    /// lowest priority would last as long as the processor is busy with anything else.
     func prime(now: Date, compute: @escaping @Sendable () throws -> Value) {
         let start = condition.withLock {
             guard value == nil && !refreshing else { return false }
             refreshing = true
             return true
         }
-        if start { refresh(now: now, compute: compute) }
+        if start { refresh(now: now, lowestPriority: false, compute: compute) }
     }
 
     /// The least time between two counts when `outdated` asks for one early.
@@ -352,14 +354,15 @@ final class TopListsCache: @unchecked Sendable {
             }
             return (fresh, now)
         }
-        if stale { refresh(now: now, compute: compute) }
+        // Nobody waits for a recount (the kept value is shown meanwhile): at the lowest priority.
+        if stale { refresh(now: now, lowestPriority: true, compute: compute) }
         return (cached, cachedAt)
     }
 
-    /// Computes a value in the background, at the lowest priority (the pages asked for meanwhile
-    /// keep the processor); `refreshing` is set by the caller.
-    private func refresh(now: Date, compute: @escaping @Sendable () throws -> Value) {
-        BackgroundWork.start(named: "pepper.dns-top-lists") { [self] in
+    /// Computes a value on a thread of its own, at the lowest priority when nobody waits for it
+    /// (the pages asked for meanwhile keep the processor); `refreshing` is set by the caller.
+    private func refresh(now: Date, lowestPriority: Bool, compute: @escaping @Sendable () throws -> Value) {
+        BackgroundWork.start(named: "pepper.dns-top-lists", lowestPriority: lowestPriority) { [self] in
             let fresh = try? compute()
             condition.withLock {
                 if let fresh {
