@@ -14,6 +14,7 @@ struct DNSLiveTailTests {
     /// from the joining views' catch-up reads, and the most reader reads at once.
     private final class CountingReads: Sendable {
         struct Counts {
+            var readerFrom: [Int64] = []
             var reader = 0
             var catchUp = 0
             var readingNow = 0
@@ -25,6 +26,7 @@ struct DNSLiveTailTests {
             let isReader = limit == DNSLiveTail.batch
             counts.withLock {
                 if isReader {
+                    $0.readerFrom.append(after)
                     $0.reader += 1
                     $0.readingNow += 1
                     $0.mostAtOnce = max($0.mostAtOnce, $0.readingNow)
@@ -39,9 +41,9 @@ struct DNSLiveTailTests {
 
     private static let interval = Duration.milliseconds(50)
 
-    private func liveTail(_ screen: DNSScreen, _ reads: CountingReads) -> DNSLiveTail {
+    private func liveTail(_ screen: DNSScreen, _ reads: CountingReads, catchUpLimit: Int = 100) -> DNSLiveTail {
         DNSLiveTail(
-            interval: Self.interval, read: { try await reads.read(screen, after: $0, limit: $1) },
+            interval: Self.interval, catchUpLimit: catchUpLimit, read: { try await reads.read(screen, after: $0, limit: $1) },
             latest: { await screen.latestID() })
     }
 
@@ -128,6 +130,24 @@ struct DNSLiveTailTests {
         try log(["c.example"], in: temporary.state)
         #expect(await names(1, from: first) == ["c.example"])
         #expect(await names(1, from: second) == ["c.example"])
+    }
+
+    /// A view far behind is given at most the catch-up limit and joins at the newest row: the
+    /// shared reader never reads from where that view was.
+    @Test func aViewFarBehindJoinsAtTheNewestRow() async throws {
+        let temporary = TemporaryState()
+        let screen = DNSScreen(state: temporary.state)
+        let reads = CountingReads()
+        let tail = liveTail(screen, reads, catchUpLimit: 2)
+        let before = await screen.latestID()
+        try log(["a.example", "b.example", "c.example", "d.example", "e.example"], in: temporary.state)
+        let newest = await screen.latestID()
+        let late = tail.rows(after: before)
+        #expect(await names(2, from: late) == ["a.example", "b.example"])
+        try await waitFor { tail.viewers == 1 }
+        try log(["f.example"], in: temporary.state)
+        #expect(await names(1, from: late) == ["f.example"])
+        #expect(reads.counts.withLock { $0.readerFrom.allSatisfy { $0 >= newest } })
     }
 
     @Test func theReaderStopsWhenTheLastViewCloses() async throws {

@@ -452,6 +452,27 @@ struct DNSScreenTests {
         #expect(shown == ["ads.example"])
     }
 
+    /// The counters may say "blocked" where the log's retained rows show none (the log keeps
+    /// its newest rows only): lists counted through the newest row are not counted again until
+    /// a newer row comes.
+    @Test func listsAreNotCountedAgainWhileNoNewRowCame() async throws {
+        let temporary = TemporaryState()
+        let now = Date()
+        try DNSQueryLogStore(database: temporary.state.database).record(
+            counts: [.init(day: DNSQueryLogStore.day(of: now), outcome: .blocked, count: 1)],
+            entries: [
+                .init(
+                    at: now.addingTimeInterval(-60), client: "127.0.0.1", name: "site.example", type: "A", outcome: .forwarded,
+                    responseCode: "NOERROR")
+            ], now: now)
+        let screen = DNSScreen(state: temporary.state, topListsLifetime: 300)
+        screen.prepare(now: now.addingTimeInterval(-30))
+        #expect(try await screen.load(now: now).summary.topBlocked.isEmpty)
+        try await Task.sleep(for: .milliseconds(500))
+        let again = try await screen.load(now: now.addingTimeInterval(1)).summary
+        #expect(again.topListsCountedAt == now.addingTimeInterval(-30), "no recount: no row came after the count")
+    }
+
     @Test func clientGroupsAreReadFromTheRunningServersFile() async throws {
         let temporary = TemporaryState()
         let screen = DNSScreen(state: temporary.state)

@@ -5,8 +5,9 @@ import Foundation
 /// rows it has not seen. Ten open pages cost one read a second, not ten (the DNS server is
 /// another process, so reading the shared SQLite file is how its answers reach us).
 ///
-/// A view that joins with an older row id than the reader's first catches up once on its own
-/// (at most ``catchUpLimit`` rows), then shares the reader.
+/// A view that joins with an older row id catches up once on its own (at most
+/// ``catchUpLimit`` rows; one further behind skips the rest and joins at the newest row), then
+/// shares the reader.
 public final class DNSLiveTail: @unchecked Sendable {
     // `@unchecked`: `state` is only touched with `lock` held (`Mutex` needs iOS 18).
     /// How often the log is read while a view is open.
@@ -54,12 +55,13 @@ public final class DNSLiveTail: @unchecked Sendable {
         let key = UUID()
         let joining = Task { [self] in
             let start = if let id { id } else { await latest() }
-            // Caught up on its own before joining: a view that reconnects does not hold the
-            // others back to where it was.
+            // Caught up on its own before joining, with at most `catchUpLimit` rows: a view that
+            // reconnects far behind skips the rest and joins at the newest row, so the one reader
+            // never goes back for it.
             var after = start
             if let missed = try? await read(start, catchUpLimit), let last = missed.last {
                 continuation.yield(missed)
-                after = last.id
+                after = missed.count < catchUpLimit ? last.id : max(last.id, await latest())
             }
             join(key, Viewer(after: after, continuation: continuation))
         }

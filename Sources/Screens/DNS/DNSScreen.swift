@@ -182,12 +182,20 @@ public struct DNSScreen: Sendable {
         tops.prime(now: now, compute: Self.countTops(DNSQueryLogStore(database: state.database), now: now))
     }
 
-    /// The names blocked most and the clients asking most over the day before `now`.
+    /// The names blocked most and the clients asking most over the chart's 24 hours.
     private static func countTops(_ store: DNSQueryLogStore, now: Date) -> @Sendable () throws -> TopListsCache.Value {
         {
-            let since = now.addingTimeInterval(-86_400)
-            return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since))
+            let since = chartStart(now: now)
+            // The newest row first: rows logged during the count are after it, so they count as new.
+            let through = try store.latestID()
+            return (try store.topBlocked(limit: 10, since: since), try store.topClients(limit: 10, since: since), through)
         }
+    }
+
+    /// The start of the page's "last 24 hours", for the chart, its counts and the top lists
+    /// alike: the hour 23 hours before the current one.
+    static func chartStart(now: Date) -> Date {
+        Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600 - 23 * 3_600)
     }
 
     /// The totals, the 24-hour chart and the top lists.
@@ -197,7 +205,7 @@ public struct DNSScreen: Sendable {
 
     private func readSummary(now: Date) throws(ScreenError) -> Summary {
         let store = DNSQueryLogStore(database: state.database)
-        let firstHour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600 - 23 * 3_600)
+        let firstHour = Self.chartStart(now: now)
         do {
             let counts = try store.hourlyCounts(since: firstHour)
             var bars = (0..<24).map { Bar(hour: firstHour.addingTimeInterval(Double($0) * 3_600), total: 0, blocked: 0) }
@@ -210,10 +218,12 @@ public struct DNSScreen: Sendable {
             let total = bars.reduce(0) { $0 + $1.total }
             let blocked = bars.reduce(0) { $0 + $1.blocked }
             // Lists counted when nothing was blocked yet (a fresh console) say "nothing blocked"
-            // beside a count that says otherwise: such lists are counted again without waiting
-            // out their lifetime.
+            // beside a count that says otherwise: once rows came after that count, they are
+            // counted again without waiting out their lifetime (and not again while none come).
+            let latest = try store.latestID()
             let (tops, countedAt) = try tops.value(
-                now: now, outdated: { ($0.blocked.isEmpty && blocked > 0) || ($0.clients.isEmpty && total > 0) },
+                now: now,
+                outdated: { ($0.blocked.isEmpty && blocked > 0 || $0.clients.isEmpty && total > 0) && latest > $0.through },
                 compute: Self.countTops(store, now: now))
             return Summary(
                 total: total, blocked: blocked, chart: bars, topBlocked: tops.blocked, topClients: tops.clients,
@@ -303,7 +313,8 @@ public struct DNSScreen: Sendable {
 /// while a fresh one is computed in the background.
 final class TopListsCache: @unchecked Sendable {
     // `@unchecked`: every stored `var` is only touched with `condition` locked.
-    typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount])
+    /// The lists, and the newest log row when they were counted.
+    typealias Value = (blocked: [DNSQueryLogStore.NameCount], clients: [DNSQueryLogStore.NameCount], through: Int64)
 
     private let condition = NSCondition()
     private let lifetime: TimeInterval
