@@ -91,6 +91,7 @@ let package = Package(
         .target(
             name: "ListSync",
             dependencies: [
+                "BlockingWork",
                 "FilterLists",
                 "ContentBlocker",
                 "FilterEngine",
@@ -264,6 +265,8 @@ let package = Package(
         ),
 
         // MARK: Command-line tools
+        // glibc's malloc.h (mallopt), for `pepper console`'s memory (PepperCLI's MallocArenas).
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "PepperCLI",
             dependencies: [
@@ -287,6 +290,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
             ]
         ),
         .executableTarget(name: "pepper", dependencies: ["PepperCLI"]),

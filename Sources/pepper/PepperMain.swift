@@ -4,6 +4,8 @@ import PepperCLI
 @main
 struct PepperMain {
     static func main() async {
+        // Before any other thread allocates (see MallocArenas).
+        MallocArenas.limitForConsole(CommandLine.arguments)
         await Pepper.main()
     }
 }

@@ -207,4 +207,19 @@ struct FilterListParserTests {
             #expect(list.ruleCount + list.skippedCount + list.commentCount == list.lineCount)
         }
     }
+
+    /// A reason's words come with it from the parser; a reason read back from a manifest has its
+    /// name only, and is still the same reason (counts keyed by it add up).
+    @Test func skipReasonsCarryTheirWordsAndCompareByName() throws {
+        let list = try FilterListParser().parse("example.com##+js(nowebrtc)\n||ads.example^$csp=none\n", name: "t", format: .abp)
+        let reasons = list.skippedExamples.map(\.reason)
+        #expect(
+            reasons.map(\.explanation) == [
+                "scriptlets are not supported (scriptlet)", "the option $csp is not supported (unsupported-option:csp)",
+            ])
+        let decoded = try JSONDecoder().decode([SkipReason].self, from: JSONEncoder().encode(reasons))
+        #expect(decoded == reasons)
+        #expect(decoded.map(\.explanation) == ["scriptlet", "unsupported-option:csp"])
+        #expect(Set(decoded + reasons).count == 2)
+    }
 }

@@ -79,21 +79,24 @@ struct FieldLimitTests {
         // A long sender with one non-ASCII character: refused at once, nothing stored.
         let long = String(repeating: "a", count: 2_000_000) + "é"
         let started = ContinuousClock.now
-        #expect(throws: ActionError.invalidField(field: "sender", reason: "a sender has at most 64 characters")) {
+        #expect(throws: ActionError.invalidField(field: "sender", problem: .tooLong(what: "a sender", limit: 64))) {
             try state.blockSender(long, region: "US")
         }
-        #expect(throws: ActionError.invalidField(field: "sender", reason: "a sender has at most 64 characters")) {
+        #expect(throws: ActionError.invalidField(field: "sender", problem: .tooLong(what: "a sender", limit: 64))) {
             try state.unblockSender(long, region: "US")
         }
         #expect(ContinuousClock.now - started < .seconds(1), "refused in time bounded by the limit")
+        #expect(
+            ActionError.invalidField(field: "sender", problem: .tooLong(what: "a sender", limit: 64)).description
+                == "a sender has at most 64 characters")
         #expect(try state.messageRules().blockedSenders.isEmpty)
-        #expect(throws: ActionError.invalidField(field: "word", reason: "a word or phrase has at most 100 characters")) {
+        #expect(throws: ActionError.invalidField(field: "word", problem: .tooLong(what: "a word or phrase", limit: 100))) {
             try state.addMessageWord(String(repeating: "ж", count: 101), action: .junk, region: "US")
         }
-        #expect(throws: ActionError.invalidField(field: "label", reason: "a label has at most 64 characters")) {
+        #expect(throws: ActionError.invalidField(field: "label", problem: .tooLong(what: "a label", limit: 64))) {
             try state.identifyNumber("+12065550100", label: String(repeating: "x", count: 65), region: "US")
         }
-        #expect(throws: ActionError.invalidField(field: "number", reason: "a number or range has at most 64 characters")) {
+        #expect(throws: ActionError.invalidField(field: "number", problem: .tooLong(what: "a number or range", limit: 64))) {
             try state.blockNumber(String(repeating: "1", count: 65), region: "US")
         }
         // One character made of many combining marks counts for what it stores.

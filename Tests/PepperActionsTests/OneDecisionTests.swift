@@ -22,11 +22,7 @@ struct OneDecisionTests {
         let imported = try state.importCallList(text, region: "US")
         #expect(imported.blocking == 1 && imported.identification == 101)
         #expect(imported.skipped.map(\.line) == [5])
-        guard case .invalidNumber(let input, _)? = imported.skipped.first?.problem else {
-            Issue.record("a line that is not a number is skipped as an invalid number")
-            return
-        }
-        #expect(input == "not a number")
+        #expect(imported.skipped.first?.problem == .invalidNumber(input: "not a number", problem: .notANumber(.number(.notANumber))))
         #expect(imported.added == 102 && imported.removed == 0)
         let counts = try CallListStore(database: state.database).counts()
         #expect(counts[.blocking] == 2 && counts[.identification] == 102, "added to the lists there were (a fresh state has one of each)")
@@ -139,6 +135,64 @@ struct OneDecisionTests {
         // An answer an older version stored as text reads typed.
         try preferences.set(.searchSuggestion, "accepted")
         #expect(try state.onboardingProgress().searchSuggestion == .accepted)
+    }
+
+    /// Message rules and contacts refused for a reason a face can tell apart (their own cases,
+    /// not one "invalid request" sentence each).
+    @Test func messageRulesAndContactsAreRefusedWithTypedReasons() throws {
+        let temporary = TemporaryState()
+        let state = temporary.state
+        #expect(throws: ActionError.invalidMessageRule(.nothingToMatch(word: "!!!"))) {
+            try state.addMessageWord("!!!", action: .junk, region: "US")
+        }
+        #expect(throws: ActionError.invalidMessageRule(.allowIsNotAFolder)) {
+            try state.addMessageWord("hello", action: .allow, region: "US")
+        }
+        #expect(throws: ActionError.invalidMessageRule(.folderOfAnotherAction(folder: "transactionalOrders", action: "junk"))) {
+            try state.addMessageWord("hello", action: .junk, subAction: .transactionalOrders, region: "US")
+        }
+        #expect(throws: ActionError.invalidMessageRule(.notAWordRule(word: "prize", sender: nil))) {
+            try state.removeMessageWord("prize", region: "US")
+        }
+        #expect(throws: ActionError.invalidMessageRule(.senderNotBlocked("+12065550100"))) {
+            try state.unblockSender("+1 206 555 0100", region: "US")
+        }
+        #expect(throws: ActionError.noContactNumbers(.noContact)) { try state.importContacts(vCard: "nothing here", region: "US") }
+        #expect(throws: ActionError.noContactNumbers(.noPhoneNumber(contacts: 1))) {
+            try state.importContacts(vCard: "BEGIN:VCARD\nFN:x\nEND:VCARD\n", region: "US")
+        }
+        #expect(ActionError.noContactNumbers(.noPhoneNumber(contacts: 3)).description == "none of the 3 contacts has a phone number")
+    }
+
+    /// A client-groups file's problems are typed: a face tells them apart without reading words.
+    @Test func aGroupsFileSaysWhatIsWrongWithIt() throws {
+        func problem(_ json: String) -> GroupsFileProblem? {
+            do {
+                _ = try DNSClientGroupsFile.parse(Data(json.utf8), path: "g.json")
+                return nil
+            } catch {
+                guard case .invalidGroups(let path, let problem) = error, path == "g.json" else { return nil }
+                return problem
+            }
+        }
+        let client = #"["10.0.0.0/8"]"#
+        #expect(problem(#"{"groups": [{"name": "a b", "clients": \#(client)}]}"#) == .invalidName(index: 1, name: "a b"))
+        #expect(
+            problem(#"{"groups": [{"name": "a", "clients": \#(client)}, {"name": "a", "clients": \#(client)}]}"#) == .duplicateName("a"))
+        #expect(problem(#"{"groups": [{"name": "a", "clients": []}]}"#) == .noClients(group: "a"))
+        #expect(
+            problem(#"{"groups": [{"name": "a", "clients": \#(client), "allowlist": ["not a domain"]}]}"#)
+                == .invalidAllowlistEntry(group: "a", entry: "not a domain"))
+        guard case .invalidClient(group: "a", _)? = problem(#"{"groups": [{"name": "a", "clients": ["10.0.0.0/99"]}]}"#) else {
+            Issue.record("a bad CIDR block is an invalid client")
+            return
+        }
+        guard case .unexpectedShape(at: let place, _)? = problem(#"{"groups": [{"clients": \#(client)}]}"#) else {
+            Issue.record("a missing name is the wrong shape")
+            return
+        }
+        #expect(place == "groups[1]")
+        #expect(problem(#"{"groups": [{"name": "a", "clients": \#(client)}]}"#) == nil)
     }
 }
 

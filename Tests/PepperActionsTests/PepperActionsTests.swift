@@ -75,14 +75,15 @@ struct AllowlistActionTests {
         await #expect(throws: ActionError.notAllowlisted("example.com")) { try await state.removeAllowlist("example.com") }
     }
 
-    @Test(arguments: ["", "not a domain", "ftp://example.com/", "https:///nohost", "*.example.com"])
-    func whatIsNeitherADomainNorAnAddressIsRefusedAndChangesNothing(input: String) async throws {
+    @Test(arguments: [
+        ("", SiteInputProblem.empty), ("not a domain", .invalidDomain(.invalidCharacter("not a domain"))),
+        ("ftp://example.com/", .addressWithoutHost), ("https:///nohost", .addressWithoutHost),
+        ("*.example.com", .invalidDomain(.wildcard("*.example.com"))),
+    ])
+    func whatIsNeitherADomainNorAnAddressIsRefusedAndChangesNothing(input: String, problem: SiteInputProblem) async throws {
         let temporary = TemporaryState()
-        await #expect {
+        await #expect(throws: ActionError.notADomain(input: input, problem: problem)) {
             try await temporary.state.addAllowlist(input)
-        } throws: { error in
-            guard case .some(.notADomain(let given, let reason)) = error as? ActionError else { return false }
-            return given == input && !reason.isEmpty
         }
         #expect(try temporary.state.allowlistEntries().isEmpty)
         #expect(temporary.rebuilds.value == 0)
@@ -184,17 +185,15 @@ struct UserRuleActionTests {
     @Test func unusableRulesAreRefusedWithTheirReason() async throws {
         let temporary = TemporaryState()
         let state = temporary.state
-        for (rule, words) in [
-            ("example.com##+js(nowebrtc)", "scriptlet"), ("||ads.example^$csp=script-src", "$csp"),
-            ("example.com##div:has-text(Ad)", "procedural"),
-            ("! a comment", "comment"),
+        for (rule, problem, words) in [
+            ("example.com##+js(nowebrtc)", RuleProblem.skipped(.scriptlet), "scriptlets are not supported (scriptlet)"),
+            ("||ads.example^$csp=script-src", .skipped(.unsupportedOption("csp")), "the option $csp is not supported"),
+            ("example.com##div:has-text(Ad)", .skipped(.proceduralCosmetic), "procedural cosmetic filters"),
+            ("! a comment", .comment, "it is a comment"),
+            (String(repeating: "a", count: PepperState.maximumRuleLength + 1), .tooLong(limit: 4_096), "longer than 4096"),
         ] {
-            await #expect {
-                try await state.addRule(rule)
-            } throws: { error in
-                guard case .some(.invalidRule(let given, let reason)) = error as? ActionError else { return false }
-                return given == rule && reason.contains(words)
-            }
+            await #expect(throws: ActionError.invalidRule(rule: rule, problem: problem)) { try await state.addRule(rule) }
+            #expect(ActionError.invalidRule(rule: rule, problem: problem).description.contains(words))
         }
         #expect(try state.userRules().isEmpty)
         #expect(temporary.rebuilds.value == 0)
@@ -324,14 +323,18 @@ struct CallActionTests {
         let one = try state.identifyNumber("(425) 555-0100", label: "Pizza place", region: "US")
         #expect(one.display == "+14255550100")
         #expect(throws: ActionError.numberNotListed("+14255550199")) { try state.unidentifyNumber("425 555 0199", region: "US") }
-        #expect {
+        #expect(throws: ActionError.invalidNumber(input: "call me maybe", problem: .notANumber(.number(.notANumber)))) {
             try state.blockNumber("call me maybe", region: "US")
-        } throws: { error in
-            guard case .some(.invalidNumber(let input, _)) = error as? ActionError else { return false }
-            return input == "call me maybe"
         }
-        #expect(throws: ActionError.self) { try state.blockNumber("2065550100", region: "XX") }
-        #expect(throws: ActionError.self) { try state.identifyNumber("2065550100", label: "  ", region: "US") }
+        #expect(throws: ActionError.invalidNumber(input: "+1 206 55# 0100", problem: .notANumber(.range(.wildcardNotAtEnd)))) {
+            try state.blockNumber("+1 206 55# 0100", region: "US")
+        }
+        #expect(throws: ActionError.invalidNumber(input: "XX", problem: .unknownRegion("XX"))) {
+            try state.blockNumber("2065550100", region: "XX")
+        }
+        #expect(throws: ActionError.invalidNumber(input: "2065550100", problem: .emptyLabel)) {
+            try state.identifyNumber("2065550100", label: "  ", region: "US")
+        }
     }
 }
 

@@ -4,14 +4,32 @@
 /// Every face (the CLI, the console, the app) reads numbers through this one type, so they accept
 /// and refuse the same input with the same reasons.
 public struct NumberInput: Sendable, Hashable {
+    /// Why a text is not a number or a range.
+    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+        /// Not a phone number.
+        case number(PhoneNumberError)
+        /// A range that cannot be used.
+        case range(NumberRange.Error)
+        /// The digits do not fit a call-directory entry (CallKit's 64 bits).
+        case outOfRange
+
+        public var description: String {
+            switch self {
+            case .number(let error): "\(error)"
+            case .range(let error): "\(error)"
+            case .outOfRange: "too many digits for a call-directory entry"
+            }
+        }
+    }
+
     /// Why the text is not a number or a range.
     public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
         /// The text given.
         public var text: String
         /// Why it was refused.
-        public var reason: String
+        public var problem: Problem
 
-        public var description: String { "\(text): \(reason)" }
+        public var description: String { "\(text): \(problem)" }
     }
 
     /// The entries it stands for, ascending.
@@ -32,16 +50,16 @@ public struct NumberInput: Sendable, Hashable {
                 return
             }
         } catch {
-            throw Error(text: text, reason: "\(error)")
+            throw Error(text: text, problem: .range(error))
         }
         let number: PhoneNumber
         do {
             number = try parser.parse(text)
         } catch {
-            throw Error(text: text, reason: "\(error)")
+            throw Error(text: text, problem: .number(error))
         }
         guard let value = number.callDirectoryValue else {
-            throw Error(text: text, reason: "too many digits for a call-directory entry")
+            throw Error(text: text, problem: .outOfRange)
         }
         entries = [CallDirectoryEntry(number: value, label: label)]
         display = number.e164

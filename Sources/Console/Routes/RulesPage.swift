@@ -40,7 +40,7 @@ struct RulesPage: ConsoleArea {
     }
 
     private func rulesPage(_ shown: MyRulesScreen.State, request: Request, context: ConsoleContext, notice: Notice? = nil) -> Response {
-        let problems = shown.lines.compactMap { line in line.problem.map { RulesView.Problem(text: line.text, problem: $0) } }
+        let problems = shown.lines.compactMap { line in line.problem.map { RulesView.Problem(text: line.text, problem: "\($0)") } }
         return renderer.page(
             .rules, title: "My rules", view: RulesView(text: shown.text, problems: problems, hasProblems: !problems.isEmpty),
             chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),

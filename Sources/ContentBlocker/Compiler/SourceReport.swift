@@ -26,14 +26,19 @@ public struct SourceReport: Hashable, Sendable {
 
 extension SkipReason {
     /// A rule cancelled by a `$badfilter` rule.
-    public static let disabledByBadfilter = SkipReason("disabled-by-badfilter")
+    public static let disabledByBadfilter = SkipReason(
+        "disabled-by-badfilter", words: "a $badfilter rule cancels it")
     /// A block that a plain `||domain^` rule for its host (or a parent) already covers.
-    public static let coveredByDomainRule = SkipReason("covered-by-domain-rule")
+    public static let coveredByDomainRule = SkipReason(
+        "covered-by-domain-rule", words: "a rule blocking its whole domain covers it already")
     /// A rule identical (after conversion) to an earlier one.
-    public static let duplicate = SkipReason("duplicate")
+    public static let duplicate = SkipReason(
+        "duplicate", words: "the same rule comes earlier")
     /// A hiding rule whose every site is excepted by `#@#` rules.
-    public static let cancelledByException = SkipReason("cancelled-by-exception")
+    public static let cancelledByException = SkipReason(
+        "cancelled-by-exception", words: "exceptions (#@#) cover every site it hides elements on")
     /// A `$document`, `$elemhide` or `$generichide` exception whose pages WebKit cannot express
     /// (a URL pattern together with `$domain`, or `$domain` exclusions).
-    public static let unsupportedPageException = SkipReason("unsupported-page-exception")
+    public static let unsupportedPageException = SkipReason(
+        "unsupported-page-exception", words: "WebKit cannot express this page exception (a pattern with $domain, or $domain exclusions)")
 }

@@ -46,7 +46,10 @@ public enum WebKitRegexTranslator {
             }
             return .success(results.isEmpty ? [".*"] : results)
         } catch {
-            return .failure(SkipReason("unsupported-regex:" + error.rawValue))
+            return .failure(
+                SkipReason(
+                    "unsupported-regex:" + error.rawValue,
+                    words: "WebKit's regular expressions cannot express it (\(error.rawValue))"))
         }
     }
 

@@ -1,3 +1,4 @@
+import BlockingWork
 import ContentBlocker
 import Crypto
 import FilterLists
@@ -75,13 +76,15 @@ public struct ListUpdater: Sendable {
     /// exception: a full disk, which would fail every other list too, is thrown.
     ///
     /// A new copy and its record change together (``ListCopies``): after a crash at any moment
-    /// the copy in use is the one its record describes.
+    /// the copy in use is the one its record describes. Reading the copy, parsing the new one
+    /// and storing it run on a Dispatch thread (``LongBlockingWork``): a list of a few MB takes
+    /// a good part of a second, which must not hold one of Swift's cooperative threads.
     public func update(
         _ source: ListSource, force: Bool, progress: ListDownloader.Progress? = nil
     ) async throws(OutOfSpace) -> Report {
         let store = ListSourceStore(database: database)
         var source = source
-        let stored = ListCopies.read(source, home: home)
+        let stored = await LongBlockingWork.run { [home, source] in ListCopies.read(source, home: home) }
         let now = Date()
         if !force, stored != nil, let expiresAt = source.expiresAt, expiresAt > now {
             return Report(name: source.name, status: .fresh(until: expiresAt))
@@ -90,32 +93,46 @@ public struct ListUpdater: Sendable {
         if source.format == PicketListSource.format {
             return try await updatePicket(source, stored: stored, now: now)
         }
+        let fetched: Fetched
         do {
-            let fetched = try await fetch(source, stored: stored, progress: progress)
-            switch fetched {
-            case .unchanged(let headers):
-                source.expiresAt = expiry(headers: headers, list: stored.flatMap { try? parse($0, for: source) }, from: now)
-                source.lastSuccess = now
-                source.lastError = nil
-                try record(source, in: store)
-                return Report(name: source.name, status: .notModified, rules: nil)
-            case .new(let data, let headers, let viaPatch, let note):
-                let list = try validate(data, for: source)
-                // The record of the new copy, stored only with it: a failure below records the
-                // old one (with its error), never a hash or an expiry of a copy that is not there.
-                var downloaded = source
-                downloaded.etag = headers.etag ?? (viaPatch ? nil : source.etag)
-                downloaded.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
-                downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
-                downloaded.expiresAt = expiry(headers: headers, list: list, from: now)
-                downloaded.lastSuccess = now
-                downloaded.lastError = nil
-                downloaded.rulesIn = list.ruleCount + list.skippedCount
-                try ListCopies.store(data, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
-                return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
-            }
+            fetched = try await fetch(source, stored: stored, progress: progress)
         } catch {
-            return try failed(source, error, in: store)
+            return try await LongBlockingWork.run { [source] () throws(OutOfSpace) in try failed(source, error, in: store) }
+        }
+        return try await LongBlockingWork.run { [source] () throws(OutOfSpace) -> Report in
+            do {
+                return try keep(fetched, for: source, stored: stored, now: now, in: store)
+            } catch {
+                return try failed(source, error, in: store)
+            }
+        }
+    }
+
+    /// Stores what `fetch` brought: a new copy once it parses to a usable list, with its record;
+    /// for an unchanged list, the record's new expiry.
+    private func keep(_ fetched: Fetched, for source: ListSource, stored: Data?, now: Date, in store: ListSourceStore) throws -> Report {
+        var source = source
+        switch fetched {
+        case .unchanged(let headers):
+            source.expiresAt = expiry(headers: headers, list: stored.flatMap { try? parse($0, for: source) }, from: now)
+            source.lastSuccess = now
+            source.lastError = nil
+            try record(source, in: store)
+            return Report(name: source.name, status: .notModified, rules: nil)
+        case .new(let data, let headers, let viaPatch, let note):
+            let list = try validate(data, for: source)
+            // The record of the new copy, stored only with it: a failure below records the
+            // old one (with its error), never a hash or an expiry of a copy that is not there.
+            var downloaded = source
+            downloaded.etag = headers.etag ?? (viaPatch ? nil : source.etag)
+            downloaded.lastModified = headers.lastModified ?? (viaPatch ? nil : source.lastModified)
+            downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(data)
+            downloaded.expiresAt = expiry(headers: headers, list: list, from: now)
+            downloaded.lastSuccess = now
+            downloaded.lastError = nil
+            downloaded.rulesIn = list.ruleCount + list.skippedCount
+            try ListCopies.store(data, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
+            return Report(name: source.name, status: .updated(bytes: data.count, viaPatch: viaPatch), rules: list.ruleCount, note: note)
         }
     }
 
@@ -142,43 +159,58 @@ public struct ListUpdater: Sendable {
     /// A Picket source: fetched through the API client (hash and 304), kept as the server sent
     /// it, fresh for the server's `suggestedRefreshInterval`.
     private func updatePicket(_ source: ListSource, stored: Data?, now: Date) async throws(OutOfSpace) -> Report {
-        var source = source
         let store = ListSourceStore(database: database)
+        let fetched: PicketListSource.Fetched
         do {
             guard let server = PicketListSource.serverURL(source.location) else { throw PicketListError.badLocation(source.location) }
             guard let key = source.picketKey else { throw PicketListError.missingKey(source.name) }
             // As for HTTP lists: the hash describes the recorded copy, so send it only for that copy.
             let validatorsMatch = stored.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0) == source.sha256 } ?? false
-            let fetched = try await fetchPicket(server: server, key: key, lastHash: validatorsMatch ? source.etag : nil)
-            switch fetched {
-            case .unchanged:
-                let interval = stored.flatMap { try? JSONDecoder().decode(MobileData.self, from: $0) }?.suggestedRefreshInterval
-                source.expiresAt = now.addingTimeInterval(Self.picketLifetime(interval))
-                source.lastSuccess = now
-                source.lastError = nil
-                try record(source, in: store)
-                return Report(name: source.name, status: .notModified)
-            case .new(let body, let data, let hash, let strikes):
-                guard body.count <= downloader.policy.maximumBytes else {
-                    throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes)
-                }
-                let strikesURL = PicketListSource.strikesURL(home: home, name: source.name)
-                if let strikes { try? AtomicFile.write(strikes, to: strikesURL) }
-                let domains = Set(data.blocklist.urls.compactMap { BlocklistMatcher.normalizedHost($0.url) })
-                // As for HTTP lists: the new record is stored only with its copy.
-                var downloaded = source
-                downloaded.etag = hash
-                downloaded.lastModified = nil
-                downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(body)
-                downloaded.expiresAt = now.addingTimeInterval(Self.picketLifetime(data.suggestedRefreshInterval))
-                downloaded.lastSuccess = now
-                downloaded.lastError = nil
-                downloaded.rulesIn = domains.count
-                try ListCopies.store(body, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
-                return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
-            }
+            fetched = try await fetchPicket(server: server, key: key, lastHash: validatorsMatch ? source.etag : nil)
         } catch {
-            return try failed(source, error, in: store)
+            return try await LongBlockingWork.run { () throws(OutOfSpace) in try failed(source, error, in: store) }
+        }
+        return try await LongBlockingWork.run { () throws(OutOfSpace) -> Report in
+            do {
+                return try keepPicket(fetched, for: source, stored: stored, now: now, in: store)
+            } catch {
+                return try failed(source, error, in: store)
+            }
+        }
+    }
+
+    /// Stores what the Picket server sent: a new blocklist with its record and strikes, or the
+    /// record's new expiry.
+    private func keepPicket(
+        _ fetched: PicketListSource.Fetched, for source: ListSource, stored: Data?, now: Date, in store: ListSourceStore
+    ) throws -> Report {
+        var source = source
+        switch fetched {
+        case .unchanged:
+            let interval = stored.flatMap { try? JSONDecoder().decode(MobileData.self, from: $0) }?.suggestedRefreshInterval
+            source.expiresAt = now.addingTimeInterval(Self.picketLifetime(interval))
+            source.lastSuccess = now
+            source.lastError = nil
+            try record(source, in: store)
+            return Report(name: source.name, status: .notModified)
+        case .new(let body, let data, let hash, let strikes):
+            guard body.count <= downloader.policy.maximumBytes else {
+                throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes)
+            }
+            let strikesURL = PicketListSource.strikesURL(home: home, name: source.name)
+            if let strikes { try? AtomicFile.write(strikes, to: strikesURL) }
+            let domains = Set(data.blocklist.urls.compactMap { BlocklistMatcher.normalizedHost($0.url) })
+            // As for HTTP lists: the new record is stored only with its copy.
+            var downloaded = source
+            downloaded.etag = hash
+            downloaded.lastModified = nil
+            downloaded.sha256 = ContentBlockerOutput.SourceIdentity.sha256Hex(body)
+            downloaded.expiresAt = now.addingTimeInterval(Self.picketLifetime(data.suggestedRefreshInterval))
+            downloaded.lastSuccess = now
+            downloaded.lastError = nil
+            downloaded.rulesIn = domains.count
+            try ListCopies.store(body, name: source.name, home: home) { [downloaded] in try store.recordDownload(downloaded) }
+            return Report(name: source.name, status: .updated(bytes: body.count, viaPatch: false), rules: domains.count)
         }
     }
 
@@ -207,7 +239,7 @@ public struct ListUpdater: Sendable {
         min(max(Double(milliseconds ?? 3_600_000) / 1_000, 300), 86_400)
     }
 
-    private enum Fetched {
+    private enum Fetched: Sendable {
         case unchanged(CacheHeaders)
         case new(Data, CacheHeaders, viaPatch: Bool, note: String?)
     }
@@ -229,11 +261,7 @@ public struct ListUpdater: Sendable {
 
     private func fetch(_ source: ListSource, stored: Data?, progress: ListDownloader.Progress?) async throws -> Fetched {
         guard source.isRemote, let url = URL(string: source.location) else {
-            let path = source.location.hasPrefix("file://") ? URL(string: source.location)!.path : source.location
-            guard let data = FileManager.default.contents(atPath: path) else { throw UpdateError.unreadable("cannot read \(path)") }
-            guard data.count <= downloader.policy.maximumBytes else { throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes) }
-            if let stored, stored == data, Self.recordDescribes(stored, source) { return .unchanged(CacheHeaders()) }
-            return .new(data, CacheHeaders(), viaPatch: false, note: nil)
+            return try await LongBlockingWork.run { () throws -> Fetched in try readLocal(source, stored: stored) }
         }
         var note: String?
         if let stored, let patched = try await fetchPatch(for: source, url: url, stored: stored, note: &note) {
@@ -255,6 +283,15 @@ public struct ListUpdater: Sendable {
         }
     }
 
+    /// A local source file, read whole (a list is a few MB).
+    private func readLocal(_ source: ListSource, stored: Data?) throws -> Fetched {
+        let path = source.location.hasPrefix("file://") ? URL(string: source.location)!.path : source.location
+        guard let data = FileManager.default.contents(atPath: path) else { throw UpdateError.unreadable("cannot read \(path)") }
+        guard data.count <= downloader.policy.maximumBytes else { throw DownloadError.tooLarge(limit: downloader.policy.maximumBytes) }
+        if let stored, stored == data, Self.recordDescribes(stored, source) { return .unchanged(CacheHeaders()) }
+        return .new(data, CacheHeaders(), viaPatch: false, note: nil)
+    }
+
     /// Whether the source's record (hash, and so its validators) describes `copy`: not when the
     /// process died between storing a copy and recording it.
     static func recordDescribes(_ copy: Data, _ source: ListSource) -> Bool {
@@ -263,10 +300,15 @@ public struct ListUpdater: Sendable {
 
     /// Tries the stored copy's `! Diff-Path:` patch: `nil` means "download the whole list".
     private func fetchPatch(for source: ListSource, url: URL, stored: Data, note: inout String?) async throws -> Fetched? {
-        guard let format = FilterListFormat(rawValue: source.format) ?? .some(.abp), !format.isJSON,
-            let text = String(data: stored, encoding: .utf8),
-            let diffPath = (try? FilterListParser().parse(stored, name: source.name, format: .abp))?.metadata.diffPath
-        else { return nil }
+        guard let format = FilterListFormat(rawValue: source.format) ?? .some(.abp), !format.isJSON else { return nil }
+        // Parsing the copy for its header is a whole list's work: off the cooperative threads.
+        let header = await LongBlockingWork.run { () -> (text: String, diffPath: String)? in
+            guard let text = String(data: stored, encoding: .utf8),
+                let diffPath = (try? FilterListParser().parse(stored, name: source.name, format: .abp))?.metadata.diffPath
+            else { return nil }
+            return (text, diffPath)
+        }
+        guard let (text, diffPath) = header else { return nil }
         var path = diffPath
         var blockName: String?
         if let hash = diffPath.firstIndex(of: "#") {
@@ -283,10 +325,12 @@ public struct ListUpdater: Sendable {
         }
         guard case .downloaded(let patchData, _) = outcome else { return nil }
         do {
-            let patch = try DiffPatch(String(decoding: patchData, as: UTF8.self))
-            if patch.isEmpty { return .unchanged(CacheHeaders()) }
-            let updated = try patch.apply(to: text, name: blockName)
-            return .new(Data(updated.utf8), CacheHeaders(), viaPatch: true, note: nil)
+            return try await LongBlockingWork.run { [blockName] () throws -> Fetched in
+                let patch = try DiffPatch(String(decoding: patchData, as: UTF8.self))
+                if patch.isEmpty { return .unchanged(CacheHeaders()) }
+                let updated = try patch.apply(to: text, name: blockName)
+                return .new(Data(updated.utf8), CacheHeaders(), viaPatch: true, note: nil)
+            }
         } catch {
             note = "differential patch rejected (\(error)); downloaded the whole list"
             return nil

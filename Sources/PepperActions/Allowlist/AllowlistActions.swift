@@ -80,7 +80,7 @@ extension PepperState {
     @discardableResult
     public func setBlocking(_ blocking: Bool, onPage url: String, until expiry: Date? = nil) async throws(ActionError) -> Bool {
         guard let site = SiteInput.site(ofPage: url) else {
-            throw .notADomain(input: url, reason: "it is not a web site, so blocking cannot be turned off for it")
+            throw .notADomain(input: url, problem: .notAWebSite)
         }
         try await onBlockingThreads { () throws(ActionError) in
             do {

@@ -8,22 +8,22 @@ public enum SiteInput {
     /// a web address. A leading `www.` of an address's host is dropped (the entry covers
     /// subdomains, so `www.example.com` stays covered); a domain typed as such is kept as typed.
     ///
-    /// - Throws: ``ActionError/notADomain(input:reason:)`` for text that is neither.
+    /// - Throws: ``ActionError/notADomain(input:problem:)`` for text that is neither.
     public static func domain(from input: String) throws(ActionError) -> (domain: String, fromAddress: String?) {
         try FieldLimits.check(input, field: "site", what: "a site or web address", limit: FieldLimits.address)
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw .notADomain(input: input, reason: "it is empty") }
+        guard !text.isEmpty else { throw .notADomain(input: input, problem: .empty) }
         if text.contains("://") || (text.contains("/") && !text.hasPrefix("/")) {
             let address = text.contains("://") ? text : "http://" + text
             guard let site = site(ofPage: address) else {
-                throw .notADomain(input: input, reason: "a web address must start with http:// or https:// and name a host")
+                throw .notADomain(input: input, problem: .addressWithoutHost)
             }
             return (site, text)
         }
         do {
             return (try DomainName.normalize(text), nil)
         } catch {
-            throw .notADomain(input: input, reason: "\(error)")
+            throw .notADomain(input: input, problem: .invalidDomain(error))
         }
     }
 

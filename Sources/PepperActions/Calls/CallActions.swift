@@ -18,7 +18,7 @@ extension PepperState {
         do {
             return try PhoneNumberParser(defaultRegion: region)
         } catch {
-            throw .invalidNumber(input: region, reason: "\(error) (use an ISO 3166 code such as US, GB or DE)")
+            throw .invalidNumber(input: region, problem: .unknownRegion(region))
         }
     }
 
@@ -34,7 +34,7 @@ extension PepperState {
         do {
             return try NumberInput(text, label: label, parser: parser, cap: cap)
         } catch {
-            throw .invalidNumber(input: error.text, reason: error.reason)
+            throw .invalidNumber(input: error.text, problem: .notANumber(error.problem))
         }
     }
 
@@ -61,7 +61,7 @@ extension PepperState {
         -> CallListChange
     {
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .invalidNumber(input: text, reason: "the label is empty") }
+        guard !trimmed.isEmpty else { throw .invalidNumber(input: text, problem: .emptyLabel) }
         let input = try Self.numberInput(text, label: trimmed, region: region, cap: cap)
         return try changeCallList(input.display) { try $0.add(.identification, input.entries, pattern: input.pattern) }
     }
@@ -152,7 +152,7 @@ extension PepperState {
     /// Replaces the contacts with the numbers of a vCard file's text (read in `region`), for calls
     /// and messages alike.
     ///
-    /// - Throws: ``ActionError/invalidRequest(_:)`` when the text holds no contact with a number.
+    /// - Throws: ``ActionError/noContactNumbers(_:)`` when the text holds no contact with a number.
     public func importContacts(vCard text: String, region: String) throws(ActionError) -> ContactImport {
         let parser = try Self.numberParser(region: region)
         let contacts = VCardContacts.parse(text)
@@ -164,11 +164,7 @@ extension PepperState {
             }
         }
         guard !keys.isEmpty else {
-            throw .invalidRequest(
-                contacts.isEmpty
-                    ? "no contact found: is it a vCard (.vcf) file?"
-                    : contacts.count == 1
-                        ? "the contact in it has no phone number" : "none of the \(contacts.count) contacts has a phone number")
+            throw .noContactNumbers(contacts.isEmpty ? .noContact : .noPhoneNumber(contacts: contacts.count))
         }
         do {
             try ContactStore(database: database).replace(keys)
@@ -186,7 +182,7 @@ extension PepperState {
         do {
             number = try parser.parse(text)
         } catch {
-            throw .invalidNumber(input: text, reason: "\(error)")
+            throw .invalidNumber(input: text, problem: .notANumber(.number(error)))
         }
         do {
             let listing = try CallListStore(database: database).listing(number.callDirectoryValue ?? 0)
@@ -296,7 +292,7 @@ extension PepperState {
                 let input = try NumberInput(fields[0], label: label, parser: parser, cap: cap)
                 if label != nil { identification += input.entries } else { blocking += input.entries }
             } catch {
-                skipped.append(.init(line: index + 1, problem: .invalidNumber(input: error.text, reason: error.reason)))
+                skipped.append(.init(line: index + 1, problem: .invalidNumber(input: error.text, problem: .notANumber(error.problem))))
             }
         }
         let store = CallListStore(database: database)

@@ -59,27 +59,27 @@ public enum DNSClientGroupsFile {
 
     /// The groups of the file at `path`.
     ///
-    /// - Throws: ``ActionError/invalidGroups(path:reason:)`` naming the group and what is wrong.
+    /// - Throws: ``ActionError/invalidGroups(path:problem:)`` naming the group and what is wrong.
     public static func load(_ path: String) throws(ActionError) -> [DNSClientGroupSpec] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .invalidGroups(path: path, reason: "cannot read: \(error.localizedDescription)")
+            throw .invalidGroups(path: path, problem: .unreadable(error.localizedDescription))
         }
         return try parse(data, path: path)
     }
 
     /// The groups in `data`, read from `path`.
     public static func parse(_ data: Data, path: String) throws(ActionError) -> [DNSClientGroupSpec] {
-        func fail(_ reason: String) -> ActionError { .invalidGroups(path: path, reason: reason) }
+        func fail(_ problem: GroupsFileProblem) -> ActionError { .invalidGroups(path: path, problem: problem) }
         let file: File
         do {
             file = try JSONDecoder().decode(File.self, from: data)
         } catch let error as DecodingError {
             throw fail(Self.describe(error))
         } catch {
-            throw fail("not JSON: \(error.localizedDescription)")
+            throw fail(.notJSON(error.localizedDescription))
         }
         var names = Set<String>()
         return try file.groups.enumerated().map { (index, group) throws(ActionError) -> DNSClientGroupSpec in
@@ -87,21 +87,21 @@ public enum DNSClientGroupsFile {
             guard !name.isEmpty, name.count <= 64,
                 name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
             else {
-                throw fail("group \(index + 1): the name '\(name)' must be 1–64 letters, digits, '-' or '_'")
+                throw fail(.invalidName(index: index + 1, name: name))
             }
-            guard names.insert(name).inserted else { throw fail("two groups are named '\(name)'") }
-            guard !group.clients.isEmpty else { throw fail("group '\(name)': \"clients\" lists no CIDR block") }
+            guard names.insert(name).inserted else { throw fail(.duplicateName(name)) }
+            guard !group.clients.isEmpty else { throw fail(.noClients(group: name)) }
             let clients = try group.clients.map { (text) throws(ActionError) -> CIDRBlock in
                 do {
                     return try CIDRBlock(text)
                 } catch {
-                    throw fail("group '\(name)': \(error)")
+                    throw fail(.invalidClient(group: name, reason: "\(error)"))
                 }
             }
             let allowlist = try (group.allowlist ?? []).map { (domain) throws(ActionError) -> String in
                 let trimmed = domain.trimmingCharacters(in: .whitespaces).lowercased()
                 guard UpstreamAddress.isHostName(trimmed) else {
-                    throw fail("group '\(name)': '\(domain)' in \"allowlist\" is not a domain")
+                    throw fail(.invalidAllowlistEntry(group: name, entry: domain))
                 }
                 return trimmed
             }
@@ -109,8 +109,8 @@ public enum DNSClientGroupsFile {
         }
     }
 
-    /// A decoding error in words, with where in the file it is.
-    private static func describe(_ error: DecodingError) -> String {
+    /// A decoding error: where in the file, and what was expected there.
+    private static func describe(_ error: DecodingError) -> GroupsFileProblem {
         func path(_ context: DecodingError.Context) -> String {
             var text = ""
             for key in context.codingPath {
@@ -120,12 +120,13 @@ public enum DNSClientGroupsFile {
         }
         switch error {
         case .keyNotFound(let key, let context):
-            return
-                "\(path(context)): \"\(key.stringValue)\" is missing (expected {\"groups\": [{\"name\", \"clients\", \"lists\", \"allowlist\"}]})"
-        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found null"
-        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
+            return .unexpectedShape(
+                at: path(context),
+                "\"\(key.stringValue)\" is missing (expected {\"groups\": [{\"name\", \"clients\", \"lists\", \"allowlist\"}]})")
+        case .typeMismatch(let type, let context): return .unexpectedShape(at: path(context), "expected \(type)")
+        case .valueNotFound(let type, let context): return .unexpectedShape(at: path(context), "expected \(type), found null")
+        case .dataCorrupted(let context): return .unexpectedShape(at: path(context), context.debugDescription)
+        @unknown default: return .notJSON("\(error)")
         }
     }
 }

@@ -51,7 +51,7 @@ public struct DNSEngines: Sendable {
         for entry in lists {
             if DNSClientGroupSpec.isSource(entry) {
                 guard let input = loaded[entry] else {
-                    throw .invalidSource(source: entry, reason: "the list of group '\(group.name)' was not loaded")
+                    throw .invalidSource(source: entry, problem: .groupListNotLoaded(group: group.name))
                 }
                 inputs.append(rereadSources ? try Self.reread(input) : input)
             } else {
@@ -60,7 +60,7 @@ public struct DNSEngines: Sendable {
                 } catch let unknown as UnknownListError {
                     throw .groupListUnavailable(group: group.name, list: unknown)
                 } catch {
-                    throw .invalidSource(source: entry, reason: "group '\(group.name)': \(error)")
+                    throw .invalidSource(source: entry, problem: .groupListUnreadable(group: group.name, reason: "\(error)"))
                 }
             }
         }
@@ -135,7 +135,7 @@ public struct DNSEngines: Sendable {
         do {
             copy.data = try Data(contentsOf: URL(fileURLWithPath: input.location))
         } catch {
-            throw .invalidSource(source: input.location, reason: "cannot read: \(error.localizedDescription)")
+            throw .invalidSource(source: input.location, problem: .unreadable(error.localizedDescription))
         }
         return copy
     }

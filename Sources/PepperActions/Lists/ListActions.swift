@@ -36,16 +36,16 @@ public struct ListRequest: Sendable, Hashable {
         try FieldLimits.check(source, field: "url", what: "a list's address", limit: FieldLimits.address)
         if isPicket {
             guard PicketListSource.serverURL(source) != nil else {
-                throw .invalidSource(source: source, reason: "expected picket:https://SERVER")
+                throw .invalidSource(source: source, problem: .notAPicketAddress)
             }
             guard let key, APIKeyFormat.isWellFormed(key) else {
-                throw .invalidSource(source: source, reason: "a Picket source needs an API key opl_… with read:mobile")
+                throw .invalidSource(source: source, problem: .picketKeyNeeded)
             }
         } else if key != nil {
-            throw .invalidSource(source: source, reason: "an API key is only for picket: sources")
+            throw .invalidSource(source: source, problem: .keyOnlyForPicket)
         }
         guard FilterListFormat(rawValue: format) != nil || format == "auto" else {
-            throw .invalidSource(source: source, reason: "unknown format '\(format)' (auto, abp, hosts, domains, tds or disconnect)")
+            throw .invalidSource(source: source, problem: .unknownFormat(format))
         }
         if let name, !ListSource.isValidName(name) { throw .invalidListName(name) }
     }
@@ -95,7 +95,7 @@ extension PepperState {
         try request.validate()
         let location = request.isRemote ? request.source : URL(fileURLWithPath: request.source).standardizedFileURL.path
         if !request.isRemote && !FileManager.default.fileExists(atPath: location) {
-            throw .invalidSource(source: request.source, reason: "no such file")
+            throw .invalidSource(source: request.source, problem: .noSuchFile)
         }
         let name = request.name ?? ListRequest.derivedName(from: location)
         guard ListSource.isValidName(name) else { throw .invalidListName(name) }
@@ -134,9 +134,9 @@ extension PepperState {
     public func addUploadedList(
         _ data: Data, fileName: String, name: String? = nil, format: String = "auto", rebuild: Bool = true
     ) async throws(ActionError) -> ListChange {
-        guard !data.isEmpty else { throw .invalidSource(source: fileName, reason: "the file is empty") }
+        guard !data.isEmpty else { throw .invalidSource(source: fileName, problem: .empty) }
         guard data.count <= Self.maximumUploadBytes else {
-            throw .invalidSource(source: fileName, reason: "larger than \(Self.maximumUploadBytes / 1_048_576) MB")
+            throw .invalidSource(source: fileName, problem: .tooLarge(bytes: nil, limit: Self.maximumUploadBytes))
         }
         let listName = name ?? ListRequest.derivedName(from: fileName.isEmpty ? "upload.txt" : fileName)
         guard ListSource.isValidName(listName) else { throw .invalidListName(listName) }

@@ -39,18 +39,18 @@ public enum ListInputLoader {
         let url = URL(fileURLWithPath: argument)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw .invalidSource(source: argument, reason: "no such file")
+            throw .invalidSource(source: argument, problem: .noSuchFile)
         }
-        guard !isDirectory.boolValue else { throw .invalidSource(source: argument, reason: "is a directory, not a list") }
+        guard !isDirectory.boolValue else { throw .invalidSource(source: argument, problem: .directory) }
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         if let size = attributes?[.size] as? Int, size > maximumSize {
-            throw .invalidSource(source: argument, reason: "\(size) bytes is more than the \(maximumSize / 1_048_576) MB limit")
+            throw .invalidSource(source: argument, problem: .tooLarge(bytes: size, limit: maximumSize))
         }
         do {
             let data = try Data(contentsOf: url)
             return ListInput(name: url.lastPathComponent, location: argument, data: data, format: format)
         } catch {
-            throw .invalidSource(source: argument, reason: "cannot read: \(error.localizedDescription)")
+            throw .invalidSource(source: argument, problem: .unreadable(error.localizedDescription))
         }
     }
 
@@ -69,23 +69,23 @@ public enum ListInputLoader {
     /// The Picket blocklist of a server, fetched now and turned into rules under the policy.
     private static func picket(_ argument: String, context: PicketContext) async throws(ActionError) -> ListInput {
         guard let server = PicketListSource.serverURL(argument) else {
-            throw .invalidSource(source: argument, reason: "expected picket:https://SERVER")
+            throw .invalidSource(source: argument, problem: .notAPicketAddress)
         }
         guard let key = context.key else { throw .picketKeyMissing(source: argument) }
         let fetched: PicketListSource.Fetched
         do {
             fetched = try await PicketListSource.fetch(server: server, key: key, lastHash: nil)
         } catch {
-            throw .invalidSource(source: argument, reason: "\(error)")
+            throw .invalidSource(source: argument, problem: .picketFailed("\(error)"))
         }
         guard case .new(let body, _, let hash, _) = fetched else {
-            throw .invalidSource(source: argument, reason: "the server answered 304 to a first request")
+            throw .invalidSource(source: argument, problem: .notModifiedOnFirstRequest)
         }
         let text: String
         do {
             text = try PicketListSource.filterList(from: body, policy: context.policy, server: argument).text
         } catch {
-            throw .invalidSource(source: argument, reason: "\(error)")
+            throw .invalidSource(source: argument, problem: .picketFailed("\(error)"))
         }
         return ListInput(
             name: PicketListSource.defaultName(for: argument), location: argument, etag: hash, data: Data(text.utf8), format: .abp)
@@ -94,18 +94,18 @@ public enum ListInputLoader {
     private static func download(
         _ address: String, format: FilterListFormat?, progress: ListDownloader.Progress?
     ) async throws(ActionError) -> ListInput {
-        guard let url = URL(string: address) else { throw .invalidSource(source: address, reason: "not a valid URL") }
+        guard let url = URL(string: address) else { throw .invalidSource(source: address, problem: .invalidAddress) }
         let name = url.lastPathComponent.isEmpty ? (url.host ?? address) : url.lastPathComponent
         do {
             let outcome = try await ListDownloader(policy: .init(maximumBytes: maximumSize)).fetch(url, progress: progress)
             guard case .downloaded(let data, let headers) = outcome else {
-                throw ActionError.invalidSource(source: address, reason: "unexpected 304")
+                throw ActionError.invalidSource(source: address, problem: .notModifiedOnFirstRequest)
             }
             return ListInput(name: name, location: address, etag: headers.etag, data: data, format: format)
         } catch let error as ActionError {
             throw error
         } catch {
-            throw .invalidSource(source: address, reason: "download failed: \(error)")
+            throw .invalidSource(source: address, problem: .downloadFailed("\(error)"))
         }
     }
 }

@@ -37,11 +37,11 @@ extension PepperState {
             word.trimmingCharacters(in: .whitespacesAndNewlines), field: "word", what: "a word or phrase", limit: FieldLimits.word)
         let trimmed = word.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !TextFolding.foldedWords(trimmed).isEmpty else {
-            throw .invalidRequest("\"\(word)\" has no letters or digits to match")
+            throw .invalidMessageRule(.nothingToMatch(word: word))
         }
-        guard action != .allow else { throw .invalidRequest("a word sends messages to junk, promotions or transactions, not allow") }
+        guard action != .allow else { throw .invalidMessageRule(.allowIsNotAFolder) }
         guard subAction == .none || subAction.action == action else {
-            throw .invalidRequest("the folder \(subAction.rawValue) does not belong to \(action.rawValue)")
+            throw .invalidMessageRule(.folderOfAnotherAction(folder: subAction.rawValue, action: action.rawValue))
         }
         let senderKey = try sender.map { (text: String) throws(ActionError) -> String in try Self.senderKey(text, region: region) }
         do {
@@ -55,7 +55,7 @@ extension PepperState {
 
     /// Removes a word rule (the one for `sender` when given).
     ///
-    /// - Throws: ``ActionError/invalidRequest(_:)`` when there is no such rule.
+    /// - Throws: ``ActionError/invalidMessageRule(_:)`` when there is no such rule.
     public func removeMessageWord(_ word: String, sender: String? = nil, region: String) throws(ActionError) -> MessageRuleChange {
         try FieldLimits.check(word, field: "word", what: "a word or phrase", limit: FieldLimits.word)
         let senderKey = try sender.map { (text: String) throws(ActionError) -> String in try Self.senderKey(text, region: region) }
@@ -65,7 +65,7 @@ extension PepperState {
         } catch {
             throw .storage("cannot remove the word: \(error)")
         }
-        guard removed else { throw .invalidRequest("\"\(word)\" is not a word rule" + (senderKey.map { " for \($0)" } ?? "")) }
+        guard removed else { throw .invalidMessageRule(.notAWordRule(word: word, sender: senderKey)) }
         return MessageRuleChange(subject: word, changed: true)
     }
 
@@ -81,7 +81,7 @@ extension PepperState {
 
     /// Stops treating a sender's messages as junk.
     ///
-    /// - Throws: ``ActionError/invalidRequest(_:)`` when the sender is not blocked.
+    /// - Throws: ``ActionError/invalidMessageRule(_:)`` when the sender is not blocked.
     public func unblockSender(_ sender: String, region: String) throws(ActionError) -> MessageRuleChange {
         let key = try Self.senderKey(sender, region: region)
         let removed: Bool
@@ -90,7 +90,7 @@ extension PepperState {
         } catch {
             throw .storage("cannot unblock the sender: \(error)")
         }
-        guard removed else { throw .invalidRequest("\(key) is not a blocked sender") }
+        guard removed else { throw .invalidMessageRule(.senderNotBlocked(key)) }
         return MessageRuleChange(subject: key, changed: true)
     }
 
@@ -156,7 +156,7 @@ extension PepperState {
     static func senderKey(_ sender: String, region: String) throws(ActionError) -> String {
         try FieldLimits.check(sender, field: "sender", what: "a sender", limit: FieldLimits.sender)
         let key = MessageSender.key(sender, parser: try numberParser(region: region))
-        guard !key.isEmpty else { throw .invalidNumber(input: sender, reason: "not a sender: no letters or digits") }
+        guard !key.isEmpty else { throw .invalidNumber(input: sender, problem: .notASender) }
         return key
     }
 }

@@ -67,26 +67,25 @@ extension PepperState {
     /// Sets the Picket server; an empty `key` keeps the stored one (so no form ever needs to
     /// show the key again).
     ///
-    /// - Throws: ``ActionError/invalidField(field:reason:)`` naming `server` or `key`.
+    /// - Throws: ``ActionError/invalidField(field:problem:)`` naming `server` or `key`.
     @discardableResult
     public func setPicketConnection(server: String, key: String?) throws(ActionError) -> PicketConnection {
         let address = server.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
         else {
-            throw .invalidField(field: "server", reason: "give the server's address, such as https://picket.example.org")
+            throw .invalidField(field: "server", problem: .serverAddressNeeded)
         }
         let given = key?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let chosen: String
         if given.isEmpty {
             guard let stored = try picketConnection()?.key else {
-                throw .invalidField(
-                    field: "key", reason: "give the API key the server's operator gave you (opl_ and 64 hexadecimal digits)")
+                throw .invalidField(field: "key", problem: .keyNeeded)
             }
             chosen = stored
         } else {
             guard APIKeyFormat.isWellFormed(given) else {
-                throw .invalidField(field: "key", reason: "an API key is opl_ followed by 64 hexadecimal digits")
+                throw .invalidField(field: "key", problem: .malformedKey)
             }
             chosen = given
         }

@@ -7,13 +7,13 @@ import Storage
 public struct RuleLine: Sendable, Hashable {
     /// The line as written (trimmed).
     public var text: String
-    /// Why Pepper cannot use it, in words; `nil` for a usable rule or a comment.
-    public var problem: String?
+    /// Why Pepper cannot use it; `nil` for a usable rule or a comment.
+    public var problem: RuleProblem?
     /// Whether the line is a comment (`! …`), kept but not compiled.
     public var isComment: Bool
 
     /// A line with the given fields.
-    public init(text: String, problem: String?, isComment: Bool) {
+    public init(text: String, problem: RuleProblem?, isComment: Bool) {
         self.text = text
         self.problem = problem
         self.isComment = isComment
@@ -51,26 +51,26 @@ extension PepperState {
             return RuleLine(text: line, problem: nil, isComment: true)
         }
         if line.count > maximumRuleLength {
-            return RuleLine(text: line, problem: ActionError.explain("line-too-long"), isComment: false)
+            return RuleLine(text: line, problem: .tooLong(limit: maximumRuleLength), isComment: false)
         }
         if line.contains(where: \.isNewline) || line.isEmpty {
-            return RuleLine(text: line, problem: "a rule is one non-empty line", isComment: false)
+            return RuleLine(text: line, problem: .notOneLine, isComment: false)
         }
         let parsed: ParsedFilterList
         do {
             parsed = try FilterListParser().parse(line, name: UserRuleStore.listName, format: .abp)
         } catch {
-            return RuleLine(text: line, problem: "\(error)", isComment: false)
+            return RuleLine(text: line, problem: .unreadable("\(error)"), isComment: false)
         }
         if let skipped = parsed.skippedExamples.first {
-            return RuleLine(text: line, problem: ActionError.explain(skipped.reason.rawValue), isComment: false)
+            return RuleLine(text: line, problem: .skipped(skipped.reason), isComment: false)
         }
         guard parsed.ruleCount == 1 else {
-            return RuleLine(text: line, problem: "it is not a rule in Adblock Plus syntax", isComment: false)
+            return RuleLine(text: line, problem: .notARule, isComment: false)
         }
         let report = ContentRuleCompiler().compile([parsed]).reports.first
         if let reason = report?.skipped.keys.sorted().first {
-            return RuleLine(text: line, problem: ActionError.explain(reason.rawValue), isComment: false)
+            return RuleLine(text: line, problem: .skipped(reason), isComment: false)
         }
         return RuleLine(text: line, problem: nil, isComment: false)
     }
@@ -78,17 +78,17 @@ extension PepperState {
     /// Adds one rule at the end of "My rules", then rebuilds unless `rebuild` is false.
     ///
     /// - Returns: Whether it was new.
-    /// - Throws: ``ActionError/invalidRule(rule:reason:)`` for a line Pepper cannot use (a comment included).
+    /// - Throws: ``ActionError/invalidRule(rule:problem:)`` for a line Pepper cannot use (a comment included).
     @discardableResult
     public func addRule(_ text: String, rebuild: Bool = true) async throws(ActionError) -> Bool {
         let line = Self.checkRule(text)
-        if line.isComment { throw .invalidRule(rule: line.text, reason: "comment") }
-        if let problem = line.problem { throw .invalidRule(rule: line.text, reason: problem) }
+        if line.isComment { throw .invalidRule(rule: line.text, problem: .comment) }
+        if let problem = line.problem { throw .invalidRule(rule: line.text, problem: problem) }
         let added = try await onBlockingThreads { [database] () throws(ActionError) -> Bool in
             do {
                 let store = UserRuleStore(database: database)
                 guard try store.rules().count < Self.maximumRuleCount else {
-                    throw ActionError.invalidRule(rule: line.text, reason: "My rules holds at most \(Self.maximumRuleCount) rules")
+                    throw ActionError.invalidRule(rule: line.text, problem: .full(limit: Self.maximumRuleCount))
                 }
                 return try store.add(line.text)
             } catch let error as ActionError {
@@ -123,7 +123,7 @@ extension PepperState {
         let lines = Self.checkRules(text)
         guard lines.allSatisfy({ $0.problem == nil }) else { return (lines, false) }
         guard lines.count <= Self.maximumRuleCount else {
-            throw .invalidRule(rule: "\(lines.count) lines", reason: "My rules holds at most \(Self.maximumRuleCount) rules")
+            throw .invalidRule(rule: "\(lines.count) lines", problem: .full(limit: Self.maximumRuleCount))
         }
         try await onBlockingThreads { [database] () throws(ActionError) in
             do {

@@ -17,7 +17,7 @@ public enum FieldLimits {
     /// A site or web address pasted into the allowlist, a DNS name, a list's address.
     public static let address = 2_048
 
-    /// Throws ``ActionError/invalidField(field:reason:)`` naming `what` and the limit when `text`
+    /// Throws ``ActionError/invalidField(field:problem:)`` naming `what` and the limit when `text`
     /// has more than `limit` characters (Unicode scalars, so that a character built of many
     /// combining marks counts for what it stores). Stops counting at the limit.
     public static func check(_ text: String, field: String, what: String, limit: Int) throws(ActionError) {
@@ -26,7 +26,7 @@ public enum FieldLimits {
         var count = 0
         for _ in text.unicodeScalars {
             count += 1
-            if count > limit { throw .invalidField(field: field, reason: "\(what) has at most \(limit) characters") }
+            if count > limit { throw .invalidField(field: field, problem: .tooLong(what: what, limit: limit)) }
         }
     }
 }

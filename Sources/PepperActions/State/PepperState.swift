@@ -113,13 +113,11 @@ public final class PepperState: Sendable {
     /// with every rebuild.
     public func withBuildLock<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let path = home.url.appendingPathComponent("build.lock").path
-        return try await Self.offCooperativeThreads { () -> Result<T, any Error> in
-            Result {
-                let lock = try FileLock(path: path, wait: true)
-                defer { withExtendedLifetime(lock) {} }
-                return try work()
-            }
-        }.get()
+        return try await LongBlockingWork.run { () throws -> T in
+            let lock = try FileLock(path: path, wait: true)
+            defer { withExtendedLifetime(lock) {} }
+            return try work()
+        }
     }
 
     /// Runs the synchronous part of an async action (GRDB's synchronous reads and writes, files)
@@ -127,18 +125,6 @@ public final class PepperState: Sendable {
     /// then never holds one of Swift's cooperative threads while the database works.
     func onBlockingThreads<T: Sendable>(_ work: @escaping @Sendable () throws(ActionError) -> T) async throws(ActionError) -> T {
         try await BlockingWorkPool.shared.run(work)
-    }
-
-    /// Runs `work` (which may block for long: a rebuild, a wait for another process's lock, a
-    /// socket read with a timeout) on a Dispatch thread, never on one of Swift's cooperative
-    /// threads, which a blocked call would take from every other task. Not on
-    /// ``BlockingWork/BlockingWorkPool/shared``: on its few threads a page's reads would queue
-    /// behind seconds of compiling. How many run is bounded by their callers: one rebuild at a
-    /// time per state, one update lock per home.
-    public static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
     }
 }
 

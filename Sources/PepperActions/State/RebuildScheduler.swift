@@ -1,3 +1,4 @@
+import BlockingWork
 import Foundation
 
 /// Runs rebuilds one at a time; callers that arrive while one runs share the next.
@@ -31,12 +32,8 @@ actor RebuildScheduler {
     private func drain() async {
         while !waiters.isEmpty, let work {
             let covered = requested
-            let result = await PepperState.offCooperativeThreads { () -> Result<RebuildOutcome, ActionError> in
-                do throws(ActionError) {
-                    return .success(try work())
-                } catch {
-                    return .failure(error)
-                }
+            let result = await LongBlockingWork.run { () -> Result<RebuildOutcome, ActionError> in
+                Result { () throws(ActionError) in try work() }
             }
             let done = waiters.filter { $0.generation <= covered }
             waiters.removeAll { $0.generation <= covered }

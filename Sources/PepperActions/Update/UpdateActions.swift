@@ -1,3 +1,4 @@
+import BlockingWork
 import Foundation
 import ListSync
 import Storage
@@ -60,7 +61,7 @@ extension PepperState {
     ) async throws(ActionError) -> UpdateSummary {
         let directory = home.url
         let wait = options.waitForLock
-        let locked = await Self.offCooperativeThreads { () -> Result<UpdateLock, UpdateLock.Error> in
+        let locked = await LongBlockingWork.run { () -> Result<UpdateLock, UpdateLock.Error> in
             Result { () throws(UpdateLock.Error) in
                 try UpdateLock(directory: directory, wait: wait) { pid in events(.waitingForLock(pid: pid)) }
             }
@@ -109,7 +110,7 @@ extension PepperState {
         // rebuilt even when no list changed.
         var rebuildNeeded = changed || options.force
         if !rebuildNeeded {
-            rebuildNeeded = await Self.offCooperativeThreads { [home, database] in
+            rebuildNeeded = await LongBlockingWork.run { [home, database] in
                 !BlockerBuilder.outputIsCurrent(home: home, database: database)
             }
         }

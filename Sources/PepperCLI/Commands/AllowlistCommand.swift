@@ -60,8 +60,8 @@ struct AllowlistCommand: AsyncParsableCommand {
             let change: AllowlistChange
             do {
                 change = try await state.addAllowlist(site, for: duration?.seconds, rebuild: !noCompile)
-            } catch .notADomain(let input, let reason) {
-                throw ValidationError("'\(input)' is not a domain or a web address: \(reason)")
+            } catch .notADomain(let input, let problem) {
+                throw ValidationError("'\(input)' is not a domain or a web address: \(problem)")
             } catch {
                 // Spelled out: Swift 6.3's SIL verifier crashes on an async typed-throws `do`
                 // whose catches leave errors to propagate on their own.

@@ -389,8 +389,8 @@ struct DNSServeCommand: AsyncParsableCommand {
         guard let path else { return [] }
         do {
             return try DNSClientGroupsFile.load(path)
-        } catch .invalidGroups(_, let reason) {
-            throw CLIError("--groups \(path): \(reason)")
+        } catch .invalidGroups(_, let problem) {
+            throw CLIError("--groups \(path): \(problem)")
         }
     }
 

@@ -11,8 +11,8 @@ enum PhoneCommands {
     static func run<T>(notListed: String = "is not on the list", _ action: () throws(ActionError) -> T) throws -> T {
         do {
             return try action()
-        } catch .invalidNumber(let input, let reason) {
-            throw ValidationError(input == reason ? reason : "\(input): \(reason)")
+        } catch .invalidNumber(let input, let problem) {
+            throw ValidationError("\(input): \(problem)")
         } catch .numberNotListed(let shown) {
             throw CLIError("\(shown) \(notListed)")
         }

@@ -1,3 +1,4 @@
+import BlockingWork
 import DNSFilter
 import Foundation
 import PepperActions
@@ -51,7 +52,7 @@ struct DNSProbe: Sendable {
             return .failed("\(error)")
         }
         let name = Self.checkName()
-        return await PepperState.offCooperativeThreads { Self.exchange(name: name, with: target, timeout: timeout) }
+        return await LongBlockingWork.run { Self.exchange(name: name, with: target, timeout: timeout) }
     }
 
     /// Resolves a name of its own through the machine's resolver (on a thread of its own, not
