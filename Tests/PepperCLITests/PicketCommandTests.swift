@@ -447,6 +447,8 @@ final class ServerProcess: @unchecked Sendable {
 
     /// What the process printed on stdout so far.
     var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+    /// What the process printed on stderr so far.
+    var errors: String { (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "" }
 
     /// Starts `pepper` with `arguments` and waits (a minute at most) for the line starting with
     /// `ready` and an address (`Listening on http://127.0.0.1:8080 …`, or the console's `Pepper

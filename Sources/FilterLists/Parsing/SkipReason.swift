@@ -70,7 +70,8 @@ public struct SkipReason: Error, Hashable, Sendable, Comparable, CustomStringCon
     /// An option that needs a value but has none, or a value where none belongs.
     public static let invalidOptionValue = SkipReason("invalid-option-value", words: "an option has a missing or unexpected value")
     /// A hosts-file line that is not `ADDRESS NAME ...`, or a domain-list line that is not a name.
-    public static let invalidHostsLine = SkipReason("invalid-hosts-line", words: "it is not a hosts-file line (ADDRESS NAME) nor a domain")
+    public static let invalidHostsLine = SkipReason(
+        "invalid-hosts-line", words: "it is neither a hosts-file line (ADDRESS NAME) nor a domain")
     /// An option that Pepper does not implement, with its name.
     public static func unsupportedOption(_ name: String) -> SkipReason {
         SkipReason("unsupported-option:" + name, words: "the option $\(name) is not supported")
