@@ -191,3 +191,29 @@ struct ParallelConversionTests {
         #expect(EncodedRules(encodingInParallel: rules[100..<200]) == EncodedRules(rules[100..<200]))
     }
 }
+
+@Suite("Leftovers of killed writers")
+struct WriterLeftoverTests {
+    /// A killed writer's staging folder is removed by the next publish even when its process ID
+    /// now belongs to a running process (IDs are reused): the mark's start time tells them apart.
+    @Test(.enabled(if: ProcessMark.startTime(of: getpid()) != nil, "process start times are read from /proc"))
+    func aStagingFolderWhoseIDWasReusedIsRemoved() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-leftovers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let started = try #require(ProcessMark.startTime(of: getpid()))
+        let ours = ".out.staging-\(ProcessMark.current)"
+        let reused = ".out.staging-\(getpid())-\(started + 1)"
+        let oldStyleLive = ".out.staging-\(getpid())"
+        let dead = ".out.link-999999999"
+        for name in [ours, reused, oldStyleLive, dead] {
+            try FileManager.default.createDirectory(at: parent.appendingPathComponent(name), withIntermediateDirectories: false)
+        }
+        #expect(ProcessMark.isRunning(ProcessMark.current[...]))
+        #expect(!ProcessMark.isRunning("\(getpid())-\(started + 1)"))
+        #expect(!ProcessMark.isRunning("not-a-mark"))
+        OutputGenerations.removeStale(in: parent, name: "out", keeping: [])
+        let left = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
+        #expect(left == [oldStyleLive, ours].sorted(), "the running writer's folders stay, the others go: \(left)")
+    }
+}

@@ -135,7 +135,7 @@ public enum AtomicFile {
     /// Points the symbolic link at `url` to `destination` (relative), replacing any previous link
     /// in one `rename`.
     public static func replaceSymbolicLink(at url: URL, destination: String) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).link-\(getpid())")
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).link-\(ProcessMark.current)")
         unlink(temporary.path)
         guard symlink(destination, temporary.path) == 0 else { throw WriteError.system(temporary.path) }
         try rename(temporary, to: url)

@@ -143,7 +143,7 @@ public struct ContentBlockerOutput: Sendable {
 
         let generationName = ".\(name).\(manifest.identifier.prefix(16))"
         let generation = parent.appendingPathComponent(generationName)
-        let staging = parent.appendingPathComponent(".\(name).staging-\(ProcessInfo.processInfo.processIdentifier)")
+        let staging = parent.appendingPathComponent(".\(name).staging-\(ProcessMark.current)")
         try? fileManager.removeItem(at: staging)
         do {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)

@@ -31,16 +31,18 @@ enum OutputGenerations {
         let prefix = ".\(name)."
         for entry in entries where entry.hasPrefix(prefix) && !keeping.contains(entry) {
             let rest = entry.dropFirst(prefix.count)
-            // Another process's staging folder or link may still be in use: only remove dead ones.
-            if let pid = processID(in: rest, after: "staging-") ?? processID(in: rest, after: "link-"), kill(pid, 0) == 0 {
+            // Another process's staging folder or link may still be in use: only remove those
+            // whose writer is gone (its mark says so even when its ID was reused).
+            if let mark = writerMark(in: rest, after: "staging-") ?? writerMark(in: rest, after: "link-"), ProcessMark.isRunning(mark) {
                 continue
             }
             try? fileManager.removeItem(at: parent.appendingPathComponent(entry))
         }
     }
 
-    private static func processID(in name: Substring, after marker: String) -> Int32? {
+    /// The writer's ``ProcessMark`` in a leftover's name (`staging-MARK`, `link-MARK`).
+    private static func writerMark(in name: Substring, after marker: String) -> Substring? {
         guard name.hasPrefix(marker) else { return nil }
-        return Int32(name.dropFirst(marker.count))
+        return name.dropFirst(marker.count)
     }
 }

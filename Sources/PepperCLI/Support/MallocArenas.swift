@@ -13,8 +13,8 @@ import Glibc
 /// arena keeps much of what its thread freed. `pepper console` has more threads than cores
 /// (Swift's cooperative threads, `BlockingWorkPool`'s four, the top lists' count), most of them
 /// waiting on SQLite: with an arena each, its own memory grew by 2 MB over the console before
-/// them; with as many arenas as cores, it is back below it (docs/benchmarks.md). The servers
-/// that allocate on every core at once (`pepper dns serve`) keep glibc's default.
+/// them; with as many arenas as cores, it is back to what it was (docs/benchmarks.md). The
+/// servers that allocate on every core at once (`pepper dns serve`) keep glibc's default.
 public enum MallocArenas {
     /// Limits the arenas to one per core (two at least) when `arguments` run `pepper console`:
     /// called by the `pepper` executable before anything else, while the process has one thread.
