@@ -216,4 +216,26 @@ struct WriterLeftoverTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
         #expect(left == [oldStyleLive, ours].sorted(), "the running writer's folders stay, the others go: \(left)")
     }
+
+    /// A publish that finds the output up to date still removes a killed writer's staging
+    /// folder (the update-kill test once found one left after its final, unchanged, update).
+    @Test func anUnchangedPublishRemovesADeadWritersStagingFolder() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-unchanged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let text = "||ads.example^\n"
+        let source = ContentBlockerOutput.SourceIdentity(name: "a", url: "file", contents: Data(text.utf8))
+        func output() throws -> ContentBlockerOutput {
+            try ContentBlockerOutput(compiled: compile([text]), sources: [source], allowlist: [], maximumRules: 40)
+        }
+        var first = try output()
+        #expect(try first.write(to: parent.appendingPathComponent("out")))
+        let generations = try FileManager.default.contentsOfDirectory(atPath: parent.path).filter { $0.hasPrefix(".out.") }
+        let dead = ".out.staging-999999999-1"
+        try FileManager.default.createDirectory(at: parent.appendingPathComponent(dead), withIntermediateDirectories: false)
+        var again = try output()
+        #expect(try !again.write(to: parent.appendingPathComponent("out")), "the same output: nothing published")
+        let left = try FileManager.default.contentsOfDirectory(atPath: parent.path).filter { $0.hasPrefix(".out.") }
+        #expect(left.sorted() == generations.sorted(), "the dead writer's folder went, the generations stayed: \(left)")
+    }
 }

@@ -133,6 +133,9 @@ public struct ContentBlockerOutput: Sendable {
             files.allSatisfy({ fileManager.fileExists(atPath: directory.appendingPathComponent($0.name).path) })
         {
             manifest.generatedAt = existing.generatedAt
+            // Nothing to publish, but a writer killed since the last publish may have left its
+            // staging folder: without this, it would stay until the output next changes.
+            OutputGenerations.removeDeadWriters(in: parent, name: name)
             return false
         }
 

@@ -40,6 +40,20 @@ enum OutputGenerations {
         }
     }
 
+    /// Removes the staging folders and links of `name` in `parent` whose writer no longer runs,
+    /// and nothing else (the generations stay as they are).
+    static func removeDeadWriters(in parent: URL, name: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        let prefix = ".\(name)."
+        for entry in entries where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            guard let mark = writerMark(in: rest, after: "staging-") ?? writerMark(in: rest, after: "link-"),
+                !ProcessMark.isRunning(mark)
+            else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+        }
+    }
+
     /// The writer's ``ProcessMark`` in a leftover's name (`staging-MARK`, `link-MARK`).
     private static func writerMark(in name: Substring, after marker: String) -> Substring? {
         guard name.hasPrefix(marker) else { return nil }
