@@ -10,10 +10,9 @@ import Darwin
 /// (`.out.staging-MARK`), so that a later process can tell whether their writer still runs.
 ///
 /// A process ID alone cannot say it: IDs are reused, and a folder left by a killed writer whose
-/// ID now belongs to a long-running process would be kept for that process's whole life (a full
-/// test run, which starts thousands of processes, left one so). On Linux the mark is the ID and
-/// the moment the process started (`/proc/PID/stat`'s start time, in clock ticks since boot),
-/// which a reused ID does not share; elsewhere it is the ID alone.
+/// ID now belongs to a long-running process would be kept for that process's whole life. On
+/// Linux the mark is the ID and the moment the process started (`/proc/PID/stat`'s start time,
+/// in clock ticks since boot), which a reused ID does not share; elsewhere it is the ID alone.
 enum ProcessMark {
     /// This process's mark: `PID-START` on Linux, `PID` elsewhere.
     static let current: String = mark(of: getpid())
