@@ -25,32 +25,30 @@ enum OutputGenerations {
     }
 
     /// Removes generation, staging and link leftovers of `name` in `parent`, except `keeping`.
+    /// Another process's staging folder or link may still be in use: only those whose writer is
+    /// gone go (its mark says so even when its ID was reused).
     static func removeStale(in parent: URL, name: String, keeping: [String]) {
-        let fileManager = FileManager.default
-        guard let entries = try? fileManager.contentsOfDirectory(atPath: parent.path) else { return }
-        let prefix = ".\(name)."
-        for entry in entries where entry.hasPrefix(prefix) && !keeping.contains(entry) {
-            let rest = entry.dropFirst(prefix.count)
-            // Another process's staging folder or link may still be in use: only remove those
-            // whose writer is gone (its mark says so even when its ID was reused).
-            if let mark = writerMark(in: rest, after: "staging-") ?? writerMark(in: rest, after: "link-"), ProcessMark.isRunning(mark) {
-                continue
-            }
-            try? fileManager.removeItem(at: parent.appendingPathComponent(entry))
+        removeLeftovers(in: parent, name: name) { entry, writer in
+            writer.map { !ProcessMark.isRunning($0) } ?? !keeping.contains(entry)
         }
     }
 
     /// Removes the staging folders and links of `name` in `parent` whose writer no longer runs,
     /// and nothing else (the generations stay as they are).
     static func removeDeadWriters(in parent: URL, name: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        removeLeftovers(in: parent, name: name) { _, writer in writer.map { !ProcessMark.isRunning($0) } ?? false }
+    }
+
+    /// Removes each `.NAME.…` entry of `parent` for which `remove` holds, given the entry and
+    /// its writer's mark when it is a staging folder or link.
+    private static func removeLeftovers(in parent: URL, name: String, where remove: (String, Substring?) -> Bool) {
+        let fileManager = FileManager.default
+        guard let entries = try? fileManager.contentsOfDirectory(atPath: parent.path) else { return }
         let prefix = ".\(name)."
         for entry in entries where entry.hasPrefix(prefix) {
             let rest = entry.dropFirst(prefix.count)
-            guard let mark = writerMark(in: rest, after: "staging-") ?? writerMark(in: rest, after: "link-"),
-                !ProcessMark.isRunning(mark)
-            else { continue }
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+            let writer = writerMark(in: rest, after: "staging-") ?? writerMark(in: rest, after: "link-")
+            if remove(entry, writer) { try? fileManager.removeItem(at: parent.appendingPathComponent(entry)) }
         }
     }
 

@@ -24,15 +24,11 @@ public enum MallocArenas {
     }
 
     /// Allows at most `count` arenas from now on (arenas that exist stay, so it belongs before
-    /// the threads start allocating).
-    ///
-    /// - Returns: Whether the C library took the limit (`false` where malloc is not glibc's).
-    @discardableResult
-    static func limit(to count: Int) -> Bool {
+    /// the threads start allocating). glibc's `mallopt` reports success for any positive count,
+    /// so nothing is returned: ``count()`` shows the effect. Does nothing where malloc is not glibc's.
+    static func limit(to count: Int) {
         #if canImport(CMalloc) && os(Linux)
-        return mallopt(M_ARENA_MAX, Int32(clamping: count)) == 1
-        #else
-        return false
+        _ = mallopt(M_ARENA_MAX, Int32(clamping: count))
         #endif
     }
 
