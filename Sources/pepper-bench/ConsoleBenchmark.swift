@@ -26,7 +26,12 @@ struct ConsoleBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Rows in the DNS query log.") var queries = 1_000_000
+    @Option(
+        help: """
+            Rows in the DNS query log. The DNS server keeps at most 100,000 (it trims the log at \
+            every write): the default, ten times that, is a stress case.
+            """)
+    var queries = 1_000_000
     @Option(help: "Call, message and browser decisions.") var decisions = 100_000
     @Option(help: "Requests per page.") var requests = 200
     @Option(help: ArgumentHelp("Seconds to wait after the console started before the first page.", valueName: "seconds"))
