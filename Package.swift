@@ -341,7 +341,10 @@ let package = Package(
         .target(name: "DNSTestSupport", dependencies: ["DNSFilter", "PepperTestSupport"], path: "Tests/DNSTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists", "PepperTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "CallFilter"]),
+        .testTarget(
+            name: "StorageTests",
+            // GRDB itself: stored dates are compared with GRDB's own text for them.
+            dependencies: ["Storage", "CallFilter", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),

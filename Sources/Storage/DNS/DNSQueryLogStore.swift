@@ -153,11 +153,15 @@ public struct DNSQueryLogStore: Sendable {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries.suffix(retention) {
-                try insert.execute(arguments: [entry.at, entry.client, entry.name, entry.type, entry.outcome.rawValue, entry.responseCode])
+                // The dates' text by arithmetic, not GRDB's DateFormatter (ICU): see StoredDate.
+                try insert.execute(arguments: [
+                    StoredDate.databaseValue(entry.at), entry.client, entry.name, entry.type, entry.outcome.rawValue,
+                    entry.responseCode,
+                ])
             }
             try db.execute(
                 sql: "DELETE FROM dnsQueryLog WHERE id <= (SELECT MAX(id) FROM dnsQueryLog) - ? OR at < ?",
-                arguments: [retention, now.addingTimeInterval(-maximumAge)])
+                arguments: [retention, StoredDate.databaseValue(now.addingTimeInterval(-maximumAge))])
         }
     }
 
@@ -290,11 +294,8 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
-    /// The UTC day of a date, as counters store it.
+    /// The UTC day of a date, as counters store it (`yyyy-MM-dd`).
     public static func day(of date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        StoredDate.day(date)
     }
 }
