@@ -24,10 +24,6 @@ enum BarChart {
             #"<desc id="chart-desc">\#(total) queries in all, \#(blocked) blocked; the busiest hour had \#(bars.map(\.total).max() ?? 0).</desc>"#
         )
         parts.append(#"<text x="0" y="\#(Int(top + 8))">\#(maximum)</text><text x="0" y="\#(Int(top + plot))">0</text>"#)
-        let hourFormatter = DateFormatter()
-        hourFormatter.locale = Locale(identifier: "en_US_POSIX")
-        hourFormatter.timeZone = TimeZone(identifier: "UTC")
-        hourFormatter.dateFormat = "HH:mm"
         for (index, bar) in bars.enumerated() {
             let x = left + Double(index) * step
             let totalHeight = plot * Double(bar.total) / Double(maximum)
@@ -44,7 +40,7 @@ enum BarChart {
                         barWidth, blockedHeight))
             }
             if index % 6 == 0 {
-                parts.append(String(format: #"<text x="%.1f" y="%.1f">%@</text>"#, x, height - 6, hourFormatter.string(from: bar.hour)))
+                parts.append(String(format: #"<text x="%.1f" y="%.1f">%@</text>"#, x, height - 6, Format.hour(bar.hour)))
             }
         }
         parts.append("</svg>")

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PepperActions
 import Screens
+import Storage
 
 /// One area of the console (Calls, DNS, Lists…): its routes, all under one path, with only the
 /// dependencies it uses. Each page is one screen model rendered by one template. Actions follow
@@ -88,22 +89,34 @@ struct CountRow {
     }
 }
 
-/// How dates and numbers read on the pages.
+/// How dates and numbers read on the pages. Times come from ``UTCDateTime``'s arithmetic: a
+/// `DateFormatter` took about 100 µs to make, once per row of the DNS log (50 a page).
 enum Format {
+    /// `yyyy-MM-dd HH:mm UTC`, or "never".
     static func date(_ date: Date?) -> String {
         guard let date else { return "never" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
+        guard let fields = UTCDateTime(truncating: date) else { return formatted(date, "yyyy-MM-dd HH:mm 'UTC'") }
+        return fields.dayText + " " + fields.minuteText + " UTC"
     }
 
+    /// `MM-dd HH:mm:ss` (UTC).
     static func time(_ date: Date) -> String {
+        guard let fields = UTCDateTime(truncating: date) else { return formatted(date, "MM-dd HH:mm:ss") }
+        return fields.monthDayText + " " + fields.secondText
+    }
+
+    /// `HH:mm` (UTC).
+    static func hour(_ date: Date) -> String {
+        guard let fields = UTCDateTime(truncating: date) else { return formatted(date, "HH:mm") }
+        return fields.minuteText
+    }
+
+    /// Foundation's formatting, for the years ``UTCDateTime`` does not cover.
+    private static func formatted(_ date: Date, _ format: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "MM-dd HH:mm:ss"
+        formatter.dateFormat = format
         return formatter.string(from: date)
     }
 

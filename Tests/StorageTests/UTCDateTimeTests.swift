@@ -4,10 +4,11 @@ import Testing
 
 @testable import Storage
 
-/// The query log's dates are written as text made by arithmetic (`StoredDate`), not by GRDB's
-/// `DateFormatter`: the text must be GRDB's, date for date, so that every reader reads them alike.
-@Suite("Stored dates")
-struct StoredDateTests {
+/// Dates' fields by arithmetic (`UTCDateTime`): the query log's stored text must be GRDB's,
+/// date for date, so that every reader reads them alike, and the console's times what a
+/// `DateFormatter` would show.
+@Suite("UTC dates by arithmetic")
+struct UTCDateTimeTests {
     /// Dates a formatter could get wrong: leap days, the turn of centuries, 1970 itself and the
     /// moments just before, milliseconds about to round, the first and last year of four digits,
     /// the days around the Gregorian reform (Foundation's calendar is Julian before it).
@@ -57,6 +58,31 @@ struct StoredDateTests {
             }
         }
         #expect(differences.count == 0, "\(differences.count) differ, such as \(differences.prefix(3))")
+    }
+
+    /// The texts the console shows (day, minute, second, month and day) are a `DateFormatter`'s.
+    @Test func theDisplayTextsAreAFormattersForEveryDate() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd|HH:mm|HH:mm:ss|MM-dd"
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<5_000).map { _ in
+            Date(timeIntervalSince1970: Double.random(in: -12_000_000_000...10_413_792_000, using: &generator))
+        }
+        var differences: [String] = []
+        var covered = 0
+        for date in Self.edges + random {
+            // The console shows times to the second: the fields of the second the date is in.
+            guard let fields = UTCDateTime(truncating: date) else { continue }
+            covered += 1
+            let ours = [fields.dayText, fields.minuteText, fields.secondText, fields.monthDayText].joined(separator: "|")
+            let expected = formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+            if ours != expected { differences.append("\(date.timeIntervalSince1970): \(ours) against \(expected)") }
+        }
+        #expect(covered > 5_000, "most dates are in the years covered")
+        #expect(differences.count == 0, "\(differences.count) differ, such as \(differences.prefix(3))")
+        #expect(UTCDateTime(Date(timeIntervalSince1970: -12_300_000_000)) == nil, "1580 is left to Foundation")
     }
 
     /// Rows written with the text read back as the dates written (to GRDB's millisecond).
