@@ -255,6 +255,16 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private var status: Int32?
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module leaves out (it is declared for `_GNU_SOURCE` only): the child closes every
+    /// descriptor from the given one on before it starts.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc 2.34 or later is needed: posix_spawn_file_actions_addclosefrom_np is missing")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// Starts `executable` with `arguments`, stdout and stderr to the file `output`.
     public init(_ executable: String, _ arguments: [String], output: String) throws {
         var actions = posix_spawn_file_actions_t()
@@ -263,6 +273,11 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test runner's: a descriptor another test holds open without
+        // `O_CLOEXEC` at this moment (a file filling a small disk, say) would otherwise live on
+        // in a long-running child, and its space or lock with it.
+        let closing = Self.closeFrom(&actions, 3)
+        guard closing == 0 else { throw ToolError("cannot start \(executable): error \(closing) closing descriptors") }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

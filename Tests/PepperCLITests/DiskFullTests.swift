@@ -59,7 +59,7 @@ final class SmallDisk {
         makeRoom()
         let size = freeBytes - bytes
         guard size > 0 else { return }
-        let descriptor = open(filler.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Unavailable(description: "cannot create \(filler.path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         let result = posix_fallocate(descriptor, 0, off_t(size))

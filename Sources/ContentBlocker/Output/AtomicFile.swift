@@ -85,7 +85,7 @@ public enum AtomicFile {
     /// Creates `url`, lets `write` fill it (returning the error number if it failed) and
     /// flushes it.
     private static func writeDurably(to url: URL, _ write: (Int32) -> Int32?) throws(WriteError) {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError.system(url.path) }
         defer { close(fd) }
         var failure = write(fd)

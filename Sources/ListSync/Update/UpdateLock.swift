@@ -32,7 +32,8 @@ public final class UpdateLock: @unchecked Sendable {
     /// calling `onWait` first with the holder's pid.
     public init(directory: URL, wait: Bool, onWait: (Int32?) -> Void = { _ in }) throws(Error) {
         path = directory.appendingPathComponent("update.lock").path
-        descriptor = open(path, O_RDWR | O_CREAT, 0o644)
+        // `O_CLOEXEC`: a program started while the lock is held must not hold it on.
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unavailable(String(cString: strerror(errno))) }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readPID(descriptor)
