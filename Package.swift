@@ -54,6 +54,8 @@ let package = Package(
     ],
     targets: [
         // MARK: Formats, models and persistence (portable)
+        // Dates' UTC fields and texts by arithmetic (no ICU): stored dates, shown times, ISO 8601.
+        .target(name: "UTCTime"),
         .target(name: "FilterLists"),
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
@@ -61,10 +63,11 @@ let package = Package(
         // Online Picket Line models, API client and keys, moderation, blocklist matching, geofence
         // planner and the offline GeoNames gazetteer: Foundation and swift-crypto only, so the iOS
         // app and its extensions link it.
-        .target(name: "Picket", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Picket", dependencies: ["UTCTime", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Storage",
             dependencies: [
+                "UTCTime",
                 "FilterLists",
                 "CallFilter",
                 "Picket",
@@ -79,6 +82,7 @@ let package = Package(
         .target(
             name: "ContentBlocker",
             dependencies: [
+                "UTCTime",
                 "FilterLists",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -129,7 +133,7 @@ let package = Package(
             name: "PepperActions",
             dependencies: [
                 "BlockingWork", "FilterLists", "ContentBlocker", "FilterEngine", "Storage", "ListSync", "CallFilter", "Picket", "DNSFilter",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "UTCTime", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -149,7 +153,7 @@ let package = Package(
             dependencies: [
                 "BlockingWork", "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists",
                 "DNSFilter",
-                "CallFilter", "Picket",
+                "CallFilter", "Picket", "UTCTime",
             ]
         ),
 
@@ -226,7 +230,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage",
+                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -273,6 +277,7 @@ let package = Package(
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
+                "UTCTime",
                 "ListSync",
                 "FilterEngine",
                 "CallFilter",
@@ -344,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             // GRDB itself: stored dates are compared with GRDB's own text for them.
-            dependencies: ["Storage", "CallFilter", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Storage", "UTCTime", "CallFilter", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),

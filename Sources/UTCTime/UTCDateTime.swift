@@ -1,11 +1,11 @@
 import Foundation
-import GRDB
 
 /// A date's fields in UTC on the proleptic Gregorian calendar, computed by arithmetic.
 ///
-/// Foundation's `DateFormatter` and a `Calendar` with a locale are ICU's on Linux: a formatter
-/// takes about 100 µs to make and maps about a megabyte of ICU's data into the process. The
-/// DNS query log's writes (``StoredDate``) and the console's times use these fields instead.
+/// Foundation's `DateFormatter`, `ISO8601DateFormatter` and `Calendar` are ICU's on Linux: a
+/// formatter takes about 100 µs to make, and the first use of any of them maps two to five
+/// megabytes of ICU's data into the process. Pepper's stored dates (Storage's `StoredDate`),
+/// the times its faces show and the ISO 8601 texts it writes use these fields instead.
 /// Only the years 1583 to 9999: Foundation's Gregorian calendar is Julian before October 1582,
 /// and a fifth digit would change the texts' shape; other dates give `nil`, and the caller uses
 /// Foundation.
@@ -54,6 +54,29 @@ public struct UTCDateTime: Sendable, Hashable {
         millisecond = Int(inDay % 1_000)
     }
 
+    /// The fields of a day and time, checked: `nil` when one is out of its range (the day
+    /// against its month's length) or the year is outside 1583 to 9999.
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0) {
+        guard (1_583...9_999).contains(year), (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
+            (0...59).contains(second), (0...999).contains(millisecond)
+        else { return nil }
+        let days = Self.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
+        // A day past its month's end (31 April) would name another date: refused.
+        guard (1...31).contains(day), Self.civilDate(daysSince1970: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
+        (self.year, self.month, self.day) = (year, month, day)
+        (self.hour, self.minute, self.second, self.millisecond) = (hour, minute, second, millisecond)
+    }
+
+    /// Seconds from 1970-01-01 00:00 UTC to the start of the second these fields name.
+    public var secondsSince1970: Int64 {
+        Self.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
+    }
+
+    /// The moment these fields name.
+    public var date: Date {
+        Date(timeIntervalSinceReferenceDate: Double(secondsSince1970 - 978_307_200) + Double(millisecond) / 1_000)
+    }
+
     /// `yyyy-MM-dd`.
     public var dayText: String { Self.text([(year, 4), (month, 2), (day, 2)], separators: ["-", "-"]) }
 
@@ -66,12 +89,25 @@ public struct UTCDateTime: Sendable, Hashable {
     /// `MM-dd`.
     public var monthDayText: String { Self.text([(month, 2), (day, 2)], separators: ["-"]) }
 
+    /// `yyyy-MM-ddTHH:mm:ssZ`: RFC 3339 to the second, as `ISO8601DateFormatter` writes it
+    /// with `.withInternetDateTime`.
+    public var internetText: String { dayText + "T" + secondText + "Z" }
+
+    /// `date` as ``internetText``, to the second it is in (Foundation's formatter outside the
+    /// years 1583 to 9999).
+    public static func internetText(_ date: Date) -> String {
+        if let fields = UTCDateTime(truncating: date) { return fields.internetText }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
     /// GRDB's stored text, `yyyy-MM-dd HH:mm:ss.SSS`.
     public var storageText: String { dayText + " " + secondText + "." + Self.text([(millisecond, 3)], separators: []) }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
     /// `civil_from_days`: 400-year eras, years starting in March so that leap days come last).
-    static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468
         let (era, dayOfEra) = floorDivision(shifted, by: 146_097)
         let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
@@ -80,6 +116,16 @@ public struct UTCDateTime: Sendable, Hashable {
         let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// The days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
+    /// `days_from_civil`, the inverse of ``civilDate(daysSince1970:)``).
+    public static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let marchYear = month <= 2 ? year - 1 : year
+        let (era, yearOfEra) = floorDivision(marchYear, by: 400)
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func floorDivision(_ value: Int64, by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
@@ -98,26 +144,5 @@ public struct UTCDateTime: Sendable, Hashable {
             text.append(digits)
         }
         return text
-    }
-}
-
-/// Dates in GRDB's storage text (`yyyy-MM-dd HH:mm:ss.SSS`, UTC), written by arithmetic.
-///
-/// GRDB makes that text with a `DateFormatter` (ICU's, on Linux). The DNS server writes up to
-/// 5,000 dates a second into its query log, so it writes the same text made by ``UTCDateTime``
-/// instead (`StoredDateTests` holds it to GRDB's, date for date); what reads the rows cannot tell.
-enum StoredDate {
-    /// `date` as GRDB stores it (GRDB's own text outside the years ``UTCDateTime`` covers).
-    static func databaseValue(_ date: Date) -> DatabaseValue {
-        UTCDateTime(date)?.storageText.databaseValue ?? date.databaseValue
-    }
-
-    /// The UTC day of `date`, `yyyy-MM-dd`, as Foundation's Gregorian calendar counts it.
-    static func day(_ date: Date) -> String {
-        if let fields = UTCDateTime(truncating: date) { return fields.dayText }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import PepperActions
 import Screens
 import Storage
+import UTCTime
 
 /// One area of the console (Calls, DNS, Lists…): its routes, all under one path, with only the
 /// dependencies it uses. Each page is one screen model rendered by one template. Actions follow

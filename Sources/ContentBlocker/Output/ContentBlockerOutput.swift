@@ -1,6 +1,7 @@
 import Crypto
 import FilterLists
 import Foundation
+import UTCTime
 
 /// The files of a compiled content blocker: `blocker-1.json` … `blocker-K.json` and `manifest.json`.
 public struct ContentBlockerOutput: Sendable {
@@ -179,9 +180,7 @@ public struct ContentBlockerOutput: Sendable {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        UTCDateTime.internetText(date)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import UTCTime
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ extension RunningServiceStatus {
     public static func current(home: PepperHome) -> Self? {
         guard let data = try? Data(contentsOf: url(home: home)) else { return nil }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .internetDateTime
         guard let status = try? decoder.decode(Self.self, from: data), isRunning(status.pid) else { return nil }
         return status
     }
@@ -37,7 +38,7 @@ extension RunningServiceStatus {
         let url = Self.url(home: home)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .internetDateTime
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try encoder.encode(self).write(to: url, options: .atomic)
     }

@@ -12,6 +12,7 @@ import PepperActions
 import ServerMetrics
 import ServiceLifecycle
 import Storage
+import UTCTime
 
 /// `pepper dns`: the filtering DNS forwarder.
 struct DNSCommand: AsyncParsableCommand {
@@ -547,17 +548,16 @@ struct DNSLogCommand: ParsableCommand {
 
     func run() throws {
         let entries = try DNSQueryLogStore(database: try homeOptions.openState().database).recent(limit: limit, blockedOnly: blocked)
-        let formatter = ISO8601DateFormatter()
         if json {
             let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
+            encoder.dateEncodingStrategy = .internetDateTime
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for entry in entries { print(String(decoding: try encoder.encode(entry), as: UTF8.self)) }
             return
         }
         for entry in entries {
             print(
-                [formatter.string(from: entry.at), entry.client, entry.type, entry.name, entry.outcome.rawValue, entry.responseCode].joined(
+                [Terminal.date(entry.at), entry.client, entry.type, entry.name, entry.outcome.rawValue, entry.responseCode].joined(
                     separator: "\t"))
         }
     }

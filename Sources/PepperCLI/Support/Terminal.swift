@@ -1,6 +1,7 @@
 import Foundation
 import PepperActions
 import Screens
+import UTCTime
 
 /// Output helpers: results on stdout, progress and warnings on stderr.
 enum Terminal {
@@ -42,9 +43,7 @@ enum Terminal {
 
     /// Formats a date as commands print it (`2026-11-24T10:30:00Z`).
     static func date(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        UTCDateTime.internetText(date)
     }
 
     /// The line after a rebuild: how many rules are in force now, and where.
@@ -67,7 +66,7 @@ enum Terminal {
     static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .internetDateTime
         let data = try encoder.encode(value)
         FileHandle.standardOutput.write(data)
         FileHandle.standardOutput.write(Data("\n".utf8))

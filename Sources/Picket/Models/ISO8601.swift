@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 
 /// Dates as the API writes them: ISO 8601 in UTC with milliseconds
 /// (`2026-03-01T08:00:00.000Z`, what JavaScript's `toISOString()` gives), and the forms it reads.
@@ -34,7 +35,7 @@ public enum ISO8601 {
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(0..<4),
             let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...daysIn(month, year)).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var seconds = Double(UTCDateTime.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400
         if bytes.count == 10 { return Date(timeIntervalSince1970: seconds) }
         guard bytes.count >= 17, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
             let hour = number(11..<13), let minute = number(14..<16), hour < 24, minute < 60
@@ -86,15 +87,5 @@ public enum ISO8601 {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -3,6 +3,7 @@ import FilterLists
 import Foundation
 import PepperActions
 import Storage
+import UTCTime
 
 /// The allowlist screen: sites where nothing is blocked or hidden (for good or for 24 hours),
 /// and "Check a URL": the verdict for a request, with the rule, list and line that decide it.
@@ -160,9 +161,7 @@ public struct AllowlistScreen: Sendable {
     }
 
     static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        UTCDateTime.internetText(date)
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import ListSync
 import PepperActions
 import Storage
+import UTCTime
 
 /// The lists screen: the catalogue with enable / disable, add by address or upload, remove;
 /// "Update now" with its per-list result; what each list gave the content blocker (rules in,
@@ -214,7 +215,7 @@ public struct ListsScreen: Sendable {
         case .updated(let bytes, let viaPatch):
             return (viaPatch ? "patched" : "new copy") + " (\(Text.count(bytes)) bytes)"
         case .notModified: return "not modified"
-        case .fresh(let until): return "up to date until \(ISO8601DateFormatter().string(from: until))"
+        case .fresh(let until): return "up to date until \(UTCDateTime.internetText(until))"
         case .failed(let reason): return "failed: \(reason); the last good copy is kept"
         }
     }

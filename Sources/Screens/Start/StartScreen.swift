@@ -2,6 +2,7 @@ import ContentBlocker
 import FilterLists
 import Foundation
 import PepperActions
+import Picket
 import Storage
 
 /// The start screen (the apps' info screen): is protection on, what did it do today and this
@@ -84,7 +85,7 @@ public struct StartScreen: Sendable {
             let enabled = lists.filter(\.enabled)
             let protection = Protection(
                 listsInForce: manifest?.sources.map(\.name) ?? [], rules: manifest?.files.reduce(0) { $0 + $1.rules } ?? 0,
-                compiledAt: manifest.flatMap { ISO8601DateFormatter().date(from: $0.generatedAt) },
+                compiledAt: manifest.flatMap { ISO8601.parse($0.generatedAt) },
                 usingStarterList: manifest?.sources.contains { $0.url == StarterList.url } ?? false,
                 lastUpdate: enabled.compactMap(\.lastAttempt).max(), dnsServer: DNSServerStatus.current(home: state.home))
             var attention: [Attention] = []

@@ -33,7 +33,7 @@ public struct AllowlistStore: Sendable {
     public func entries() throws -> [Entry] {
         try database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT domain, expiresAt FROM allowlist ORDER BY domain").map { row in
-                Entry(domain: row["domain"], expiresAt: row["expiresAt"])
+                Entry(domain: row["domain"], expiresAt: (row["expiresAt"] as StoredDate?)?.date)
             }
         }
     }
@@ -52,7 +52,7 @@ public struct AllowlistStore: Sendable {
                 sql: """
                     INSERT INTO allowlist (domain, addedAt, expiresAt) VALUES (?, ?, ?)
                     ON CONFLICT(domain) DO UPDATE SET expiresAt = excluded.expiresAt
-                    """, arguments: [domain, Date(), expiresAt])
+                    """, arguments: [domain, Date().stored, expiresAt.stored])
             return !existed
         }
         return (domain, added)

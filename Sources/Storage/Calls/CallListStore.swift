@@ -49,7 +49,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
     public func add(_ kind: CallDirectoryEntryKind, _ entries: [CallDirectoryEntry], pattern: String? = nil) throws -> Change {
         try database.write { db in
             let version = try Self.version(db) + 1
-            let now = Date()
+            let now = Date().stored
             var added = 0
             let select = try db.cachedStatement(sql: "SELECT label FROM callEntry WHERE kind = ? AND number = ?")
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM callEntry WHERE kind = ? AND number = ?")
@@ -151,7 +151,7 @@ public struct CallListStore: Sendable, CallDirectorySource {
                 SELECT ?1, i.number, i.label, NULL, ?2, ?3 FROM incoming i WHERE true
                 ON CONFLICT (kind, number) DO UPDATE SET label = excluded.label, version = excluded.version
                 WHERE callEntry.label IS NOT excluded.label
-                """, arguments: [kind.rawValue, version, Date()])
+                """, arguments: [kind.rawValue, version, Date().stored])
         try db.execute(sql: "DELETE FROM incoming")
         return (added, removed)
     }

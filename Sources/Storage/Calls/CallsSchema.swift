@@ -77,7 +77,7 @@ enum CallsSchema {
         }
 
         // The defaults of a fresh state (`docs/calls-and-messages.md`), as version 1 of the lists.
-        let now = Date()
+        let now = Date().stored
         try db.execute(sql: "INSERT INTO callListState (id, version) VALUES (1, 1)")
         for (kind, number, label) in [("block", Int64(12_539_501_212), nil), ("identify", Int64(14_259_501_212), "Suspicious")]
             as [(String, Int64, String?)]

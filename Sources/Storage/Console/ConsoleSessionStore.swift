@@ -46,9 +46,10 @@ public struct ConsoleSessionStore: Sendable {
         try await database.writer.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO consoleSession (digest, method, user, createdAt, lastUsed) VALUES (?, ?, ?, ?, ?)",
-                arguments: [session.digest, session.method, session.user, session.createdAt, session.lastUsed])
+                arguments: [session.digest, session.method, session.user, session.createdAt.stored, session.lastUsed.stored])
             try db.execute(
-                sql: "DELETE FROM consoleSession WHERE lastUsed < ? OR createdAt < ?", arguments: [expiredBefore, createdBefore])
+                sql: "DELETE FROM consoleSession WHERE lastUsed < ? OR createdAt < ?",
+                arguments: [expiredBefore.stored, createdBefore.stored])
             try db.execute(
                 sql: "DELETE FROM consoleSession WHERE digest NOT IN (SELECT digest FROM consoleSession ORDER BY lastUsed DESC LIMIT ?)",
                 arguments: [keep])
@@ -61,7 +62,10 @@ public struct ConsoleSessionStore: Sendable {
             try Row.fetchOne(
                 db, sql: "SELECT digest, method, user, createdAt, lastUsed FROM consoleSession WHERE digest = ?", arguments: [digest]
             )
-            .map { Session(digest: $0[0], method: $0[1], user: $0[2], createdAt: $0[3], lastUsed: $0[4]) }
+            .map {
+                Session(
+                    digest: $0[0], method: $0[1], user: $0[2], createdAt: ($0[3] as StoredDate).date, lastUsed: ($0[4] as StoredDate).date)
+            }
         }
     }
 
@@ -70,7 +74,7 @@ public struct ConsoleSessionStore: Sendable {
     @discardableResult
     public func touch(digest: String, at date: Date) async throws -> Bool {
         try await database.writer.write { db in
-            try db.execute(sql: "UPDATE consoleSession SET lastUsed = ? WHERE digest = ?", arguments: [date, digest])
+            try db.execute(sql: "UPDATE consoleSession SET lastUsed = ? WHERE digest = ?", arguments: [date.stored, digest])
             return db.changesCount > 0
         }
     }

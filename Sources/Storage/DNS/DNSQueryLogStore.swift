@@ -153,15 +153,14 @@ public struct DNSQueryLogStore: Sendable {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in entries.suffix(retention) {
-                // The dates' text by arithmetic, not GRDB's DateFormatter (ICU): see StoredDate.
                 try insert.execute(arguments: [
-                    StoredDate.databaseValue(entry.at), entry.client, entry.name, entry.type, entry.outcome.rawValue,
+                    entry.at.stored, entry.client, entry.name, entry.type, entry.outcome.rawValue,
                     entry.responseCode,
                 ])
             }
             try db.execute(
                 sql: "DELETE FROM dnsQueryLog WHERE id <= (SELECT MAX(id) FROM dnsQueryLog) - ? OR at < ?",
-                arguments: [retention, StoredDate.databaseValue(now.addingTimeInterval(-maximumAge))])
+                arguments: [retention, now.addingTimeInterval(-maximumAge).stored])
         }
     }
 
@@ -230,7 +229,7 @@ public struct DNSQueryLogStore: Sendable {
     private static func entry(_ row: Row) -> Entry? {
         guard let outcome = DNSQueryOutcome(rawValue: row["outcome"]) else { return nil }
         return Entry(
-            at: row["at"], client: row["client"], name: row["name"], type: row["type"], outcome: outcome,
+            at: (row["at"] as StoredDate).date, client: row["client"], name: row["name"], type: row["type"], outcome: outcome,
             responseCode: row["responseCode"])
     }
 
@@ -256,7 +255,7 @@ public struct DNSQueryLogStore: Sendable {
                 sql: """
                     SELECT name, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? AND \(DNSQueryOutcome.blockedCondition)
                     GROUP BY name ORDER BY count DESC, name LIMIT ?
-                    """, arguments: [since, limit]
+                    """, arguments: [since.stored, limit]
             ).map { NameCount(name: $0["name"], count: $0["count"]) }
         }
     }
@@ -267,7 +266,7 @@ public struct DNSQueryLogStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: "SELECT client, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? GROUP BY client ORDER BY count DESC, client LIMIT ?",
-                arguments: [since, limit]
+                arguments: [since.stored, limit]
             ).map { NameCount(name: $0["client"], count: $0["count"]) }
         }
     }

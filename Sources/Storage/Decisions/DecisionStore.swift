@@ -138,13 +138,13 @@ public struct DecisionStore: Sendable {
             // Only the newest `historyLimit` can survive, so older ones in a big batch are not logged.
             for (index, decision) in decisions.enumerated() {
                 try count.execute(arguments: [
-                    decision.domain.rawValue, decision.action.rawValue, decision.ruleKind, decision.rule ?? "", decision.at,
+                    decision.domain.rawValue, decision.action.rawValue, decision.ruleKind, decision.rule ?? "", decision.at.stored,
                 ])
                 try daily.execute(arguments: [Self.day(of: decision.at), decision.domain.rawValue, decision.action.rawValue])
                 if index >= decisions.count - Self.historyLimit {
                     try log.execute(
                         arguments: [
-                            decision.domain.rawValue, decision.at, decision.subject, decision.action.rawValue, decision.ruleKind,
+                            decision.domain.rawValue, decision.at.stored, decision.subject, decision.action.rawValue, decision.ruleKind,
                             decision.rule,
                         ])
                 }
@@ -194,7 +194,9 @@ public struct DecisionStore: Sendable {
                 sql: "SELECT action, ruleKind, rule, count, lastAt FROM decisionCount WHERE domain = ? ORDER BY count DESC, action, rule",
                 arguments: [domain.rawValue]
             ).compactMap { row in
-                Action(rawValue: row[0]).map { Count(action: $0, ruleKind: row[1], rule: row[2], count: row[3], lastAt: row[4]) }
+                Action(rawValue: row[0]).map {
+                    Count(action: $0, ruleKind: row[1], rule: row[2], count: row[3], lastAt: (row[4] as StoredDate).date)
+                }
             }
         }
     }
@@ -207,7 +209,7 @@ public struct DecisionStore: Sendable {
                 arguments: [domain.rawValue, limit]
             ).compactMap { row in
                 Action(rawValue: row[1]).map {
-                    Decision(domain: domain, subject: row[0], action: $0, ruleKind: row[2], rule: row[3], at: row[4])
+                    Decision(domain: domain, subject: row[0], action: $0, ruleKind: row[2], rule: row[3], at: (row[4] as StoredDate).date)
                 }
             }
         }

@@ -55,6 +55,16 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
         self.addedAt = Date()
     }
 
+    /// Dates written as ``StoredDate`` writes them (GRDB's text, without ICU's formatter).
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { StoredDate($0) }
+    }
+
+    /// Dates read as ``StoredDate`` reads them (without ICU's calendar).
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .custom { StoredDate.fromDatabaseValue($0)?.date }
+    }
+
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }

@@ -55,7 +55,7 @@ public struct MessageRuleStore: Sendable {
                     INSERT INTO smsWord (folded, sender, word, action, subAction, addedAt) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (folded, sender) DO UPDATE SET word = excluded.word, action = excluded.action, subAction = excluded.subAction
                     """,
-                arguments: [folded, rule.sender ?? "", rule.word, rule.action.rawValue, rule.subAction.rawValue, Date()])
+                arguments: [folded, rule.sender ?? "", rule.word, rule.action.rawValue, rule.subAction.rawValue, Date().stored])
             return !exists
         }
     }
@@ -79,7 +79,7 @@ public struct MessageRuleStore: Sendable {
     @discardableResult
     public func blockSender(_ key: String) throws -> Bool {
         try database.writer.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO smsSender (sender, addedAt) VALUES (?, ?)", arguments: [key, Date()])
+            try db.execute(sql: "INSERT OR IGNORE INTO smsSender (sender, addedAt) VALUES (?, ?)", arguments: [key, Date().stored])
             return db.changesCount > 0
         }
     }

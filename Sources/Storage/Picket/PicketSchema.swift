@@ -123,6 +123,6 @@ enum PicketSchema {
     /// same bytes. Existing stores start from the migration's time.
     static func addContentTime(_ db: Database) throws {
         try db.alter(table: "picketState") { table in table.add(column: "contentChangedAt", .datetime) }
-        try db.execute(sql: "UPDATE picketState SET contentChangedAt = ?", arguments: [Date()])
+        try db.execute(sql: "UPDATE picketState SET contentChangedAt = ?", arguments: [Date().stored])
     }
 }

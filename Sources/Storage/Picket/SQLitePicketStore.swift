@@ -20,13 +20,14 @@ public struct SQLitePicketStore: PicketStore {
 
     static func revision(_ db: Database) throws -> PicketRevision {
         let row = try Row.fetchOne(db, sql: "SELECT contentRevision, keysRevision, contentChangedAt FROM picketState WHERE id = 1")
-        return PicketRevision(content: row?[0] ?? 0, keys: row?[1] ?? 0, contentChangedAt: row?[2])
+        return PicketRevision(content: row?[0] ?? 0, keys: row?[1] ?? 0, contentChangedAt: (row?[2] as StoredDate?)?.date)
     }
 
     /// Records that what clients are served changed, and when (see ``PicketRevision``).
     private static func bumpContent(_ db: Database) throws {
         try db.execute(
-            sql: "UPDATE picketState SET contentRevision = contentRevision + 1, contentChangedAt = ? WHERE id = 1", arguments: [Date()])
+            sql: "UPDATE picketState SET contentRevision = contentRevision + 1, contentChangedAt = ? WHERE id = 1",
+            arguments: [Date().stored])
     }
 
     public func publishedRecords(now: Date) async throws -> PublishedRecords {
@@ -36,7 +37,7 @@ public struct SQLitePicketStore: PicketStore {
                 sql: """
                     SELECT * FROM picketAction WHERE status = 'approved' AND (endDate IS NULL OR endDate > ?)
                     ORDER BY startDate DESC, id
-                    """, arguments: [now]
+                    """, arguments: [now.stored]
             ).map(Self.action)
             let employerIDs = Array(Set(actions.map(\.employerId))).sorted()
             let employers = try Self.employers(db, ids: employerIDs)
@@ -56,7 +57,7 @@ public struct SQLitePicketStore: PicketStore {
         try await database.writer.write { db in
             try db.execute(
                 sql: "UPDATE picketAction SET status = 'completed' WHERE status = 'approved' AND endDate IS NOT NULL AND endDate <= ?",
-                arguments: [now])
+                arguments: [now.stored])
             let changed = db.changesCount
             if changed > 0 { try Self.bumpContent(db) }
             return changed
@@ -68,7 +69,8 @@ public struct SQLitePicketStore: PicketStore {
             try Row.fetchAll(db, sql: "SELECT id, hash, scopes, label, createdAt, revokedAt FROM picketApiKey ORDER BY createdAt, id").map {
                 row in
                 APIKeyRecord(
-                    id: row[0], hash: row[1], scopes: Self.scopes(row[2]), label: row[3], createdAt: row[4], revokedAt: row[5])
+                    id: row[0], hash: row[1], scopes: Self.scopes(row[2]), label: row[3], createdAt: (row[4] as StoredDate).date,
+                    revokedAt: (row[5] as StoredDate?)?.date)
             }
         }
     }
@@ -77,14 +79,17 @@ public struct SQLitePicketStore: PicketStore {
         try await database.writer.write { db in
             try db.execute(
                 sql: "INSERT INTO picketApiKey (id, hash, scopes, label, createdAt, revokedAt) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [key.id, key.hash, key.scopes.map(\.rawValue).joined(separator: " "), key.label, key.createdAt, key.revokedAt])
+                arguments: [
+                    key.id, key.hash, key.scopes.map(\.rawValue).joined(separator: " "), key.label, key.createdAt.stored,
+                    key.revokedAt.stored,
+                ])
             try db.execute(sql: "UPDATE picketState SET keysRevision = keysRevision + 1 WHERE id = 1")
         }
     }
 
     public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
         try await database.writer.write { db in
-            try db.execute(sql: "UPDATE picketApiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [date, id])
+            try db.execute(sql: "UPDATE picketApiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [date.stored, id])
             guard db.changesCount > 0 else { return false }
             try db.execute(sql: "UPDATE picketState SET keysRevision = keysRevision + 1 WHERE id = 1")
             return true
@@ -164,7 +169,7 @@ public struct SQLitePicketStore: PicketStore {
                 }
                 return ModerationLogEntry(
                     submissionId: row["submissionId"], kind: kind, decision: decision, moderator: row["moderator"],
-                    reason: row["reason"], decidedAt: row["decidedAt"], summary: row["summary"])
+                    reason: row["reason"], decidedAt: (row["decidedAt"] as StoredDate).date, summary: row["summary"])
             }
         }
     }
@@ -190,7 +195,7 @@ public struct SQLitePicketStore: PicketStore {
                 INSERT INTO picketModeration (submissionId, kind, decision, moderator, reason, decidedAt, summary)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [outcome.id, outcome.kind.rawValue, decision.rawValue, moderator, reason, date, summary])
+            arguments: [outcome.id, outcome.kind.rawValue, decision.rawValue, moderator, reason, date.stored, summary])
     }
 
     private static func decide(id: String, decision: ModerationDecision, at date: Date, _ db: Database) throws -> ModerationOutcome {
@@ -199,7 +204,7 @@ public struct SQLitePicketStore: PicketStore {
             guard action.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: action.status) }
             let status: ModerationStatus = decision == .approve ? .approved : .rejected
             try db.execute(
-                sql: "UPDATE picketAction SET status = ?, moderatedAt = ? WHERE id = ?", arguments: [status.rawValue, date, id])
+                sql: "UPDATE picketAction SET status = ?, moderatedAt = ? WHERE id = ?", arguments: [status.rawValue, date.stored, id])
             if decision == .approve {
                 // Approving a strike publishes its employer, and the website's host joins the blocklist.
                 try db.execute(sql: "UPDATE picketEmployer SET status = 'approved' WHERE id = ?", arguments: [action.employerId])
@@ -220,14 +225,15 @@ public struct SQLitePicketStore: PicketStore {
             guard snapshot.status == .pending else { throw PicketStoreError.alreadyModerated(id: id, status: snapshot.status) }
             guard decision == .approve else {
                 try db.execute(
-                    sql: "UPDATE picketSnapshot SET status = 'rejected', moderatedAt = ? WHERE id = ?", arguments: [date, id])
+                    sql: "UPDATE picketSnapshot SET status = 'rejected', moderatedAt = ? WHERE id = ?", arguments: [date.stored, id])
                 return .snapshot(id: id, actionId: snapshot.actionId, status: .rejected, siteId: nil)
             }
             guard let actionRow = try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [snapshot.actionId]),
                 Self.action(actionRow).status == .approved
             else { throw PicketStoreError.actionNotApproved(snapshot.actionId) }
             let action = Self.action(actionRow)
-            try db.execute(sql: "UPDATE picketSnapshot SET status = 'approved', moderatedAt = ? WHERE id = ?", arguments: [date, id])
+            try db.execute(
+                sql: "UPDATE picketSnapshot SET status = 'approved', moderatedAt = ? WHERE id = ?", arguments: [date.stored, id])
             let site = LocationRecord(
                 id: Self.siteID(forSnapshot: id), employerId: action.employerId, actionId: action.id, kind: .picketSite,
                 name: snapshot.address ?? snapshot.notes.map { String($0.prefix(120)) }, address: snapshot.address,
@@ -315,7 +321,7 @@ public struct SQLitePicketStore: PicketStore {
                 let id: String = row["id"]
                 return EmployerRecord(
                     id: id, name: row["name"], industry: row["industry"], website: row["website"], domains: domains[id] ?? [],
-                    status: ModerationStatus(rawValue: row["status"]) ?? .pending, createdAt: row["createdAt"])
+                    status: ModerationStatus(rawValue: row["status"]) ?? .pending, createdAt: (row["createdAt"] as StoredDate).date)
             }
         }
         return employers
@@ -326,11 +332,13 @@ public struct SQLitePicketStore: PicketStore {
         let longitude: Double? = row["longitude"]
         return ActionRecord(
             id: row["id"], employerId: row["employerId"], organization: row["organization"], actionType: row["actionType"],
-            location: row["location"], startDate: row["startDate"], endDate: row["endDate"], durationDays: row["durationDays"],
+            location: row["location"], startDate: (row["startDate"] as StoredDate).date, endDate: (row["endDate"] as StoredDate?)?.date,
+            durationDays: row["durationDays"],
             description: row["description"], demands: row["demands"], contactInfo: row["contactInfo"], moreInfoUrl: row["moreInfoUrl"],
             coordinate: latitude.flatMap { latitude in longitude.map { GeoCoordinate(latitude: latitude, longitude: $0) } },
             notificationRadius: row["notificationRadius"], status: ModerationStatus(rawValue: row["status"]) ?? .pending,
-            origin: row["origin"], submittedAt: row["submittedAt"], moderatedAt: row["moderatedAt"])
+            origin: row["origin"], submittedAt: (row["submittedAt"] as StoredDate).date,
+            moderatedAt: (row["moderatedAt"] as StoredDate?)?.date)
     }
 
     private static func location(_ row: Row) -> LocationRecord {
@@ -338,14 +346,14 @@ public struct SQLitePicketStore: PicketStore {
             id: row["id"], employerId: row["employerId"], actionId: row["actionId"],
             kind: GeofenceKind(rawValue: row["kind"]) ?? .employerLocation, name: row["name"], locationType: row["locationType"],
             address: row["address"], coordinate: GeoCoordinate(latitude: row["latitude"], longitude: row["longitude"]),
-            notificationRadius: row["notificationRadius"], createdAt: row["createdAt"])
+            notificationRadius: row["notificationRadius"], createdAt: (row["createdAt"] as StoredDate).date)
     }
 
     private static func snapshot(_ row: Row) -> SnapshotRecord {
         SnapshotRecord(
             id: row["id"], actionId: row["actionId"], coordinate: GeoCoordinate(latitude: row["latitude"], longitude: row["longitude"]),
             address: row["address"], notes: row["notes"], status: ModerationStatus(rawValue: row["status"]) ?? .pending,
-            submittedAt: row["submittedAt"], moderatedAt: row["moderatedAt"])
+            submittedAt: (row["submittedAt"] as StoredDate).date, moderatedAt: (row["moderatedAt"] as StoredDate?)?.date)
     }
 
     private static func scopes(_ text: String) -> [APIScope] {
@@ -359,7 +367,9 @@ public struct SQLitePicketStore: PicketStore {
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, industry = excluded.industry, website = excluded.website,
                 status = excluded.status
                 """,
-            arguments: [employer.id, employer.name, employer.industry, employer.website, employer.status.rawValue, employer.createdAt])
+            arguments: [
+                employer.id, employer.name, employer.industry, employer.website, employer.status.rawValue, employer.createdAt.stored,
+            ])
     }
 
     private static func upsert(_ action: ActionRecord, _ db: Database) throws {
@@ -376,10 +386,11 @@ public struct SQLitePicketStore: PicketStore {
                 origin = excluded.origin, moderatedAt = excluded.moderatedAt
                 """,
             arguments: [
-                action.id, action.employerId, action.organization, action.actionType, action.location, action.startDate, action.endDate,
+                action.id, action.employerId, action.organization, action.actionType, action.location, action.startDate.stored,
+                action.endDate.stored,
                 action.durationDays, action.description, action.demands, action.contactInfo, action.moreInfoUrl,
                 action.coordinate?.latitude, action.coordinate?.longitude, action.notificationRadius, action.status.rawValue, action.origin,
-                action.submittedAt, action.moderatedAt,
+                action.submittedAt.stored, action.moderatedAt.stored,
             ])
     }
 
@@ -395,7 +406,7 @@ public struct SQLitePicketStore: PicketStore {
             arguments: [
                 location.id, location.employerId, location.actionId, location.kind.rawValue, location.name, location.locationType,
                 location.address, location.coordinate.latitude, location.coordinate.longitude, location.notificationRadius,
-                location.createdAt,
+                location.createdAt.stored,
             ])
     }
 
@@ -408,7 +419,7 @@ public struct SQLitePicketStore: PicketStore {
             arguments: [
                 snapshot.id, snapshot.actionId, snapshot.coordinate.latitude, snapshot.coordinate.longitude, snapshot.address,
                 snapshot.notes,
-                snapshot.status.rawValue, snapshot.submittedAt, snapshot.moderatedAt,
+                snapshot.status.rawValue, snapshot.submittedAt.stored, snapshot.moderatedAt.stored,
             ])
     }
 }

@@ -31,7 +31,9 @@ public struct UserRuleStore: Sendable {
     /// Every rule, in the order added.
     public func rules() throws -> [Rule] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT text, addedAt FROM userRule ORDER BY position").map { Rule(text: $0[0], addedAt: $0[1]) }
+            try Row.fetchAll(db, sql: "SELECT text, addedAt FROM userRule ORDER BY position").map {
+                Rule(text: $0[0], addedAt: ($0[1] as StoredDate).date)
+            }
         }
     }
 
@@ -64,7 +66,9 @@ public struct UserRuleStore: Sendable {
     public func replace(with texts: [String], at date: Date = Date()) throws {
         try database.writer.write { db in
             let added = Dictionary(
-                try Row.fetchAll(db, sql: "SELECT text, addedAt FROM userRule").map { (row: Row) -> (String, Date) in (row[0], row[1]) },
+                try Row.fetchAll(db, sql: "SELECT text, addedAt FROM userRule").map { (row: Row) -> (String, Date) in
+                    (row[0], (row[1] as StoredDate).date)
+                },
                 uniquingKeysWith: { first, _ in first })
             try db.execute(sql: "DELETE FROM userRule")
             for text in texts { _ = try Self.insert(text, at: added[text] ?? date, in: db) }
@@ -77,7 +81,7 @@ public struct UserRuleStore: Sendable {
                 INSERT INTO userRule (position, text, addedAt)
                 VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM userRule), ?, ?)
                 ON CONFLICT(text) DO NOTHING
-                """, arguments: [text, date])
+                """, arguments: [text, date.stored])
         return db.changesCount > 0
     }
 
