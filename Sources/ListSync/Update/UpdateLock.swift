@@ -32,8 +32,11 @@ public final class UpdateLock: @unchecked Sendable {
     /// calling `onWait` first with the holder's pid.
     public init(directory: URL, wait: Bool, onWait: (Int32?) -> Void = { _ in }) throws(Error) {
         path = directory.appendingPathComponent("update.lock").path
-        // `O_CLOEXEC`: a program started while the lock is held must not hold it on.
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // `O_CLOEXEC`: a program started while the lock is held must not hold it on. Stored
+        // only once the lock is taken: an initializer that throws after every stored property
+        // is set still runs `deinit`, which would close the descriptor a second time (by then
+        // perhaps another thread's file or socket: a console's, a server's in the same process).
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unavailable(String(cString: strerror(errno))) }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readPID(descriptor)
@@ -48,6 +51,7 @@ public final class UpdateLock: @unchecked Sendable {
         let pid = "\(getpid())\n"
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.utf8.count, 0)
+        self.descriptor = descriptor
     }
 
     deinit {

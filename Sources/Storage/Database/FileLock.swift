@@ -22,7 +22,10 @@ public final class FileLock {
 
     /// Takes the lock on `path`, waiting for the holder when `wait` (else failing at once).
     public init(path: String, wait: Bool) throws(Error) {
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Stored only once the lock is taken: an initializer that throws after every stored
+        // property is set still runs `deinit`, which would close the descriptor a second time
+        // (by then perhaps another thread's file or socket).
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Error(path: path, reason: String(cString: strerror(errno))) }
         var result: Int32
         repeat {
@@ -33,6 +36,7 @@ public final class FileLock {
             close(descriptor)
             throw Error(path: path, reason: reason)
         }
+        self.descriptor = descriptor
     }
 
     deinit {
