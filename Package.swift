@@ -193,6 +193,7 @@ let package = Package(
         .target(
             name: "PicketServer",
             dependencies: [
+                "UTCTime",
                 "Picket",
                 "Storage",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -353,11 +354,12 @@ let package = Package(
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
-        .testTarget(name: "PicketTests", dependencies: ["Picket", "PepperTestSupport"]),
+        .testTarget(name: "PicketTests", dependencies: ["Picket", "UTCTime", "PepperTestSupport"]),
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
                 "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions",
+                "UTCTime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -380,6 +382,7 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
+                "UTCTime",
                 // The browser walks (Browser/) run the built `pepper console`, as a person would.
                 "DNSTestSupport", "pepper",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -429,6 +432,7 @@ let package = Package(
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
                 "DNSFilter", "Browsing", "AppExtensionSupport", "Storage",
+                "UTCTime",
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit")]

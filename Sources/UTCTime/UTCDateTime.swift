@@ -62,7 +62,7 @@ public struct UTCDateTime: Sendable, Hashable {
         else { return nil }
         let days = Self.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
         // A day past its month's end (31 April) would name another date: refused.
-        guard (1...31).contains(day), Self.civilDate(daysSince1970: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
+        guard Self.civilDate(daysSince1970: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
         (self.year, self.month, self.day) = (year, month, day)
         (self.hour, self.minute, self.second, self.millisecond) = (hour, minute, second, millisecond)
     }

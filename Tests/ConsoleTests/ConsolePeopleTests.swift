@@ -11,6 +11,7 @@ import Picket
 import PicketServer
 import Storage
 import Testing
+import UTCTime
 
 @testable import Console
 @testable import Screens

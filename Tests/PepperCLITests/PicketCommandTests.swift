@@ -2,6 +2,7 @@ import Foundation
 import PepperTestSupport
 import Picket
 import Testing
+import UTCTime
 
 /// `pepper picket …` as a user runs it: the built binary, a real server process, curl.
 @Suite("pepper picket", .serialized)

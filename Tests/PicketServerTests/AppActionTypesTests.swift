@@ -2,6 +2,7 @@ import Foundation
 import Picket
 import PicketServer
 import Testing
+import UTCTime
 
 /// What the public OPL apps send, end to end on both stores: every action type their strike
 /// forms offer, and two servers on one store answering with the same bytes.

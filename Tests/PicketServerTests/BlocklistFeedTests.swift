@@ -2,6 +2,7 @@ import Foundation
 import PepperTestSupport
 import Picket
 import Testing
+import UTCTime
 
 @testable import PicketServer
 

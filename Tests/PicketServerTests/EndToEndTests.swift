@@ -2,6 +2,7 @@ import Foundation
 import Picket
 import PicketServer
 import Testing
+import UTCTime
 
 /// The real client against the real server on loopback, on both stores.
 @Suite("Picket API end to end")

@@ -5,6 +5,7 @@ import PicketServer
 import Screens
 import Storage
 import Testing
+import UTCTime
 
 /// The labor-action screens (the person's side) against a real server, and moderation on both
 /// stores.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UTCTime
 
 @testable import Picket
 

@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import PepperActions
 import Screens
-import Storage
 import UTCTime
 
 /// One area of the console (Calls, DNS, Lists…): its routes, all under one path, with only the

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Picket
 import Screens
+import UTCTime
 
 /// Moderation, beside a Picket store: pending strikes and snapshots with a map-free location
 /// summary, approve or reject with a reason, the audit trail; and the store's API keys.

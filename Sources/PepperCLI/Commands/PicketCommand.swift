@@ -9,6 +9,7 @@ import PicketServer
 import ServerMetrics
 import ServiceLifecycle
 import Storage
+import UTCTime
 
 /// `pepper picket`: the Online Picket Line server, its keys and moderation, the blocklist
 /// policy, and the geofence engine.

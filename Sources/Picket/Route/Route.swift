@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 
 #if canImport(FoundationXML)
 import FoundationXML

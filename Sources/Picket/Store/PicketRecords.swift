@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 
 /// An employer as the server stores it.
 public struct EmployerRecord: Codable, Sendable, Hashable, Identifiable {

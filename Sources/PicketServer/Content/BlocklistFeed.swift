@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import Picket
+import UTCTime
 
 /// The body of `GET /api/blocklist.json`: the blocklist in the shape the other OPL clients
 /// read (the public OPL DNS server and the browser extension), prepared once per content

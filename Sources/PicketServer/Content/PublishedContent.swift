@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import Picket
+import UTCTime
 
 /// What clients are served for one content revision, prepared once: every current geofence
 /// as a JSON fragment with its digest and a 1° grid over them, the blocklist and the active

@@ -1,5 +1,6 @@
 import Foundation
 import Picket
+import UTCTime
 
 /// A request field that failed validation; the message names it (`action.startDate must be…`).
 struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {

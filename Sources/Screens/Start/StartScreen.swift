@@ -4,6 +4,7 @@ import Foundation
 import PepperActions
 import Picket
 import Storage
+import UTCTime
 
 /// The start screen (the apps' info screen): is protection on, what did it do today and this
 /// week, and what needs attention, each with the action that fixes it.

@@ -1,8 +1,8 @@
 import Foundation
-import UTCTime
 
-/// Dates as the API writes them: ISO 8601 in UTC with milliseconds
-/// (`2026-03-01T08:00:00.000Z`, what JavaScript's `toISOString()` gives), and the forms it reads.
+/// ISO 8601 texts by arithmetic: the Picket API's form, in UTC with milliseconds
+/// (`2026-03-01T08:00:00.000Z`, what JavaScript's `toISOString()` gives), and the one reader of
+/// every form Pepper meets (the API's, ``UTCDateTime/internetText``, a zone's offset).
 public enum ISO8601 {
     /// `2026-03-01T08:00:00.000Z`.
     public static func format(_ date: Date) -> String {
@@ -33,9 +33,12 @@ public enum ISO8601 {
             return value
         }
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(0..<4),
-            let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...daysIn(month, year)).contains(day)
+            let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var seconds = Double(UTCDateTime.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400
+        let days = UTCDateTime.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
+        // A day past its month's end (30 February) would name another date: refused.
+        guard UTCDateTime.civilDate(daysSince1970: days) == (Int64(year), Int64(month), Int64(day)) else { return nil }
+        var seconds = Double(days) * 86_400
         if bytes.count == 10 { return Date(timeIntervalSince1970: seconds) }
         guard bytes.count >= 17, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
             let hour = number(11..<13), let minute = number(14..<16), hour < 24, minute < 60
@@ -79,13 +82,5 @@ public enum ISO8601 {
         }
         let offset = Double(zoneHour * 3_600 + zoneMinute * 60)
         return Date(timeIntervalSince1970: bytes[index] == UInt8(ascii: "+") ? seconds - offset : seconds + offset)
-    }
-
-    private static func daysIn(_ month: Int, _ year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }
