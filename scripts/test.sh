@@ -65,6 +65,12 @@ scripts/check-units.sh
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Apple
 
+# No test may pass without checking: a guard that returns silently, an if without else around
+# the expectations (scripts/lint-tests.py says which shapes; its self-test proves it finds them).
+echo "==> tests that could pass without checking"
+python3 scripts/lint-tests.py --self-test
+python3 scripts/lint-tests.py
+
 echo "==> swift build"
 swift build --build-tests
 

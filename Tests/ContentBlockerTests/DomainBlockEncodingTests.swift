@@ -102,7 +102,7 @@ struct BackgroundReleaseTests {
         }
     }
 
-    @Test func aValueHandedOverIsFreedOnAnotherThread() {
+    @Test func aValueHandedOverIsFreedOnAnotherThread() throws {
         let freed = DispatchSemaphore(value: 0)
         let thread = UnsafeMutablePointer<pthread_t?>.allocate(capacity: 1)
         thread.initialize(to: nil)
@@ -111,8 +111,7 @@ struct BackgroundReleaseTests {
         values.reserveCapacity(1)
         BackgroundRelease.release(consume values)
         #expect(freed.wait(timeout: .now() + 10) == .success)
-        let freedOn = thread.pointee
-        #expect(freedOn != nil)
-        if let freedOn { #expect(pthread_equal(freedOn, pthread_self()) == 0) }
+        let freedOn = try #require(thread.pointee, "the value was freed on some thread")
+        #expect(pthread_equal(freedOn, pthread_self()) == 0)
     }
 }

@@ -150,6 +150,7 @@ struct UDPPacketTests {
             for _ in 0..<2_000 {
                 var damaged = vector
                 damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+                // lint-tests: a damaged packet may be refused; one that decodes must round-trip.
                 if let packet = try? UDPPacket(decoding: damaged) {
                     #expect(try UDPPacket(decoding: packet.encoded()) == packet)
                 }

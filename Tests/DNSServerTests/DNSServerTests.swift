@@ -172,12 +172,10 @@ struct DNSServerTests {
                 ("count beyond the data", [0x77, 0x01, 0x01, 0x00, 0, 40, 0, 0, 0, 0, 0, 0, 1, 97, 0, 0, 1, 0, 1]),
             ]
             for (label, bytes) in formerr {
-                let reply = await RawDNS.exchange(bytes, port: port, timeout: 2)
-                #expect(reply?.count == 12, "\(label): a bare FORMERR header")
-                if let reply {
-                    #expect(reply[0] == 0x77 && reply[1] == 0x01, "\(label): same ID")
-                    #expect(reply[3] & 0x0F == 1, "\(label): FORMERR")
-                }
+                let reply = try #require(await RawDNS.exchange(bytes, port: port, timeout: 2), "\(label): an answer")
+                #expect(reply.count == 12, "\(label): a bare FORMERR header")
+                #expect(reply[0] == 0x77 && reply[1] == 0x01, "\(label): same ID")
+                #expect(reply[3] & 0x0F == 1, "\(label): FORMERR")
             }
             #expect(await RawDNS.exchange([0x77, 0x01, 0x01], port: port, timeout: 0.5) == nil, "a truncated header is dropped")
             var random = SystemRandomNumberGenerator()

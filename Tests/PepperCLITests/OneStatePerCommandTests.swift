@@ -44,7 +44,7 @@ struct OneStatePerCommandTests {
         }
     }
 
-    /// Whatever a command throws reaches stderr as one line (DESIGN.md §3), and usage errors stay
+    /// Whatever a command throws reaches stderr as one line (README: "Exit status"), and usage errors stay
     /// swift-argument-parser's (exit 64 with the usage).
     @Test func aCommandsFailureIsOneLine() {
         struct Multiline: Error, CustomStringConvertible {

@@ -37,8 +37,7 @@ struct PicketCommandTests {
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script], environment: ["KEY": appKey])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 8, "\(run.stdout)")
-        guard lines.count == 8 else { return }
+        try #require(lines.count == 8, "\(run.stdout)")
         let data = try JSONDecoder().decode(MobileData.self, from: Data(lines[0].utf8))
         #expect(data.geofences.all.first?.id == "act_demo_brightmart")
         #expect(data.blocklist.urls.map(\.url).contains("brightmart.example"))
@@ -86,12 +85,19 @@ struct PicketCommandTests {
         #expect(items.allSatisfy { $0["id"] is String && $0["submittedAt"] is String })
         let client = PicketClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: readKey)
         let downtown = GeoCoordinate(latitude: 47.61, longitude: -122.33)
-        guard case .updated(_, let hash, _) = try await Self.wait({ try await client.mobileData(at: downtown) }) else { return }
+        let first = try await Self.wait { try await client.mobileData(at: downtown) }
+        guard case .updated(_, let hash, _) = first else {
+            Issue.record("the first data request must be answered with the data, not \(first)")
+            return
+        }
         let approved = try await PepperProcess.run(["picket", "moderate", "approve", strike.id], home: home)
         #expect(approved.status == 0, "\(approved.stderr)")
         #expect(approved.stdout.contains("Approved strike \(strike.id)"))
         let refreshed = try await Self.wait { try await client.mobileData(at: downtown, lastHash: hash) }
-        guard case .updated(let after, _, _) = refreshed else { return }
+        guard case .updated(let after, _, _) = refreshed else {
+            Issue.record("an approved strike must change the data; the server answered \(refreshed)")
+            return
+        }
         #expect(after.blocklist.urls.map(\.url).contains("cascadefoods.example"), "the approved strike's website is blocklisted")
 
         let stopped = server.stop(signal: SIGINT)

@@ -148,7 +148,11 @@ struct EndToEndTests {
         let pending = try await setup.store.pendingSubmissions()
         #expect(pending.contains { $0.id == receipt.id && $0.kind == .snapshot && $0.actionId == "act_a" })
 
-        guard case .updated(_, let hash, _) = try await setup.read.mobileData(at: Fixtures.seattle) else { return }
+        let before = try await setup.read.mobileData(at: Fixtures.seattle)
+        guard case .updated(_, let hash, _) = before else {
+            Issue.record("a first data request must be answered with the data, not \(before)")
+            return
+        }
         let outcome = try await setup.store.moderate(id: receipt.id, decision: .approve, at: Date(), by: "test", reason: nil)
         guard case .snapshot(_, _, .approved, let siteId?) = outcome else {
             Issue.record("unexpected outcome \(outcome)")
@@ -309,7 +313,11 @@ struct EndToEndTests {
         #expect(served.employerName == name)
         #expect(served.description == description)
         #expect(served.location == location)
-        guard case .updated(let data, _, _) = try await setup.read.mobileData(at: Fixtures.seattle) else { return }
+        let answer = try await setup.read.mobileData(at: Fixtures.seattle)
+        guard case .updated(let data, _, _) = answer else {
+            Issue.record("a data request without a hash must be answered with the data, not \(answer)")
+            return
+        }
         #expect(data.geofences.all.first { $0.actionId == receipt.id }?.employerName == name)
         #expect(try await setup.store.revision().content > 0)
 

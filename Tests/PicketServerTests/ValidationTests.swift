@@ -220,7 +220,10 @@ struct ValidationTests {
             method: "GET", path: "/api/mobile/data", query: [.init(name: "lat", value: "1e-05"), .init(name: "lng", value: "-0.0")])
         #expect(tiny.status == 200)
         let small = try await setup.read.mobileData(at: Fixtures.seattle, radius: 100)
-        guard case .updated(let data, _, _) = small else { return }
+        guard case .updated(let data, _, _) = small else {
+            Issue.record("a data request without a hash must be answered with the data, not \(small)")
+            return
+        }
         #expect(data.cachedRegion.radiusMeters == 100)
         #expect(data.cachedRegion.refreshThresholdMeters == 80)
         #expect(data.geofences.total == 0)
