@@ -2,7 +2,7 @@ import Foundation
 import Storage
 
 /// The app-group container the Pepper app and its extensions share, and where each thing lives
-/// in it (DESIGN.md §8 and §10): one Pepper home — `pepper.sqlite` in WAL mode, `lists/`,
+/// in it (Apple/README.md): one Pepper home — `pepper.sqlite` in WAL mode, `lists/`,
 /// `out/` — plus the extensions' own small state.
 ///
 /// ```

@@ -1,7 +1,7 @@
 import ListSync
 import Picket
 
-/// What the packet tunnel does with a name (DESIGN.md §6–7): a struck employer's domain is
+/// What the packet tunnel does with a name (docs/picket.md, docs/dns.md): a struck employer's domain is
 /// blocked under `block`, blocked and asked about under `ask`, forwarded under `allow`; an
 /// allowlisted site (including one the person chose to proceed to, for 24 hours) and any other
 /// name are forwarded.

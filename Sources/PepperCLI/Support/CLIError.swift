@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// A failure reported to the user as one line on stderr, with exit status 1 (DESIGN.md §3): for
+/// A failure reported to the user as one line on stderr, with exit status 1 (README: "Exit status"): for
 /// a message the command words itself. Any other error a command throws is reported the same
 /// way by ``Pepper/main()`` (``reported(_:)``), so commands throw the actions' errors as they are.
 struct CLIError: Error, CustomStringConvertible {
