@@ -64,6 +64,7 @@ scripts/check-units.sh
 # Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Apple
+python3 scripts/check-test-plan.py  # every test docs/test-plan.md cites exists; prints a one-line summary
 
 # No test may pass without checking: a guard that returns silently, an if without else around
 # the expectations (scripts/lint-tests.py says which shapes; its self-test proves it finds them).
