@@ -40,6 +40,8 @@ SCRIPT = re.compile(r"\bscript\s+`(scripts/[^`\s]+)`")
 ITEM = re.compile(r"^- \*\*([A-Z][A-Z0-9]*-\d+)\*\*")
 MARKER = re.compile(r"\*\*(Not run here|Not tested|Not built|Pending)[.:]\*\*")
 HEADING = re.compile(r"^#{1,6} ")
+RAW_STRING = re.compile(r'#+"')
+HASHES = re.compile(r"#*")
 
 
 # MARK: Swift sources
@@ -67,8 +69,8 @@ def code_only(text):
                     j += 1
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
             i = j
-        elif c == '"' or (c == "#" and re.match(r'#+"', text[i:])):
-            hashes = len(re.match(r"#*", text[i:]).group(0))
+        elif c == '"' or (c == "#" and RAW_STRING.match(text, i)):
+            hashes = len(HASHES.match(text, i).group(0))
             start = i + hashes
             multiline = text.startswith('"""', start)
             quote = '"""' if multiline else '"'
@@ -202,8 +204,12 @@ def behaviours(lines):
 
 def check(plan_path, list_uncited):
     started = time.monotonic()
-    with open(plan_path, encoding="utf-8") as handle:
-        raw = handle.read()
+    try:
+        with open(plan_path, encoding="utf-8") as handle:
+            raw = handle.read()
+    except OSError as error:
+        print(f"==> test plan: cannot read {plan_path}: {error.strerror}", file=sys.stderr)
+        return 1
     lines = outside_fences(raw)
     text = "\n".join(lines)
     problems = []
