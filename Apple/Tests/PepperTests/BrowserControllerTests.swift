@@ -52,6 +52,7 @@ final class BrowserControllerTests: XCTestCase {
         XCTAssertNil(browser.problem)
         XCTAssertTrue(browser.blocking)
         XCTAssertEqual(try state.allowlistEntries().map(\.domain), [])
+        await RuleListFixture.removeTestLists()  // the rebuilt lists the shield installed
     }
 
     func testOnTheStartPageTheShieldChangesNothing() async throws {
@@ -113,6 +114,7 @@ final class BrowserControllerTests: XCTestCase {
         let expiry = try XCTUnwrap(entry.expiresAt, "for a day, not for good")
         XCTAssertEqual(expiry.timeIntervalSinceNow, PicketNotice.proceedDuration, accuracy: 300)
         XCTAssertNil(browser.problem)
+        await RuleListFixture.removeTestLists()  // the rebuilt lists installed after proceeding
     }
 
     func testUnderTheBlockPolicyTheNoticeCannotBeProceededPast() async throws {
