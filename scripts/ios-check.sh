@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Pepper's Apple app compiled for iOS on Linux, against a real iOS SDK (Apple/README.md says how
 # to get one): the app, every extension and every package target they import, in Swift 6 mode
-# for arm64-apple-ios17.0, through the whole compiler front end. Then the shims of Apple/Shims
-# compared with the SDK's declarations, and the app linked into an unsigned Pepper.app.
+# for arm64-apple-ios17.0, through the whole compiler front end; with an XCTest API, the test
+# targets too (type-checked only: never linked or run). Then the shims of Apple/Shims compared
+# with the SDK's declarations, and the app linked into an unsigned Pepper.app.
 #
 #   scripts/ios-check.sh [SDK]        SDK: iPhoneOS18.6.sdk (default: $PEPPER_IOS_SDK)
+#
+# XCTest is not in the SDK: $PEPPER_XCTEST_API names the folder scripts/ios/xctest_api.py
+# assembles from public copies of Xcode's XCTest (Apple/README.md says how); without it the test
+# targets are skipped, with a message.
 #
 # Exits non-zero on any error or warning in Pepper's code, any difference between a shim and the
 # SDK, and any link or load-command problem. Linking needs an iOS 17 SDK beside the 18.6 one
@@ -22,7 +27,11 @@ fi
 [ -d .build/checkouts/GRDB.swift ] || swift package resolve
 
 status=0
-echo "==> iOS: compile (front end, Swift 6 mode)"
+if [ -n "${PEPPER_XCTEST_API:-}" ]; then
+    echo "==> iOS: compile (front end, Swift 6 mode; test targets against the XCTest API in $PEPPER_XCTEST_API)"
+else
+    echo "==> iOS: compile (front end, Swift 6 mode)"
+fi
 python3 scripts/ios/pepper_ios.py check "$sdk" || status=1
 echo "==> iOS: shims against the SDK"
 python3 scripts/ios/pepper_ios.py shims "$sdk" --self-test || status=1

@@ -23,6 +23,7 @@ cd "$(dirname "$0")/.."
 # systemd: systemd-analyze and systemd-sysusers, which check the units in deploy/ offline.
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd)
+packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -59,6 +60,9 @@ export PEPPER_AXE_JS="$PWD/.venv-axe/axe.min.js"
 
 echo "==> systemd units"
 scripts/check-units.sh
+
+echo "==> fastlane files"
+scripts/check-fastlane.sh
 
 # Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
 # Apple/Extensions are compiled and tested below, against Apple/Shims).

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Build Pepper's Apple app for iOS on Linux, against a real iOS SDK, with this machine's Swift toolchain.
 
-    pepper_ios.py check SDK [--work DIR]          compile every target, report errors and warnings
-    pepper_ios.py app SDK --out DIR [--work DIR]  the same, to objects, then link Pepper.app (unsigned)
-    pepper_ios.py shims SDK [--work DIR]          compare Apple/Shims with the SDK's own declarations
+    pepper_ios.py check SDK [--work DIR] [--xctest DIR]  compile every target, report errors and warnings
+    pepper_ios.py app SDK --out DIR [--work DIR]         the same, to objects, then link Pepper.app (unsigned)
+    pepper_ios.py shims SDK [--work DIR]                 compare Apple/Shims with the SDK's own declarations
 
 What is compiled comes from the package and the Xcode project, not from a list here:
 - `Apple/project.yml` names the app and its extensions, their sources, their package products,
@@ -16,6 +16,12 @@ included (isolation, `sending`, definite initialisation), as in an Xcode build. 
 the modules its products give it, so an `import` that `project.yml` does not back fails here as it
 would in Xcode. Any error or warning in Pepper's own code fails the run; the two third-party
 packages (swift-crypto, GRDB) are compiled with their warnings suppressed.
+
+The test targets (`bundle.unit-test`, `bundle.ui-testing`) are type-checked by `check` only, and
+only with an XCTest API (`--xctest`, or $PEPPER_XCTEST_API: the folder `xctest_api.py assemble`
+writes; XCTest is not part of the SDK); without one they are skipped, with a message. The unit
+tests see the app's module, compiled with `-enable-testing` as Xcode's Debug build is, for
+`@testable import`. Test targets are never linked or run (`app` leaves them out).
 
 The SDK is never changed: the script works on a copy made of hard links (a few changed files
 are written anew in the copy). Nothing is signed or run. `scripts/ios-check.sh` is the entry point;
@@ -159,17 +165,22 @@ class Module:
 @dataclass
 class XcodeTarget:
     name: str  # also the module name (PRODUCT_MODULE_NAME)
-    kind: str  # "application" or "app-extension"
+    kind: str  # "application", "app-extension", "bundle.unit-test" or "bundle.ui-testing"
     sources: list[Path]
     products: list[str]
     destinations: list[str]
     settings: dict[str, str]
     info: dict
     entitlements: dict
+    targets: list[str] = field(default_factory=list)  # the project's targets it depends on
 
     @property
     def is_extension(self) -> bool:
         return self.kind == "app-extension"
+
+    @property
+    def is_test(self) -> bool:
+        return self.kind in ("bundle.unit-test", "bundle.ui-testing")
 
 
 class Package:
@@ -289,11 +300,14 @@ class Project:
                 XcodeTarget(
                     name, merged["type"], sources, products, merged.get("supportedDestinations", ["iOS"]), settings,
                     merged.get("info", {}).get("properties", {}), merged.get("entitlements", {}).get("properties", {}),
+                    [d["target"] for d in merged.get("dependencies", []) if "target" in d],
                 )
             )
+        # The extensions each app embeds (a test target's dependency on the app embeds nothing).
         self.embedded = {
             d["target"]: d.get("destinationFilters", ["iOS"])
             for t in spec["targets"].values()
+            if t.get("type") not in ("bundle.unit-test", "bundle.ui-testing")
             for d in t.get("dependencies", [])
             if "target" in d
         }
@@ -301,7 +315,11 @@ class Project:
             fail(f"project.yml's iOS deployment target is not {DEPLOYMENT_TARGET}; change DEPLOYMENT_TARGET here too")
 
     def ios_targets(self) -> list[XcodeTarget]:
-        return [t for t in self.targets if "iOS" in t.destinations]
+        """The app and its extensions built for iOS (the test targets are apart: ``test_targets``)."""
+        return [t for t in self.targets if "iOS" in t.destinations and not t.is_test]
+
+    def test_targets(self) -> list[XcodeTarget]:
+        return [t for t in self.targets if "iOS" in t.destinations and t.is_test]
 
     def app(self) -> XcodeTarget:
         apps = [t for t in self.targets if t.kind == "application"]
@@ -452,7 +470,10 @@ class Builder:
             stamp.write_text("compiled without a diagnostic\n")  # lets the next run skip it
         return result
 
-    def compile_target(self, target: XcodeTarget, package: Package, swift_version: str) -> StepResult:
+    def compile_target(
+        self, target: XcodeTarget, package: Package, swift_version: str, testable: bool = False,
+        host: XcodeTarget | None = None, xctest: "XCTestAPI | None" = None,
+    ) -> StepResult:
         # Only the modules of the target's products are visible, as in Xcode.
         visible = self.work / "visible" / target.name
         if visible.exists():
@@ -460,6 +481,9 @@ class Builder:
         visible.mkdir(parents=True)
         for module in package.modules_for_products(target.products):
             (visible / f"{module}.swiftmodule").symlink_to(self.modules_dir / f"{module}.swiftmodule")
+        if host is not None:
+            # A hosted unit-test bundle is loaded into the app: the app's module is importable.
+            (visible / f"{host.name}.swiftmodule").symlink_to(self.work / "target-modules" / f"{host.name}.swiftmodule")
         files = [f for folder in target.sources for f in swift_files(folder)]
         if not files:
             fail(f"{target.name}: no Swift files in {', '.join(map(str, target.sources))}")
@@ -469,31 +493,90 @@ class Builder:
         ]
         if target.is_extension:
             arguments.append("-application-extension")
+        if testable:
+            # ENABLE_TESTABILITY, as Xcode's Debug configuration builds a tested app.
+            arguments.append("-enable-testing")
+        if xctest is not None:
+            arguments += xctest.search_paths()
         if swift_version == "5" and target.settings.get("SWIFT_STRICT_CONCURRENCY") == "complete":
             arguments.append("-strict-concurrency=complete")
         if self.objects:
             arguments += ["-c", "-o", str(self.objects_dir / f"target-{target.name}.o")]
         arguments += [str(f) for f in files]
         (self.work / "target-modules").mkdir(exist_ok=True)
-        return self.run(f"{'App' if not target.is_extension else 'Ext'}-{target.name}", arguments, own_code=True)
+        kind = "Test" if target.is_test else "Ext" if target.is_extension else "App"
+        return self.run(f"{kind}-{target.name}", arguments, own_code=True)
 
 
-def compile_everything(builder: Builder, package: Package, project: Project) -> list[XcodeTarget]:
+@dataclass
+class XCTestAPI:
+    """XCTest as the test targets see it (`xctest_api.py assemble` writes the folder): Xcode's
+    Objective-C framework headers, and a Swift module `XCTest` over them with the assertion
+    functions of swift-corelibs-xctest, compiled here from `overlay/` and `xctest_overlay.swift`."""
+
+    folder: Path
+    module_dir: Path
+
+    @staticmethod
+    def find(folder: Path | None) -> "XCTestAPI | None":
+        if folder is None:
+            return None
+        if not (folder / "Frameworks/XCTest.framework/Headers/XCTest.h").exists() or not (folder / "overlay").is_dir():
+            fail(f"{folder} is not an XCTest API folder (scripts/ios/xctest_api.py assemble writes one; Apple/README.md says how)")
+        return XCTestAPI(folder, Path())
+
+    def search_paths(self) -> list[str]:
+        return ["-F", str(self.folder / "Frameworks"), "-I", str(self.module_dir)]
+
+    def compile(self, builder: "Builder") -> StepResult:
+        self.module_dir = builder.work / "xctest"
+        self.module_dir.mkdir(exist_ok=True)
+        sources = sorted((self.folder / "overlay").glob("*.swift")) + [HERE / "xctest_overlay.swift"]
+        # Built like swift-corelibs-xctest (Swift 5 mode), as third-party code: its warnings are
+        # not Pepper's. Its errors (or the headers') are reported.
+        module = Module("XCTest", sources, [], "dependency", ["-F", str(self.folder / "Frameworks"), "-import-underlying-module"],
+                        swift_version="5", suppress_warnings=True)
+        saved = builder.modules_dir, builder.objects
+        builder.modules_dir, builder.objects = self.module_dir, False  # declarations only: never linked
+        try:
+            return builder.compile_module(module, application_extension=False)
+        finally:
+            builder.modules_dir, builder.objects = saved
+
+
+def compile_everything(builder: Builder, package: Package, project: Project, xctest: XCTestAPI | None = None) -> list[XcodeTarget]:
+    """Compiles the app, its extensions and (with `xctest`, and not to objects) the test targets.
+    Returns the targets to link: the app and its extensions."""
     targets = project.ios_targets()
+    tests = project.test_targets() if xctest is not None and not builder.objects else []
     needed: list[str] = []
-    for target in targets:
+    for target in targets + tests:
         for module in package.modules_for_products(target.products):
             if module not in needed:
                 needed.append(module)
-    print(f"==> {len(needed)} modules for {', '.join(t.name for t in targets)}: {' '.join(needed)}", flush=True)
+    print(f"==> {len(needed)} modules for {', '.join(t.name for t in targets + tests)}: {' '.join(needed)}", flush=True)
     for name in needed:
         builder.compile_module(package.module(name))
     swift_version = project.settings.get("SWIFT_VERSION", "5").split(".")[0]
     if swift_version != "6":
         print(f"  note: project.yml's SWIFT_VERSION is {swift_version}; the app is meant to build in Swift 6 mode")
+    # The apps that a unit-test bundle is hosted by are compiled for `@testable import`.
+    hosts = {name for t in tests if t.kind == "bundle.unit-test" for name in t.targets}
     for target in targets:
         version = target.settings.get("SWIFT_VERSION", swift_version).split(".")[0]
-        builder.compile_target(target, package, version)
+        builder.compile_target(target, package, version, testable=target.name in hosts)
+    if tests:
+        xctest.compile(builder)
+        by_name = {t.name: t for t in targets}
+        for target in tests:
+            version = target.settings.get("SWIFT_VERSION", swift_version).split(".")[0]
+            host = next((by_name[n] for n in target.targets if n in by_name and by_name[n].kind == "application"), None)
+            # UI tests drive the app from outside: its module is not theirs to import.
+            builder.compile_target(target, package, version, host=host if target.kind == "bundle.unit-test" else None, xctest=xctest)
+    elif not builder.objects and project.test_targets():
+        names = ", ".join(t.name for t in project.test_targets())
+        print(f"  skipped {names}: no XCTest API (XCTest is not in the SDK; set PEPPER_XCTEST_API or --xctest to the folder"
+              " scripts/ios/xctest_api.py assembles; Apple/README.md says how)", flush=True)
     return targets
 
 
@@ -763,6 +846,8 @@ def main() -> int:
     parser.add_argument("--self-test", action="store_true", help="shims: also check that deliberate mistakes are caught")
     parser.add_argument("--older-sdk", type=Path, default=os.environ.get("PEPPER_IOS_SDK_17"),
                         help="app: an iOS 17 SDK (iPhoneOS17.5.sdk) whose stubs are linked against first")
+    parser.add_argument("--xctest", type=Path, default=os.environ.get("PEPPER_XCTEST_API") or None,
+                        help="check: the XCTest API folder (scripts/ios/xctest_api.py assemble) to type-check the test targets against")
     arguments = parser.parse_args()
     work = arguments.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -781,7 +866,8 @@ def main() -> int:
     project = Project(ROOT / "Apple" / "project.yml")
     objects = arguments.command == "app"
     builder = Builder(toolchain, sdk, work / ("app" if objects else "check"), checkouts, objects, arguments.optimization)
-    targets = compile_everything(builder, package, project)
+    xctest = XCTestAPI.find(arguments.xctest.resolve()) if arguments.xctest and not objects else None
+    targets = compile_everything(builder, package, project, xctest)
     status = summarize(builder)
     if objects and status == 0:
         linker = os.environ.get("LD64", "/usr/lib/llvm-19/bin/ld64.lld")

@@ -17,6 +17,10 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
     private var engineBackLength = 0
     private var lastNavigation: WKNavigationType?
     private var rulesBlocking: Bool?
+    /// The struck employer's address whose notice is loading in its place. WebKit asks about that
+    /// load too (`loadHTMLString` with the address as base URL): it must be let through, or each
+    /// notice would cancel itself and load the next, forever (the GTK browser keeps the same guard).
+    private var noticeLoading: String?
     @Published private(set) var canGoBack = false
     @Published private(set) var canGoForward = false
     @Published private(set) var address = ""
@@ -123,19 +127,31 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
 
     func webView(_ webView: WKWebView, decidePolicyFor action: WKNavigationAction) async -> WKNavigationActionPolicy {
         let address = action.request.url?.absoluteString ?? ""
-        if action.targetFrame?.isMainFrame ?? true, let notice = session.picketNotice(for: address) {
+        let mainFrame = action.targetFrame?.isMainFrame ?? true
+        if mainFrame {
+            // The next main-frame decision after a notice was started is the notice's own load.
+            let notice = noticeLoading
+            noticeLoading = nil
+            if notice == address {
+                lastNavigation = action.navigationType
+                return .allow
+            }
+        }
+        if mainFrame, let notice = session.picketNotice(for: address) {
             let page = PicketNoticePage.html(for: notice, controls: .scriptMessages(handler: Self.messageHandler))
+            noticeLoading = address
             webView.loadHTMLString(page, baseURL: action.request.url)
             return .cancel
         }
         lastNavigation = action.navigationType
-        if action.targetFrame?.isMainFrame ?? true, ((try? session.siteBlocking.isBlocking(on: address)) ?? true) != rulesBlocking {
+        if mainFrame, ((try? session.siteBlocking.isBlocking(on: address)) ?? true) != rulesBlocking {
             await installRules(forPage: address)
         }
         return .allow
     }
 
     func webView(_ webView: WKWebView, didCommit navigation: WKNavigation!) {
+        noticeLoading = nil
         guard let url = webView.url?.absoluteString else { return }
         let back = webView.backForwardList.backList.count
         switch lastNavigation {

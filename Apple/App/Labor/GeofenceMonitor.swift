@@ -10,11 +10,14 @@ import Picket
 @MainActor
 final class GeofenceMonitor: NSObject, CLLocationManagerDelegate {
     private let context: AppContext
-    private let manager = CLLocationManager()
+    private let manager: CLLocationManager
 
-    /// A monitor working on the app's one context.
-    init(context: AppContext) {
+    /// A monitor working on the app's one context, through `manager` (the app's own; the unit
+    /// tests pass one that records what the monitor asks of Core Location, whose region
+    /// monitoring needs a person's "Always" answer).
+    init(context: AppContext, manager: CLLocationManager = CLLocationManager()) {
         self.context = context
+        self.manager = manager
         super.init()
     }
 
@@ -54,7 +57,9 @@ final class GeofenceMonitor: NSObject, CLLocationManagerDelegate {
 
     nonisolated func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
 
-    private func moved(to position: GeoCoordinate, at time: Date) async {
+    /// Applies `AppContext.geofenceMove` for a position: stops the regions it says to stop,
+    /// starts the new ones, posts the notifications. (Not private: the unit tests await it.)
+    func moved(to position: GeoCoordinate, at time: Date) async {
         let current = manager.monitoredRegions.compactMap { $0 as? CLCircularRegion }.map {
             GeofenceRegion(
                 identifier: $0.identifier, center: GeoCoordinate(latitude: $0.center.latitude, longitude: $0.center.longitude),

@@ -20,7 +20,7 @@ final class AppModel {
 
     init(opened: Result<AppContext, AppModelError>) {
         self.opened = opened
-        geofences = (try? opened.get()).map(GeofenceMonitor.init(context:))
+        geofences = (try? opened.get()).map { GeofenceMonitor(context: $0) }
     }
 
     /// Opens Pepper's state in the app-group container, with the Picket key in the Keychain and

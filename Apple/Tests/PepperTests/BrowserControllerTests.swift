@@ -1,0 +1,135 @@
+import Browsing
+import Foundation
+import PepperActions
+import Picket
+import Storage
+import WebKit
+import XCTest
+
+@testable import Pepper
+
+/// What `BrowserController` decides between WebKit and the browser session, with the simulator's
+/// real web view and a Pepper state in a temporary container. No test needs the network: the
+/// pages are loaded from strings under the addresses they stand for, and a struck employer's
+/// page is replaced before any request is made.
+@MainActor
+final class BrowserControllerTests: XCTestCase {
+    /// Waits until `browser` shows `address` and has finished loading it.
+    func shows(_ address: String, in browser: BrowserController) async throws -> Bool {
+        try await eventually { browser.address == address && browser.webView.url?.absoluteString == address && !browser.webView.isLoading }
+    }
+
+    func testZoomGoesToThePageAndIsThereAtTheNextLaunch() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        let browser = try await BrowserController.open(state: state)
+
+        browser.zoomIn()
+        browser.zoomIn()
+        XCTAssertGreaterThan(browser.session.zoom.factor, 1)
+        XCTAssertEqual(Double(browser.webView.pageZoom), browser.session.zoom.factor, accuracy: 0.001)
+        browser.zoomOut()
+        XCTAssertEqual(Double(browser.webView.pageZoom), browser.session.zoom.factor, accuracy: 0.001)
+
+        let relaunched = try await BrowserController.open(state: state)
+        XCTAssertEqual(relaunched.session.zoom.factor, browser.session.zoom.factor, "the zoom of this device survives a relaunch")
+    }
+
+    func testTheShieldAllowlistsTheSiteShownAndTurnsBackOn() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        // The page shown at the last launch, restored from the history.
+        try BrowserSession(state: state).engineAddedItem(url: "https://news.example/story")
+        let browser = try await BrowserController.open(state: state)
+        XCTAssertEqual(browser.session.currentURL, "https://news.example/story")
+
+        await browser.toggleBlocking()
+        XCTAssertNil(browser.problem)
+        XCTAssertFalse(browser.blocking, "the shield shows the site unprotected")
+        XCTAssertEqual(try state.allowlistEntries().map(\.domain), ["news.example"])
+
+        await browser.toggleBlocking()
+        XCTAssertNil(browser.problem)
+        XCTAssertTrue(browser.blocking)
+        XCTAssertEqual(try state.allowlistEntries().map(\.domain), [])
+        await RuleListFixture.removeTestLists()  // the rebuilt lists the shield installed
+    }
+
+    func testOnTheStartPageTheShieldChangesNothing() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        let browser = try await BrowserController.open(state: state)
+
+        await browser.toggleBlocking()
+        XCTAssertNil(browser.problem)
+        XCTAssertTrue(browser.blocking)
+        XCTAssertEqual(try state.allowlistEntries().map(\.domain), [])
+    }
+
+    func testEachPageGetsTheRulesOfItsSite() async throws {
+        await RuleListFixture.removeTestLists()
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try RuleListFixture.writeOutput(lists: [RuleListFixture.hideAds], to: container.container.outputURL)
+        // Allowlisted without the rebuild (which would replace the output above).
+        _ = try AllowlistStore(database: state.database).add("allowed.example")
+        let browser = try await BrowserController.open(state: state)
+        await browser.launch()
+
+        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        let news = try await shows("https://news.example/", in: browser)
+        XCTAssertTrue(news, "the page loads")
+        let hidden = try await RuleListFixture.adDisplay(in: browser.webView)
+        XCTAssertEqual(hidden, "none", "a protected site's page gets the lists")
+        XCTAssertTrue(browser.blocking)
+
+        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://allowed.example/"))
+        let allowed = try await shows("https://allowed.example/", in: browser)
+        XCTAssertTrue(allowed, "the page loads")
+        let shown = try await RuleListFixture.adDisplay(in: browser.webView)
+        XCTAssertEqual(shown, "block", "an allowlisted site's page gets none, before it loads")
+        XCTAssertFalse(browser.blocking)
+        await RuleListFixture.removeTestLists()
+    }
+
+    func testAStruckEmployersSiteShowsTheNoticeAndProceedingLetsItThroughForADay() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try TestContainer.strikeAtAcme(in: state, policy: .ask)
+        let browser = try await BrowserController.open(state: state)
+
+        browser.open("https://acme.example/")
+        let notice = try await shows("https://acme.example/", in: browser)
+        XCTAssertTrue(notice, "the notice takes the site's place, under its address")
+        let text = try await browser.webView.pageText()
+        XCTAssertTrue(text.contains("Picket line ahead: Acme"), "the notice names the employer: \(text)")
+        XCTAssertEqual(browser.session.currentURL, "https://acme.example/", "and is in the history as the site")
+
+        // "Proceed anyway", as the notice's button sends it.
+        _ = try await browser.webView.evaluateJavaScript(
+            "window.webkit.messageHandlers.\(BrowserController.messageHandler).postMessage('\(PicketNoticePage.proceedMessage)'); true")
+        let proceeded = try await eventually { ((try? state.allowlistEntries()) ?? []).contains { $0.domain == "acme.example" } }
+        XCTAssertTrue(proceeded, "proceeding allowlists the site")
+        let entry = try XCTUnwrap(try state.allowlistEntries().first { $0.domain == "acme.example" })
+        let expiry = try XCTUnwrap(entry.expiresAt, "for a day, not for good")
+        XCTAssertEqual(expiry.timeIntervalSinceNow, PicketNotice.proceedDuration, accuracy: 300)
+        XCTAssertNil(browser.problem)
+        await RuleListFixture.removeTestLists()  // the rebuilt lists installed after proceeding
+    }
+
+    func testUnderTheBlockPolicyTheNoticeCannotBeProceededPast() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try TestContainer.strikeAtAcme(in: state, policy: .block)
+        let browser = try await BrowserController.open(state: state)
+
+        browser.open("https://acme.example/")
+        let notice = try await shows("https://acme.example/", in: browser)
+        XCTAssertTrue(notice, "the notice is shown")
+        _ = try await browser.webView.evaluateJavaScript(
+            "window.webkit.messageHandlers.\(BrowserController.messageHandler).postMessage('\(PicketNoticePage.proceedMessage)'); true")
+        let refused = try await eventually { browser.problem != nil }
+        XCTAssertTrue(refused, "the refusal is shown")
+        XCTAssertEqual(try state.allowlistEntries().map(\.domain), [], "the site stays blocked")
+    }
+}
