@@ -113,21 +113,39 @@ public struct WebKitRule: Hashable, Sendable {
 }
 
 /// WebKit's `resource-type` values.
+///
+/// The raw value is the spelling in the rule JSON; the cases are in the order the compiler
+/// writes them, which is also their order under `<`.
 public enum WebKitResourceType: String, Hashable, Sendable, CaseIterable, Comparable {
+    /// A page or a frame's page (`$document`; `$subdocument` with a child-frame load context).
     case document
+    /// An image (`$image`).
     case image
+    /// A style sheet (`$stylesheet`).
     case styleSheet = "style-sheet"
+    /// A script (`$script`).
     case script
+    /// A web font (`$font`).
     case font
+    /// An untyped load, in WebKit's words (`XMLHttpRequest` before WebKit had ``fetch``); the
+    /// compiler never writes it, but rule lists read back may hold it.
     case raw
+    /// An SVG document loaded as a resource.
     case svgDocument = "svg-document"
+    /// Audio or video (`$media`).
     case media
+    /// A window opened by the page (`$popup`).
     case popup
+    /// A ping or beacon sent in the background (`$ping`).
     case ping
+    /// A request made by a script with `fetch` or `XMLHttpRequest` (`$xmlhttprequest`).
     case fetch
+    /// A WebSocket connection (`$websocket`).
     case websocket
+    /// Anything else (`$other`, `$object`).
     case other
 
+    /// Orders types as ``allCases`` lists them.
     public static func < (lhs: WebKitResourceType, rhs: WebKitResourceType) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

@@ -26,12 +26,15 @@ public struct GazetteerGeocoder: Geocoder {
         self.maximumReverseDistance = maximumReverseDistance
     }
 
+    /// `geonames`.
     public var name: String { "geonames" }
 
+    /// The city the address names, at its centre (see ``locate(_:)``); never throws.
     public func geocode(_ request: GeocodeRequest) async throws -> GeocodeResult? {
         locate(request)
     }
 
+    /// The nearest place within ``maximumReverseDistance`` (see ``describe(_:)``); never throws.
     public func reverseGeocode(_ coordinate: GeoCoordinate) async throws -> ReverseGeocodeResult? {
         describe(coordinate)
     }

@@ -24,8 +24,12 @@ public struct GeocoderChain: Geocoder {
         self.geocoders = geocoders
     }
 
+    /// The geocoders' names joined by `+` (`nominatim+geonames`).
     public var name: String { geocoders.map(\.name).joined(separator: "+") }
 
+    /// The first answer of the geocoders, asked in order; one that throws is skipped.
+    ///
+    /// - Returns: `nil` when none of them knows the address.
     public func geocode(_ request: GeocodeRequest) async throws -> GeocodeResult? {
         for geocoder in geocoders {
             if let result = try? await geocoder.geocode(request) { return result }
@@ -33,6 +37,9 @@ public struct GeocoderChain: Geocoder {
         return nil
     }
 
+    /// The first answer of the geocoders, asked in order; one that throws is skipped.
+    ///
+    /// - Returns: `nil` when none of them knows the place.
     public func reverseGeocode(_ coordinate: GeoCoordinate) async throws -> ReverseGeocodeResult? {
         for geocoder in geocoders {
             if let result = try? await geocoder.reverseGeocode(coordinate) { return result }
