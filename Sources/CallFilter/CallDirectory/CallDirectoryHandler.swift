@@ -90,8 +90,10 @@ public struct CallDirectoryHandler<Source: CallDirectorySource> {
 
     /// Loads the lists into `context` and completes (or cancels) the request.
     ///
-    /// - Parameter lastLoadedVersion: The version of the last successful load, if the extension
-    ///   stored one; an incremental context then gets only the changes since.
+    /// - Parameters:
+    ///   - context: CallKit's context (or a fake, or an exporter) to load into.
+    ///   - lastLoadedVersion: The version of the last successful load, if the extension
+    ///     stored one; an incremental context then gets only the changes since.
     /// - Returns: What was loaded; on failure the request is cancelled with the same error.
     @discardableResult
     public func beginRequest(with context: some CallDirectoryContext, lastLoadedVersion: Int64?) throws -> Outcome {

@@ -44,7 +44,9 @@ public enum RuleListLayout {
 
     /// The lists, each as its segments in order.
     ///
-    /// - Parameter counts: How many rules each part has (missing parts have none).
+    /// - Parameters:
+    ///   - counts: How many rules each part has (missing parts have none).
+    ///   - maximumRules: Most rules per list.
     /// - Throws: ``CompileError/limitTooSmall(required:limit:)`` when the rules that a list must
     ///   repeat do not leave room for anything else.
     public static func lists(counts: [Part: Int], maximumRules: Int) throws(CompileError) -> [[Segment]] {

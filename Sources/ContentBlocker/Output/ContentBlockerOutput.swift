@@ -58,7 +58,14 @@ public struct ContentBlockerOutput: Sendable {
 
     /// Lays out `compiled` into lists of at most `maximumRules` rules and describes them.
     ///
-    /// - Parameter generatedAt: The time to record; `nil` means now (or `SOURCE_DATE_EPOCH`).
+    /// - Parameters:
+    ///   - compiled: The rules.
+    ///   - sources: The lists they were compiled from, in order, for the manifest.
+    ///   - allowlist: The allowlist they were compiled with, for the manifest.
+    ///   - maximumRules: Most rules per list (WebKit accepts 150,000).
+    ///   - generatedAt: The time to record; `nil` means now (or `SOURCE_DATE_EPOCH`).
+    /// - Throws: ``CompileError`` when `maximumRules` leaves no room beside the rules every list
+    ///   must repeat.
     public init(
         compiled: CompiledRules, sources: [SourceIdentity], allowlist: [String], maximumRules: Int,
         generatedAt: Date? = nil
@@ -73,8 +80,14 @@ public struct ContentBlockerOutput: Sendable {
     /// rules gives.
     ///
     /// - Parameters:
+    ///   - encoded: The encoded rules.
+    ///   - sources: The lists they were compiled from, in order, for the manifest.
+    ///   - allowlist: The allowlist they were compiled with, for the manifest.
+    ///   - maximumRules: Most rules per list (WebKit accepts 150,000).
     ///   - inputs: A digest of what the rules were compiled from, recorded in the manifest.
     ///   - generatedAt: The time to record; `nil` means now (or `SOURCE_DATE_EPOCH`).
+    /// - Throws: ``CompileError`` when `maximumRules` leaves no room beside the rules every list
+    ///   must repeat.
     public init(
         encoded: EncodedCompiledRules, sources: [SourceIdentity], allowlist: [String], maximumRules: Int, inputs: String? = nil,
         generatedAt: Date? = nil

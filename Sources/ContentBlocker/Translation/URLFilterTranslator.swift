@@ -40,7 +40,7 @@ public enum URLFilterTranslator {
 
     /// How a rule is spelled.
     public enum Style: Sendable {
-        /// A plain `||domain^` block (see ``NetworkRule/blockedDomain``).
+        /// A plain `||domain^` block (see `NetworkRule.blockedDomain` in `FilterLists`).
         case domainRule
         /// Everything else.
         case general

@@ -145,7 +145,7 @@ public enum WebKitResourceType: String, Hashable, Sendable, CaseIterable, Compar
     /// Anything else (`$other`, `$object`).
     case other
 
-    /// Orders types as ``allCases`` lists them.
+    /// Orders types as `allCases` lists them.
     public static func < (lhs: WebKitResourceType, rhs: WebKitResourceType) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

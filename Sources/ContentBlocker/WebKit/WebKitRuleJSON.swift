@@ -124,7 +124,7 @@ public enum WebKitRuleJSON {
         entry.hasPrefix("*") ? String(entry.dropFirst()) : entry
     }
 
-    /// Reads a rule list written by ``write(_:into:)`` or by another converter.
+    /// Reads a rule list written by ``encode(_:)`` (or by another converter).
     public static func decode(_ data: Data) throws -> [WebKitRule] {
         guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { throw ReadError.notAnArray }
         return try array.enumerated().map { index, object in

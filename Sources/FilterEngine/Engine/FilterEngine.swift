@@ -3,7 +3,7 @@ import Foundation
 
 /// Matches requests and domains against filter lists, fast, and explains every verdict.
 ///
-/// Built from the rules of ``FilterLists`` (the same rules `pepper compile` turns into WebKit
+/// Built from the rules of `FilterLists` (the same rules `pepper compile` turns into WebKit
 /// rules), with the same semantics: types, first/third party by registrable domain (Public
 /// Suffix List), `$domain`, `$important`, `$badfilter`, `$document` exceptions and the user
 /// allowlist. Rules are found through a token index (each rule under its rarest token that is
@@ -18,8 +18,11 @@ public struct FilterEngine: Sendable {
 
     /// Builds an engine from parsed lists and the user's allowlist (normalised domains).
     ///
-    /// - Parameter identifier: Names the inputs (e.g. the compiled manifest's identifier), kept
-    ///   in saved files so a stale engine can be recognised.
+    /// - Parameters:
+    ///   - lists: The parsed lists, in order.
+    ///   - allowlist: Normalised domains on which nothing is blocked (subdomains included).
+    ///   - identifier: Names the inputs (e.g. the compiled manifest's identifier), kept
+    ///     in saved files so a stale engine can be recognised.
     public init(lists: [ParsedFilterList], allowlist: [String] = [], identifier: String = "") {
         self.init(storage: EngineBuilder.build(lists: lists, allowlist: allowlist, identifier: identifier))
     }
@@ -140,9 +143,10 @@ public struct FilterEngine: Sendable {
     // MARK: Domains
 
     /// Judges a host name for DNS-level filtering: blocked when it or a parent is blocked by a
-    /// hostname rule that applies whatever the request (`||domain^`, hosts files, domain lists,
-    /// Tracker Radar and Disconnect trackers), unless it or a parent is allowed by such an
-    /// exception or by the allowlist. Allocation-free unless a rule is reported.
+    /// hostname rule that makes sense for a whole name (`||domain^` without options or with
+    /// `$third-party`, `$document`, third-party rules for some types; hosts files, domain lists,
+    /// Tracker Radar and Disconnect trackers: `docs/dns.md`), unless it or a parent is allowed by
+    /// an exception without type or by the allowlist. Allocation-free unless a rule is reported.
     public func match(domain: String) -> Verdict {
         let (decision, rule, overridden, allowlistEntry) = resolveDomain(domain)
         if let allowlistEntry {

@@ -9,7 +9,11 @@ public enum DisconnectConverter {
 
     /// Converts a `services.json` document.
     ///
-    /// - Parameter categories: Category names to block (case-insensitive); `nil` for the defaults.
+    /// - Parameters:
+    ///   - data: The document's bytes.
+    ///   - name: The list's name in reports.
+    ///   - categories: Category names to block (case-insensitive); `nil` for the defaults.
+    /// - Throws: ``FilterListError/invalidJSON(name:format:reason:)`` when it does not decode.
     public static func convert(json data: Data, name: String, categories: [String]? = nil) throws(FilterListError) -> ParsedFilterList {
         let root: [String: Any]
         do {

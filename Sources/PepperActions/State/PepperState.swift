@@ -8,7 +8,7 @@ import Storage
 ///
 /// The command line, the console and the app call these functions rather than stores and
 /// builders directly, so an action behaves the same from every face: `pepper allowlist add`,
-/// the console's Allowlist screen and the browser's shield all end in ``addAllowlist(_:for:)``.
+/// the console's Allowlist screen and the browser's shield all end in ``addAllowlist(_:for:rebuild:)``.
 /// Each action that changes what is blocked ends in one rebuild of `$PEPPER_HOME/out` (and of
 /// the filter engine beside it), and rebuilds are serialized (see ``rebuild()``).
 ///

@@ -59,7 +59,9 @@ extension RunningServiceStatus {
 /// A running `pepper dns serve`: where it answers, so the console can show it, test it and
 /// send people's devices to it.
 public struct DNSServerStatus: RunningServiceStatus, Hashable {
+    /// `dns.json`, in the home's `run` folder.
     public static let fileName = "dns.json"
+    /// The server's process; the status is stale once it has exited.
     public var pid: Int32
     /// The address it answers on (`127.0.0.1:5335`).
     public var listen: String
@@ -87,7 +89,9 @@ public struct DNSServerStatus: RunningServiceStatus, Hashable {
 
 /// A running `pepper update --every`: how often it updates and when it runs next.
 public struct UpdateScheduleStatus: RunningServiceStatus, Hashable {
+    /// `update.json`, in the home's `run` folder.
     public static let fileName = "update.json"
+    /// The updating process; the status is stale once it has exited.
     public var pid: Int32
     /// Seconds between updates.
     public var every: TimeInterval
