@@ -67,7 +67,7 @@ scripts/check-fastlane.sh
 # Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
 # Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests Apple
+swift format lint --strict --recursive Package.swift Sources Tests Apple Snippets
 python3 scripts/check-test-plan.py  # every test docs/test-plan.md cites exists; prints a one-line summary
 
 # No test may pass without checking: a guard that returns silently, an if without else around
@@ -78,6 +78,10 @@ python3 scripts/lint-tests.py
 
 echo "==> swift build"
 swift build --build-tests
+
+# The API documentation (scripts/check-docs.sh): the articles' snippets run, DocC's catalogs
+# built with warnings as errors, no public symbol without a doc comment.
+scripts/check-docs.sh
 
 # The Apple app for iOS, against a real iOS SDK when one is given (Apple/README.md: the SDK is a
 # public mirror, never part of the repository): Swift 6 with no error and no warning, the shims
