@@ -20,28 +20,38 @@ precondition(compiled.allowlist == ContentRuleCompiler.allowlistRules(for: allow
 // snippet.output
 var output = try ContentBlockerOutput(
     compiled: compiled,
-    sources: [.init(name: StarterList.name, url: StarterList.url, contents: Data(StarterList.text.utf8))],
+    sources: [
+        .init(
+            name: StarterList.name, url: StarterList.url,
+            contents: Data(StarterList.text.utf8))
+    ],
     allowlist: allowlist,
     maximumRules: 150_000)
 for file in output.files {
-    print(file.name, file.ruleCount, file.byteCount)  // blocker-1.json: requests, blocker-2.json: hiding
+    print(file.name, file.ruleCount, file.byteCount)
+    // blocker-1.json: requests, blocker-2.json: hiding
 }
 
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-blocker-\(UUID().uuidString)")
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "pepper-blocker-\(UUID().uuidString)")
 let published = try output.write(to: folder.appendingPathComponent("out"))
 // snippet.end
 
 // snippet.hide
-precondition(published && output.files.map(\.name) == ["blocker-1.json", "blocker-2.json"])
+precondition(
+    published && output.files.map(\.name) == ["blocker-1.json", "blocker-2.json"])
 // snippet.show
 
 // snippet.read
-let manifest = try Manifest.decode(Data(contentsOf: folder.appendingPathComponent("out/manifest.json")))
-print(manifest.files.map(\.path), manifest.allowlist)  // ["blocker-1.json", "blocker-2.json"] ["news.example"]
+let manifest = try Manifest.decode(
+    Data(contentsOf: folder.appendingPathComponent("out/manifest.json")))
+print(manifest.files.map(\.path), manifest.allowlist)
+// ["blocker-1.json", "blocker-2.json"] ["news.example"]
 
 var rules: [WebKitRule] = []
 for file in manifest.files {
-    rules += try WebKitRuleJSON.decode(Data(contentsOf: folder.appendingPathComponent("out/\(file.path)")))
+    rules += try WebKitRuleJSON.decode(
+        Data(contentsOf: folder.appendingPathComponent("out/\(file.path)")))
 }
 print(rules.count == output.totalRules)  // true
 // snippet.end

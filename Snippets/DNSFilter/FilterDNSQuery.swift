@@ -12,7 +12,8 @@ let list = try FilterListParser().parse(
     @@||help.tracker.example^
     """,
     name: "dns-list")
-let filter = DNSQueryFilter(engine: FilterEngine(lists: [list]), blockResponse: .nxdomain, blockTTL: 300)
+let filter = DNSQueryFilter(
+    engine: FilterEngine(lists: [list]), blockResponse: .nxdomain, blockTTL: 300)
 // snippet.end
 
 // snippet.query
@@ -20,14 +21,17 @@ let filter = DNSQueryFilter(engine: FilterEngine(lists: [list]), blockResponse: 
 var flags = DNSFlags(rawValue: 0)
 flags.recursionDesired = true
 let question = DNSQuestion(name: try DNSName("cdn.tracker.example"), type: .a)
-let bytes = DNSMessage(header: DNSHeader(id: 0x1234, flags: flags), questions: [question]).encoded()
+let bytes = DNSMessage(
+    header: DNSHeader(id: 0x1234, flags: flags), questions: [question]
+).encoded()
 
 let query = try DNSMessage(decoding: bytes)
 let name = query.questions[0].name
 switch filter.decision(for: name) {
 case .block:
     let answer = filter.blockedResponse(to: query)
-    print(answer.responseCode, answer.header.id, answer.authorities.map(\.type))  // NXDOMAIN 4660 [SOA]
+    print(answer.responseCode, answer.header.id, answer.authorities.map(\.type))
+    // NXDOMAIN 4660 [SOA]
     print(filter.explanation(for: name).rule?.text ?? "-")  // ||tracker.example^
 case .allow, .forward:
     print("forward \(name) to the upstream")
@@ -39,13 +43,19 @@ print(filter.decision(for: try DNSName("help.tracker.example")))  // allow
 // snippet.hide
 let blocked = filter.blockedResponse(to: query)
 precondition(filter.decision(for: name) == .block)
-precondition(blocked.responseCode == .nameError && blocked.header.id == 0x1234 && blocked.header.flags.isResponse)
-precondition(blocked.authorities.map(\.type) == [.soa] && blocked.authorities[0].ttl == 300)
+precondition(
+    blocked.responseCode == .nameError && blocked.header.id == 0x1234
+        && blocked.header.flags.isResponse)
+precondition(
+    blocked.authorities.map(\.type) == [.soa] && blocked.authorities[0].ttl == 300)
 let roundTrip = try DNSMessage(decoding: blocked.encoded())
-precondition(roundTrip.questions == blocked.questions && roundTrip.authorities == blocked.authorities)
+precondition(
+    roundTrip.questions == blocked.questions
+        && roundTrip.authorities == blocked.authorities)
 let help = try DNSName("help.tracker.example")
 let other = try DNSName("example.org")
-precondition(filter.decision(for: help) == .allow && filter.decision(for: other) == .forward)
+precondition(
+    filter.decision(for: help) == .allow && filter.decision(for: other) == .forward)
 // snippet.show
 
 // snippet.groups
@@ -64,4 +74,5 @@ print(filters.filter(for: tablet).decision(for: try DNSName("video.example")))  
 // snippet.hide
 let video = try DNSName("video.example")
 precondition(filters.filter(for: tablet).decision(for: video) == .block)
-precondition(filters.filter(for: IPAddress("192.168.1.10")!).decision(for: video) == .forward)
+precondition(
+    filters.filter(for: IPAddress("192.168.1.10")!).decision(for: video) == .forward)

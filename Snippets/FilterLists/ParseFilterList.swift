@@ -16,19 +16,26 @@ let list = """
 
 let parsed = try FilterListParser().parse(list, name: "example")
 print(parsed.format)  // abp
-print(parsed.metadata.title ?? "-", parsed.metadata.expires ?? 0)  // Example list 345600
-print(parsed.networkRules.count, parsed.cosmeticRules.count, parsed.skippedCount)  // 2 1 1
+print(parsed.metadata.title ?? "-", parsed.metadata.expires ?? 0)
+// Example list 345600
+print(parsed.networkRules.count, parsed.cosmeticRules.count, parsed.skippedCount)
+// 2 1 1
 // snippet.end
 
 // snippet.hide
 precondition(parsed.format == .abp)
-precondition(parsed.metadata.title == "Example list" && parsed.metadata.expires == 4 * 86_400)
-precondition(parsed.networkRules.count == 2 && parsed.cosmeticRules.count == 1 && parsed.skippedCount == 1)
+precondition(
+    parsed.metadata.title == "Example list" && parsed.metadata.expires == 4 * 86_400)
+precondition(
+    parsed.networkRules.count == 2 && parsed.cosmeticRules.count == 1
+        && parsed.skippedCount == 1)
 // snippet.show
 
 // snippet.rules
 for rule in parsed.networkRules {
-    print(rule.line, rule.isException ? "allow" : "block", rule.pattern, rule.anchor, rule.party)
+    print(
+        rule.line, rule.isException ? "allow" : "block", rule.pattern, rule.anchor,
+        rule.party)
 }
 // 4 block ads.example^ host third
 // 5 allow ads.example/allowed.js host any
@@ -40,7 +47,9 @@ for (reason, count) in parsed.skipped {
 
 // snippet.hide
 let block = parsed.networkRules[0]
-precondition(block.line == 4 && !block.isException && block.anchor == .host && block.party == .third)
+precondition(
+    block.line == 4 && !block.isException && block.anchor == .host
+        && block.party == .third)
 precondition(block.resourceTypes == .script && block.blockedDomain == nil)
 precondition(parsed.networkRules[1].isException)
 precondition(parsed.skipped == [.scriptlet: 1])

@@ -6,12 +6,15 @@ import Foundation
 import PepperActions
 import Storage
 
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-home-\(UUID().uuidString)")
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "pepper-home-\(UUID().uuidString)")
 let state = try PepperState(home: PepperHome(url: folder))
 // snippet.end
 
 // snippet.change
-for line in PepperState.checkRules("||tracker.example^\nexample.org##+js(set-constant, ads, 1)") {
+for line in PepperState.checkRules(
+    "||tracker.example^\nexample.org##+js(set-constant, ads, 1)")
+{
     print(line.text, line.problem.map { "\($0)" } ?? "ok")
 }
 // ||tracker.example^ ok
@@ -24,16 +27,20 @@ print(change.domain, change.added)  // news.example true
 // snippet.end
 
 // snippet.check
-let blocked = try state.check("https://tracker.example/pixel.gif", page: "https://blog.example/")
+let blocked = try state.check(
+    "https://tracker.example/pixel.gif", page: "https://blog.example/")
 print(blocked.decision, blocked.rule?.text ?? "-")  // blocked ||tracker.example^
 
-let allowed = try state.check("https://tracker.example/pixel.gif", page: "https://news.example/")
+let allowed = try state.check(
+    "https://tracker.example/pixel.gif", page: "https://news.example/")
 print(allowed.decision, allowed.rule?.text ?? "-")  // allowed allowlist: news.example
 // snippet.end
 
 // snippet.outcome
 let outcome = try await state.rebuild()
-print(outcome.changed, outcome.fileURLs.map(\.lastPathComponent), outcome.manifest.allowlist)
+print(
+    outcome.changed, outcome.fileURLs.map(\.lastPathComponent),
+    outcome.manifest.allowlist)
 // false ["blocker-1.json", "blocker-2.json"] ["news.example"]
 // snippet.end
 
@@ -42,5 +49,6 @@ precondition(blocked.decision == .blocked && blocked.rule?.text == "||tracker.ex
 precondition(allowed.decision != .blocked)
 precondition(!outcome.changed && outcome.manifest.allowlist == ["news.example"])
 precondition(outcome.lists.map(\.name) == ["pepper-starter", "my-rules"])
-precondition(outcome.fileURLs.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
+precondition(
+    outcome.fileURLs.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
 try FileManager.default.removeItem(at: folder)

@@ -5,24 +5,29 @@
 import Foundation
 import Picket
 
-// The body of `GET /api/mobile/data` around a position (`PicketClient.mobileData(at:)` fetches it).
+// The body of `GET /api/mobile/data` around a position, as a server sends it
+// (`PicketClient.mobileData(at:)` fetches it).
 let body = """
-    {"version": "1.0", "generatedAt": "2026-05-01T09:00:00.000Z", "suggestedRefreshInterval": 3600000,
-     "cachedRegion": {"center": {"lat": 47.6062, "lng": -122.3321}, "radiusMeters": 160934, "refreshThresholdMeters": 128747},
+    {"version": "1.0", "generatedAt": "2026-05-01T09:00:00.000Z",
+     "suggestedRefreshInterval": 3600000,
+     "cachedRegion": {"center": {"lat": 47.6062, "lng": -122.3321},
+                      "radiusMeters": 160934, "refreshThresholdMeters": 128747},
      "geofences": {"total": 1, "byEmployer": [], "all": [
-        {"id": "g1", "type": "action", "actionId": "a1", "employerId": "e1", "employerName": "Example Foods",
-         "actionType": "strike", "coordinates": {"lat": 47.6097, "lng": -122.3331}, "distance": 395,
+        {"id": "g1", "type": "action", "actionId": "a1", "employerId": "e1",
+         "employerName": "Example Foods", "actionType": "strike",
+         "coordinates": {"lat": 47.6097, "lng": -122.3331}, "distance": 395,
          "notificationRadius": 500}]},
      "blocklist": {"totalUrls": 1, "totalEmployers": 1, "urls": [
-        {"url": "examplefoods.example", "employer": "Example Foods", "employerId": "e1",
-         "actionType": "strike", "actionId": "a1"}]}}
+        {"url": "examplefoods.example", "employer": "Example Foods",
+         "employerId": "e1", "actionType": "strike", "actionId": "a1"}]}}
     """
 let data = try JSONDecoder().decode(MobileData.self, from: Data(body.utf8))
 // snippet.end
 
 // snippet.blocklist
 let matcher = BlocklistMatcher(entries: data.blocklist.urls)
-print(matcher.match("https://shop.examplefoods.example/cart")?.employer ?? "-")  // Example Foods
+print(matcher.match("https://shop.examplefoods.example/cart")?.employer ?? "-")
+// Example Foods
 print(matcher.match("examplefoods.example.org") == nil)  // true
 // snippet.end
 
@@ -54,7 +59,10 @@ for metres in [450.0, 50, 300] {
 var replay = GeofenceTracker()
 replay.store(data, hash: nil, at: now)
 let kinds = [450.0, 50, 300].flatMap { metres in
-    replay.move(to: GreatCircle.destination(from: picket, bearing: 180, distance: metres), at: now).map(\.kind)
+    replay.move(
+        to: GreatCircle.destination(from: picket, bearing: 180, distance: metres),
+        at: now
+    ).map(\.kind)
 }
 precondition(kinds == [.near, .entering, .leaving])
 precondition(replay.refreshReason(at: start, now: now) == nil)
