@@ -111,7 +111,7 @@ public enum BlockerBuilder {
         }
     }
 
-    /// Parses every input, all of them at once on every core (``FilterListParser/parseAll(_:maximumLineLength:)``).
+    /// Parses every input, all of them at once on every core (`FilterListParser.parseAll`).
     public static func parse(_ inputs: [ListInput]) -> [ParsedInput] {
         let outcomes = FilterListParser.parseAll(
             inputs.map { .init(data: $0.data, name: $0.name, format: $0.format, disconnectCategories: $0.disconnectCategories) })

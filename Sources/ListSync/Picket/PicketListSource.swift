@@ -6,7 +6,7 @@ import Storage
 
 /// The Picket blocklist as a list source (`pepper lists add picket:https://SERVER --key KEY`).
 ///
-/// - Fetching goes through ``PicketClient`` like the apps: `GET /api/mobile/data` at 0,0 with
+/// - Fetching goes through `PicketClient` like the apps: `GET /api/mobile/data` at 0,0 with
 ///   the smallest radius (the blocklist is global; no geofence is wanted), sending the hash of
 ///   the stored copy, so an unchanged list costs a 304. The hash is kept as the source's ETag,
 ///   the server's `suggestedRefreshInterval` as its expiry. On a change the active strikes are
@@ -73,7 +73,7 @@ public enum PicketListSource {
     }
 
     /// The filter-list text for a stored payload under `policy`: `||domain^` per distinct
-    /// employer domain (punycode, sorted), or no rules under ``PicketPolicy/allow``.
+    /// employer domain (punycode, sorted), or no rules under `PicketPolicy.allow`.
     public static func filterList(from payload: Data, policy: PicketPolicy, server: String) throws -> (text: String, domains: Int) {
         let data: MobileData
         do {
@@ -93,7 +93,7 @@ public enum PicketListSource {
         return (text, domains.count)
     }
 
-    /// The compiler input for a stored Picket source, or `nil` under ``PicketPolicy/allow``
+    /// The compiler input for a stored Picket source, or `nil` under `PicketPolicy.allow`
     /// (the domains are then only logged by the DNS filter and the browser).
     public static func input(for source: ListSource, payload: Data, policy: PicketPolicy) throws -> ListInput? {
         guard policy.blocksInContentBlocker else { return nil }
@@ -183,7 +183,7 @@ public struct PicketBlocklistIndex: Sendable {
 
     /// The notice the browser and the DNS block page show for `url` (a URL or a host name): the
     /// employer, the action's details, and whether the policy lets the person proceed; `nil`
-    /// when no struck employer owns it or the policy is ``PicketPolicy/allow``.
+    /// when no struck employer owns it or the policy is `PicketPolicy.allow`.
     public func notice(for url: String) -> PicketNotice? {
         guard policy != .allow, let match = lookup(url) else { return nil }
         return PicketNotice(

@@ -77,7 +77,7 @@ public struct ListUpdater: Sendable {
     ///
     /// A new copy and its record change together (``ListCopies``): after a crash at any moment
     /// the copy in use is the one its record describes. Reading the copy, parsing the new one
-    /// and storing it run on a Dispatch thread (``LongBlockingWork``): a list of a few MB takes
+    /// and storing it run on a Dispatch thread (`LongBlockingWork`): a list of a few MB takes
     /// a good part of a second, which must not hold one of Swift's cooperative threads.
     public func update(
         _ source: ListSource, force: Bool, progress: ListDownloader.Progress? = nil
