@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(FilterLists ContentBlocker FilterEngine DNSFilter Picket CallFilter PepperActions ListSync)
+targets=(FilterLists ContentBlocker FilterEngine DNSFilter Picket CallFilter PepperActions ListSync Storage)
 
 bin="$(swift build --show-bin-path)"
 echo "==> snippets"

@@ -42,7 +42,7 @@ public struct AllowlistStore: Sendable {
     /// (a "temporarily unprotected" site). Adding an existing domain updates its expiry.
     ///
     /// - Returns: The stored form, and whether it was new.
-    /// - Throws: ``DomainName/Error`` for URLs, ports, wildcards and other non-domains.
+    /// - Throws: `DomainName.Error` for URLs, ports, wildcards and other non-domains.
     @discardableResult
     public func add(_ input: String, expiresAt: Date? = nil) throws -> (domain: String, added: Bool) {
         let domain = try DomainName.normalize(input)

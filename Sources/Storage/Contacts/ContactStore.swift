@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The person's contacts, as the numbers Pepper needs of them (E.164, or a sender ID's letters
-/// and digits: ``CallFilter/MessageSender`` keys): messages from contacts are always allowed, and
+/// and digits: `MessageSender` keys): messages from contacts are always allowed, and
 /// "block all except contacts" lets only their calls ring. Names are not kept.
 ///
 /// On Linux they come from an imported vCard file; the Apple app reads them from the contacts

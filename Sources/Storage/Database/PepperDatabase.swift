@@ -89,7 +89,7 @@ public final class PepperDatabase: Sendable {
     ///
     /// GRDB's first rule is one pool per database file per process: a second pool on the same
     /// file does not see the first one's schema cache or its serialized writes. Each face opens
-    /// one ``PepperState`` and passes it down; tests hold it to this with this count.
+    /// one `PepperState` and passes it down; tests hold it to this with this count.
     public static func openPools(at url: URL) -> Int {
         OpenPools.shared.count(url)
     }

@@ -13,7 +13,7 @@ public struct MessageRuleStore: Sendable {
         self.database = database
     }
 
-    /// Everything a ``MessageFilter`` needs, read in one transaction.
+    /// Everything a `MessageFilter` needs, read in one transaction.
     public func rules() throws -> MessageFilterRules {
         try database.writer.read { db in
             MessageFilterRules(
@@ -70,12 +70,12 @@ public struct MessageRuleStore: Sendable {
         }
     }
 
-    /// The blocked senders (``MessageSender`` keys), sorted.
+    /// The blocked senders (`MessageSender` keys), sorted.
     public func blockedSenders() throws -> [String] {
         try database.writer.read { db in try String.fetchAll(db, sql: "SELECT sender FROM smsSender ORDER BY sender") }
     }
 
-    /// Blocks a sender (a ``MessageSender`` key); returns whether it was new.
+    /// Blocks a sender (a `MessageSender` key); returns whether it was new.
     @discardableResult
     public func blockSender(_ key: String) throws -> Bool {
         try database.writer.write { db in

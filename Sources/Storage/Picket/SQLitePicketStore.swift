@@ -12,8 +12,10 @@ public struct SQLitePicketStore: PicketStore {
         self.database = database
     }
 
+    /// `sqlite`.
     public var kind: String { "sqlite" }
 
+    /// The counters of the `picketState` row (zero before anything was written).
     public func revision() async throws -> PicketRevision {
         try await database.writer.read { db in try Self.revision(db) }
     }
@@ -30,6 +32,9 @@ public struct SQLitePicketStore: PicketStore {
             arguments: [Date().stored])
     }
 
+    /// Approved actions not ended at `now`, newest start first, with their employers, the
+    /// employers' locations and the actions' picket sites, and the revision read in the same
+    /// transaction.
     public func publishedRecords(now: Date) async throws -> PublishedRecords {
         try await database.writer.read { db in
             let actions = try Row.fetchAll(
@@ -53,6 +58,10 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Marks approved actions whose end date is at or before `now` as completed, and bumps the
+    /// content revision when any was.
+    ///
+    /// - Returns: How many actions were completed.
     public func completeEndedActions(now: Date) async throws -> Int {
         try await database.writer.write { db in
             try db.execute(
@@ -64,6 +73,7 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Every key, revoked ones included, oldest first.
     public func apiKeys() async throws -> [APIKeyRecord] {
         try await database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT id, hash, scopes, label, createdAt, revokedAt FROM picketApiKey ORDER BY createdAt, id").map {
@@ -75,6 +85,7 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Stores `key` (its hash, never the key) and bumps the keys revision.
     public func insertAPIKey(_ key: APIKeyRecord) async throws {
         try await database.writer.write { db in
             try db.execute(
@@ -87,6 +98,9 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Records `date` as the key's revocation and bumps the keys revision.
+    ///
+    /// - Returns: `false` when no key has this identifier or it was revoked already.
     public func revokeAPIKey(id: String, at date: Date) async throws -> Bool {
         try await database.writer.write { db in
             try db.execute(sql: "UPDATE picketApiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [date.stored, id])
@@ -96,18 +110,24 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// The action's status, or `nil` when there is no such action.
     public func actionStatus(id: String) async throws -> ModerationStatus? {
         try await database.writer.read { db in
             try String.fetchOne(db, sql: "SELECT status FROM picketAction WHERE id = ?", arguments: [id]).flatMap(ModerationStatus.init)
         }
     }
 
+    /// Stores a submitted snapshot as it is (pending); nothing is published until it is approved.
     public func insertSnapshot(_ snapshot: SnapshotRecord) async throws {
         try await database.writer.write { db in
             try Self.insert(snapshot, db)
         }
     }
 
+    /// Stores a submitted strike: the action, attached to the employer of the same name
+    /// (ignoring case; an approved one first) when there is one, else to `employer`, stored too.
+    ///
+    /// - Returns: The identifier of the employer the action belongs to.
     public func insertStrikeSubmission(employer: EmployerRecord, action: ActionRecord) async throws -> String {
         try await database.writer.write { db in
             var action = action
@@ -125,6 +145,8 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// The pending strikes (with their employer's name and website) and snapshots, in the order
+    /// `ModerationItem.queue(_:)` gives.
     public func pendingSubmissions() async throws -> [ModerationItem] {
         try await database.writer.read { db in
             var items: [(submittedAt: Date, item: ModerationItem)] = []
@@ -148,6 +170,13 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Decides a pending strike or snapshot and appends the decision to the audit trail, in one
+    /// transaction. Approving a strike publishes its employer and adds the host of the
+    /// employer's website to the blocklist; approving a snapshot makes it a picket site of its
+    /// action, which must be approved already. Either bumps the content revision.
+    ///
+    /// - Throws: `PicketStoreError` when there is no such submission, it was decided already,
+    ///   or a snapshot's action is not approved.
     public func moderate(
         id: String, decision: ModerationDecision, at date: Date, by moderator: String, reason: String?
     ) async throws -> ModerationOutcome {
@@ -158,6 +187,8 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// The last `limit` decisions, newest first; a decision of a kind this version does not know
+    /// (written by a newer Pepper) is left out.
     public func moderationLog(limit: Int) async throws -> [ModerationLogEntry] {
         try await database.writer.read { db in
             try Row.fetchAll(
@@ -250,6 +281,11 @@ public struct SQLitePicketStore: PicketStore {
         id.hasPrefix("snap_") ? "site_" + id.dropFirst(5) : "site_" + id
     }
 
+    /// Adds or replaces the employers (with their domains), then the actions and the locations,
+    /// in one transaction, and bumps the content revision.
+    ///
+    /// - Throws: `PicketStoreError.missingReference` for an action or location whose
+    ///   employer, or a location whose action, is neither stored nor imported; nothing is written.
     public func importRecords(_ records: ImportRecords) async throws -> ImportCounts {
         try await database.writer.write { db in
             for employer in records.employers {
@@ -283,16 +319,19 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// The action with this identifier, whatever its status.
     public func action(id: String) async throws -> ActionRecord? {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM picketAction WHERE id = ?", arguments: [id]).map(Self.action)
         }
     }
 
+    /// The employer with this identifier, with its domains, whatever its status.
     public func employer(id: String) async throws -> EmployerRecord? {
         try await database.writer.read { db in try Self.employers(db, ids: [id]).first }
     }
 
+    /// The action's snapshots, whatever their status, oldest first.
     public func snapshots(actionId: String) async throws -> [SnapshotRecord] {
         try await database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM picketSnapshot WHERE actionId = ? ORDER BY submittedAt, id", arguments: [actionId])
@@ -300,6 +339,7 @@ public struct SQLitePicketStore: PicketStore {
         }
     }
 
+    /// Does nothing: the state database is closed by its owner.
     public func close() async {}
 
     // MARK: Rows
@@ -439,7 +479,7 @@ public struct PicketPolicyStore: Sendable {
         self.database = database
     }
 
-    /// The current policy (``PicketPolicy/default`` on a fresh state).
+    /// The current policy (`PicketPolicy.default` on a fresh state).
     public func policy() throws -> PicketPolicy {
         try database.writer.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM picketSetting WHERE key = 'policy'").flatMap(PicketPolicy.init) ?? .default
