@@ -412,6 +412,8 @@ mkdir -p "$OUT/home"
 # it), but the SQLite log and index (checkpointed into pepper.sqlite above) and the lock files.
 cp -a "$HOMEDIR/." "$OUT/home/"
 find "$OUT/home" \( -name '*.lock' -o -name '*-wal' -o -name '*-shm' -o -name '*.migration-lock' \) -delete
+# Empty folders (lists/ before lists existed, run/) too: git keeps none, and the state makes them.
+find "$OUT/home" -mindepth 1 -type d -empty -delete
 if [ -L "$OUT/home/out" ]; then
     # Only the generation out/ points to.
     current=$(readlink "$OUT/home/out")
