@@ -85,6 +85,7 @@ struct NewerStateTests {
     @Test(arguments: Layout.allCases)
     func theWritableOpenRefusesIt(_ layout: Layout) throws {
         let url = try Self.newerState(layout)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let before = try Self.snapshot(url)
         let error = #expect(throws: PepperDatabaseError.self) { try PepperDatabase(url: url) }
         Self.expectNewer(error, path: url.path)
@@ -94,6 +95,7 @@ struct NewerStateTests {
     @Test(arguments: Layout.allCases)
     func theReadOnlyOpenRefusesIt(_ layout: Layout) throws {
         let url = try Self.newerState(layout)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let before = try Self.snapshot(url)
         let error = #expect(throws: PepperDatabaseError.self) { try PepperDatabase(readingOnly: url) }
         Self.expectNewer(error, path: url.path)
@@ -102,6 +104,7 @@ struct NewerStateTests {
 
     @Test func theStateRefusesItBeforeTouchingTheHome() throws {
         let url = try Self.newerState(.oneFile)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let home = PepperHome(url: url.deletingLastPathComponent())
         let before = try Self.snapshot(url)
         let error = #expect(throws: ActionError.self) { try PepperState(home: home) }
@@ -112,6 +115,7 @@ struct NewerStateTests {
 
     @Test func theSQLitePicketStoreRefusesIt() async throws {
         let url = try Self.newerState(.asLeftByNewerPepper)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let before = try Self.snapshot(url)
         let error = await #expect(throws: PepperDatabaseError.self) {
             _ = try await PicketDatabase.open(.sqlite(path: url.path), home: PepperHome(url: url.deletingLastPathComponent()))

@@ -28,6 +28,7 @@ struct PicketUpgradeTests {
     @Test(arguments: sqliteFixtures)
     func theSQLiteStoreServesTheOldRecords(_ fixture: UpgradeFixture) async throws {
         let home = try fixture.copyHome()
+        defer { UpgradeFixture.discard(home) }
         // As `pepper picket serve --database sqlite:PATH` opens it.
         let store = try await PicketDatabase.open(
             .sqlite(path: home.appendingPathComponent("pepper.sqlite").path), home: PepperHome(url: home))

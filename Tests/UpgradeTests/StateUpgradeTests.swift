@@ -29,7 +29,9 @@ struct StateUpgradeTests {
         // every step of the schema is crossed from a state an old binary wrote.
         let firstApplied = Set(
             try UpgradeFixture.all.flatMap { fixture in
-                try Self.oldDatabase(fixture).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+                try Self.withOldDatabase(fixture) { old in
+                    try old.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+                }
             })
         #expect(UpgradeFixture.all.count >= 15)
         #expect(Set(PepperDatabase.migrator.migrations).subtracting(firstApplied).isEmpty)
@@ -37,22 +39,24 @@ struct StateUpgradeTests {
 
     /// The fixture's database as the old Pepper left it, read from a copy (SQLite may make a
     /// `-shm` beside a database it reads, and the fixture folder stays as it is committed).
-    static func oldDatabase(_ fixture: UpgradeFixture) throws -> DatabaseQueue {
+    static func withOldDatabase<T>(_ fixture: UpgradeFixture, _ body: (DatabaseQueue) throws -> T) throws -> T {
         let home = try fixture.copyHome()
+        defer { UpgradeFixture.discard(home) }
         var configuration = Configuration()
         configuration.readonly = true
-        return try DatabaseQueue(path: home.appendingPathComponent("pepper.sqlite").path, configuration: configuration)
+        return try body(DatabaseQueue(path: home.appendingPathComponent("pepper.sqlite").path, configuration: configuration))
     }
 
     @Test(arguments: UpgradeFixture.all)
     func theStateOpensWithEveryMigrationApplied(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let applied = try state.database.writer.read { try PepperDatabase.migrator.appliedMigrations($0) }
         #expect(applied == PepperDatabase.migrator.migrations)
         #expect(try state.database.writer.read(PepperDatabase.migrator.hasCompletedMigrations))
         // Nothing the old Pepper stored was dropped on the way: every table it had is there with
         // at least its rows (a migration may add rows, never remove them).
-        let oldCounts = try Self.rowCounts(Self.oldDatabase(fixture))
+        let oldCounts = try Self.withOldDatabase(fixture, Self.rowCounts)
         let newCounts = try Self.rowCounts(state.database.writer)
         #expect(!oldCounts.isEmpty)
         for (table, count) in oldCounts where table != "grdb_migrations" {
@@ -80,6 +84,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("allowlist"))
     func theAllowlistStillAllows(_ fixture: UpgradeFixture) async throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let entries = Dictionary(uniqueKeysWithValues: try state.allowlistEntries().map { ($0.domain, $0.expiresAt) })
         try await Self.ensureTheList(fixture, in: state)
         let outcome = try await state.rebuild()
@@ -120,6 +125,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("list"))
     func theOldOutputAndEngineAnswerBeforeAnyRebuild(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         // The output the old Pepper published, read by the current code.
         let manifest = try #require(state.manifest(), "the old manifest cannot be read")
         #expect(manifest.sources.contains { $0.name == "upgrade-list" })
@@ -146,6 +152,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("list"))
     func theStoredListCopyStillCompiles(_ fixture: UpgradeFixture) async throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         for record in fixture.records("list") {
             let source = try #require(try state.lists().first { $0.name == record[0] }, "no list \(record[0])")
             #expect(source.location == record[1])
@@ -173,6 +180,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("rule"))
     func myRulesStillBlock(_ fixture: UpgradeFixture) async throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let rules = try state.userRules().map(\.text)
         for record in fixture.records("rule") { #expect(rules.contains(record[0])) }
         try await state.rebuild()
@@ -187,6 +195,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("call-block"))
     func callListsStillDecide(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let lines = try state.callListLines().lines
         for record in fixture.records("call-block") {
             #expect(lines.contains { $0.kind == .blocking && $0.value == record[0] }, "\(record[0]) is not blocked any more")
@@ -238,6 +247,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("setting").filter { fixture in fixture.records("setting").contains { $0[0] != "picket-policy" } })
     func settingsAreKept(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let rules = try state.messageRules()
         for record in fixture.records("setting") {
             switch record[0] {
@@ -257,6 +267,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("sms-word"))
     func messageRulesStillDecide(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let rules = try state.messageRules()
         for record in fixture.records("sms-word") {
             #expect(rules.wordRules.contains { $0.word == record[0] && $0.action.rawValue == record[1] && $0.sender == nil }, "\(record)")
@@ -286,6 +297,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("call-decision"))
     func recordedDecisionsStillCount(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let decisions = DecisionStore(database: state.database)
         for record in fixture.records("call-decision") {
             #expect(try decisions.recent(.call).contains { $0.subject == record[0] })
@@ -304,6 +316,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("dns-query"))
     func theDNSLogStillCounts(_ fixture: UpgradeFixture) throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let log = DNSQueryLogStore(database: state.database)
         let counts = try log.counts()
         let total = counts.reduce(0) { $0 + $1.count }
@@ -328,6 +341,7 @@ struct StateUpgradeTests {
     @Test(arguments: with("console-session"))
     func aConsoleSessionSignsInOrIsCleanlyExpired(_ fixture: UpgradeFixture) async throws {
         let state = try Self.open(fixture)
+        defer { UpgradeFixture.discard(state.home.url) }
         let store = ConsoleSessionStore(database: state.database)
         for record in fixture.records("console-session") {
             let parts = record[0].split(separator: "=", maxSplits: 1).map(String.init)

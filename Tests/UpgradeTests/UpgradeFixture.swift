@@ -51,7 +51,13 @@ struct UpgradeFixture: Sendable, CustomTestStringConvertible {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
-    /// A copy of the fixture's home in a new temporary folder (the fixture itself is never opened).
+    /// Removes a copy made by ``copyHome()`` (the folder holding it).
+    static func discard(_ home: URL) {
+        try? FileManager.default.removeItem(at: home.deletingLastPathComponent())
+    }
+
+    /// A copy of the fixture's home in a new temporary folder (the fixture itself is never
+    /// opened); ``discard(_:)`` removes it.
     func copyHome() throws -> URL {
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-upgrade-\(name)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
