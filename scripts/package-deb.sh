@@ -281,26 +281,24 @@ if [[ " ${packages[*]} " == *" pepper "* ]]; then
     "$bin/pepper" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_pepper"
     "$bin/pepper" --generate-completion-script fish >"$root/usr/share/fish/vendor_completions.d/pepper.fish"
 
-    # Manual pages, a page per command, by swift-argument-parser's generate-manual (the tool of
-    # its GenerateManual plugin, which `plugin generate-manual --help` builds without building
-    # the whole package again; the plugin itself would build every product).
+    # Manual pages, a page per command, by swift-argument-parser's generate-manual: the tool its
+    # GenerateManual plugin runs, built here with the same arguments as pepper and run as the
+    # plugin runs it. Not `swift package plugin generate-manual`: it builds every product again
+    # without these link options, and the next --static-swift-stdlib build after it then linked
+    # with a plan missing -static-stdlib (SwiftPM 6.3: "cannot find -lCoreFoundation").
     echo "==> manual pages (swift-argument-parser's generate-manual)"
-    if ! plugin_output=$(swift package ${scratch_path:+--scratch-path "$scratch_path"} plugin generate-manual --help 2>&1); then
-        printf '%s\n' "$plugin_output" >&2
-        echo "error: swift package plugin generate-manual failed (above)" >&2
+    swift build "${swift_arguments[@]}" --product generate-manual >"$work/generate-manual.log" 2>&1 || {
+        cat "$work/generate-manual.log" >&2
+        echo "error: building swift-argument-parser's generate-manual failed (above)" >&2
         exit 1
-    fi
-    tool_folder=$(swift build ${scratch_path:+--scratch-path "$scratch_path"} -c debug --show-bin-path)
-    tool="$tool_folder/generate-manual-tool"
-    if [ ! -x "$tool" ]; then
-        tool=$(find "$(dirname "$tool_folder")" -maxdepth 3 -type f -name 'generate-manual-tool' -perm -u+x | head -n 1)
-    fi
-    if [ -z "$tool" ] || [ ! -x "$tool" ]; then
-        echo "error: swift-argument-parser's generate-manual tool was not found under $(dirname "$tool_folder")" >&2
-        exit 1
-    fi
+    }
+    tool="$bin/generate-manual"
     mkdir -p "$work/manual"
     "$tool" "$bin/pepper" --multi-page --date "$date_of_release" --authors "$maintainer" --output-directory "$work/manual" >/dev/null
+    if ! compgen -G "$work/manual/pepper.dns.serve.1" >/dev/null; then
+        echo "error: generate-manual wrote no page for pepper dns serve in $work/manual" >&2
+        exit 1
+    fi
     install -d "$root/usr/share/man/man1"
     for page in "$work"/manual/*.1; do
         # Two changes for man and apropos: a blank line of a command's discussion is a
@@ -324,6 +322,9 @@ if [[ " ${packages[*]} " == *" pepper "* ]]; then
         install -m 0755 "deploy/debian/pepper.$script" "$root/DEBIAN/$script"
     done
     (cd "$root" && find etc -type f | sed 's|^|/|' | LC_ALL=C sort) >"$root/DEBIAN/conffiles"
+    # Besides the libraries: systemd-sysusers and systemd-tmpfiles for postinst (the standalone
+    # ones do without systemd), and procps for /bin/kill, which pepper-dns.service's ExecReload=
+    # runs (a minimal Debian has neither).
     depends=$(shlib_depends "$root/usr/bin/pepper")
     cat >"$root/DEBIAN/control" <<EOF
 Package: pepper
@@ -331,7 +332,7 @@ Version: $version
 Architecture: $architecture
 Maintainer: $maintainer
 Installed-Size: $(installed_size "$root")
-Depends: $depends, systemd | systemd-standalone-sysusers, systemd | systemd-standalone-tmpfiles
+Depends: $depends, systemd | systemd-standalone-sysusers, systemd | systemd-standalone-tmpfiles, procps
 Recommends: ca-certificates
 Suggests: pepper-browser
 Section: net
@@ -351,7 +352,7 @@ Description: blocker of ads, trackers, boycotted domains, spam calls and junk te
 EOF
     chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles"
     build_package "$root" pepper
-    echo "    pepper: Depends: $depends, … ($(elapsed "$started"))"
+    echo "    pepper: Depends: $depends, systemd | systemd-standalone-sysusers, systemd | systemd-standalone-tmpfiles, procps ($(elapsed "$started"))"
 fi
 
 # --- pepper-browser -------------------------------------------------------------------------
