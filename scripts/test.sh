@@ -21,10 +21,11 @@ cd "$(dirname "$0")/.."
 # walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
 # and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
 # systemd: systemd-analyze and systemd-sysusers, which check the units in deploy/ offline.
-# dpkg-dev, lintian and debootstrap: the Debian package, checked and installed in a fresh root.
+# dpkg-dev, lintian and debootstrap: the Debian package, checked and installed in a fresh root;
+# libcurl4-openssl-dev and libxml2-dev: what the static Swift Foundation of its binaries links.
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
-    dpkg-dev lintian debootstrap)
+    dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
 
 missing=()
 for package in "${packages[@]}"; do
