@@ -36,7 +36,9 @@ Usage: scripts/package-deb.sh [OPTIONS]
 Builds pepper_VERSION_ARCH.deb and pepper-browser_VERSION_ARCH.deb: the binaries with the Swift
 runtime linked in (swift build --static-swift-stdlib), the units, users, state folders, options
 files (/etc/pepper), completions and manual pages, with dependencies from dpkg-shlibdeps.
-Prints where the packages are and their sizes. Install with: sudo apt install ./pepper_….deb
+VERSION is the release `pepper --version` prints with the Debian revision of
+deploy/debian/changelog (0.1.0-1). Prints where the packages are and their sizes.
+Install with: sudo apt install ./dist/deb/pepper_VERSION_ARCH.deb
 
 Options:
   -o, --output DIR            Where to write the packages (default: dist/deb).
@@ -198,9 +200,10 @@ walk(dependencies)
 lines = [
     "The binaries link in the Swift runtime and Foundation (Apache-2.0 with the Runtime",
     "Library Exception; Apple Inc. and the Swift project authors, https://swift.org) and",
-    "the parts they use of these Swift packages (name, version, license; each package's",
-    "own LICENSE and NOTICE files give the details; swift-crypto and swift-nio-ssl embed",
-    "BoringSSL, under the OpenSSL and ISC licenses):",
+    "the parts they use of the Swift packages Pepper builds with (some, like the DocC",
+    "plugin, serve only as tools; name, version, license; each package's own LICENSE and",
+    "NOTICE files give the details; swift-crypto and swift-nio-ssl embed BoringSSL, under",
+    "the OpenSSL and ISC licenses; swift-nio-extras embeds zlib, under the Zlib license):",
 ]
 lines += [f"{name} {version} ({url}): {license}" for name, version, url, license in sorted(packages)]
 

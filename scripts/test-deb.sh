@@ -12,8 +12,9 @@
 #     loopback port (upstream: a port where nothing answers) answering dig with NXDOMAIN for the
 #     starter list's names, `pepper console` whose one-time link curl opens (once: the second
 #     time it is refused), and `systemd-analyze verify` on the installed units.
-#  4. `apt-get remove pepper`: the binary is gone, the state and /etc/pepper stay; `apt-get purge
-#     pepper`: both gone.
+#  4. `apt-get install --reinstall` (an upgrade's steps): an edited /etc/pepper/dns.env and the
+#     state stay; `apt-get remove pepper`: the binary is gone, the state and /etc/pepper (with
+#     the edit) stay; `apt-get purge pepper`: both gone.
 #
 # It needs root (or sudo without a password), mounts (proc, bind) and the Debian mirror. Where
 # one is missing it is skipped with the reason (exit 0), unless PEPPER_REQUIRE_DEB=1, which
@@ -241,6 +242,7 @@ for link in multi-user.target.wants/pepper-dns.service timers.target.wants/peppe
 done
 $sudo test ! -e "$root/etc/systemd/system/multi-user.target.wants/pepper-console.service" ||
     fail "postinst enabled pepper-console.service, which is installed disabled"
+# shellcheck disable=SC2206 # $sudo is "", or "sudo -n": two words on purpose.
 as_pepper=($sudo chroot --userspec="$(in_root id -u pepper):$(in_root id -g pepper)" "$root" /usr/bin/env -i
     PATH=/usr/bin:/bin HOME=/var/lib/pepper LC_ALL=C.UTF-8 PEPPER_HOME=/var/lib/pepper)
 
@@ -313,7 +315,17 @@ for page in $(sed -n 's/^Documentation=man:\([^(]*\)(1)$/\1/p' "$root"/usr/lib/s
     $sudo test -s "$root/usr/share/man/man1/$page.1.gz" || fail "a unit's Documentation= names $page(1), which is not installed"
 done
 
-# --- 4. Remove and purge ---------------------------------------------------------------------
+# --- 4. Reinstall, remove and purge ---------------------------------------------------------
+step "apt-get install --reinstall: an edited /etc/pepper/dns.env and the state stay"
+printf 'PEPPER_DNS_OPTIONS="--listen 127.0.0.1:5353 --upstream 9.9.9.9"\n' | $sudo tee -a "$root/etc/pepper/dns.env" >/dev/null
+in_root apt-get install --reinstall -y -q "./tmp/$(basename "$deb")" >"$work/reinstall.log" 2>&1 || {
+    tail -n 20 "$work/reinstall.log" >&2
+    fail "apt-get install --reinstall failed"
+}
+$sudo grep -q '^PEPPER_DNS_OPTIONS="--listen 127.0.0.1:5353' "$root/etc/pepper/dns.env" || fail "the reinstall replaced the edited /etc/pepper/dns.env"
+$sudo test -s "$root/var/lib/pepper/out/manifest.json" || fail "the reinstall lost /var/lib/pepper/out/manifest.json"
+[ "$failures" -gt 0 ] || echo "    the edited dns.env and the compiled state are still there"
+
 step "apt-get remove pepper: the state and /etc/pepper stay"
 in_root apt-get remove -y -q pepper >"$work/remove.log" 2>&1 || { tail -n 20 "$work/remove.log" >&2; fail "apt-get remove failed"; }
 $sudo test ! -e "$root/usr/bin/pepper" || fail "/usr/bin/pepper is still there after apt-get remove"
@@ -321,6 +333,7 @@ $sudo test ! -e "$root/usr/lib/systemd/system/pepper-dns.service" || fail "peppe
 for file in /var/lib/pepper/pepper.sqlite /var/lib/pepper/out/manifest.json /etc/pepper/dns.env /etc/pepper/picket.env; do
     $sudo test -e "$root$file" || fail "$file is gone after apt-get remove (only purge removes it)"
 done
+$sudo grep -q '^PEPPER_DNS_OPTIONS="--listen 127.0.0.1:5353' "$root/etc/pepper/dns.env" || fail "apt-get remove undid the edit of /etc/pepper/dns.env"
 status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' pepper 2>/dev/null || true)
 [ "${status% }" = rc ] && echo "    dpkg: rc (removed, configuration kept); state and /etc/pepper still there" ||
     fail "dpkg says '$status' after apt-get remove, not rc"
