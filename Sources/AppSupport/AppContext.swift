@@ -20,16 +20,28 @@ public final class AppContext: Sendable {
     public let container: AppGroupContainer
     /// Pepper's state in the container.
     public let state: PepperState
+    /// When the state's database may take locks, when the context was opened with one (the iOS
+    /// app): the app tells it when it enters the foreground or the background, and the
+    /// context's work that writes in the background (list updates, answers to notifications)
+    /// keeps it awake while it runs. (Location events only read the database and write the
+    /// session's own file, which takes no lock.)
+    public let suspension: SharedDatabaseSuspension?
 
     /// Opens the state in `container` once. `picketKeys` keeps the Picket key (the Keychain in
-    /// the app); `afterPublish` runs after every rebuild (the app has Safari read the lists again).
+    /// the app); `afterPublish` runs after every rebuild (the app has Safari read the lists again);
+    /// `suspension`, when given, decides when the database stops taking locks (the database then
+    /// observes it; suspension is process-wide, so only the app's one context is opened with one).
     public init(
         container: AppGroupContainer, picketKeys: (any PicketKeyStore)? = nil,
-        afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = []
+        afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = [],
+        suspension: SharedDatabaseSuspension? = nil
     ) throws(ActionError) {
         self.container = container
+        self.suspension = suspension
         state = try PepperState(
-            home: container.home, configuration: PepperState.Configuration(afterPublish: afterPublish, picketKeys: picketKeys))
+            home: container.home,
+            configuration: PepperState.Configuration(
+                afterPublish: afterPublish, picketKeys: picketKeys, observesSuspension: suspension != nil))
         // An earlier Pepper kept Picket list keys in the shared database: they move to the key
         // store now. Should the Keychain refuse, the next fetch of that list tries again (and
         // records why it failed on the list), as does the next launch.
@@ -64,13 +76,19 @@ public final class AppContext: Sendable {
     /// The `BGAppRefreshTask`'s work: downloads what changed and recompiles (the rebuild hook has
     /// Safari read the lists again), then says when the lists want the next update.
     public func updateLists(now: @Sendable () -> Date = { Date() }) async -> ListUpdate {
-        let (notice, _) = await ListsScreen(state: state).updateNow()
+        let (notice, _) = await keepingAwake { await ListsScreen(state: state).updateNow() }
         return ListUpdate(notice: notice, next: nextListUpdate(after: now()))
     }
 
     /// When to ask for the next background update.
     public func nextListUpdate(after now: Date) -> Date {
         BackgroundRefresh.nextUpdate(after: now, lists: (try? state.lists()) ?? [])
+    }
+
+    /// Runs `work`, which writes, with the database kept awake by ``suspension`` (when there is one).
+    func keepingAwake<T, Failure: Error>(_ work: () async throws(Failure) -> T) async throws(Failure) -> T {
+        guard let suspension else { return try await work() }
+        return try await suspension.keepingAwake(work)
     }
 
     // MARK: The tunnel's question
@@ -92,7 +110,9 @@ public final class AppContext: Sendable {
         }
         // No longer struck (the action ended, or the policy is now allow): nothing to let through.
         guard let notice = index.notice(for: page) else { return false }
-        try await SiteBlocking(state: state).proceed(past: notice, now: now)
+        try await keepingAwake { () async throws(BrowsingError) in
+            try await SiteBlocking(state: state).proceed(past: notice, now: now)
+        }
         return true
     }
 

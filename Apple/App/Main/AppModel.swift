@@ -29,9 +29,17 @@ final class AppModel {
     nonisolated static func openContext() -> Result<AppContext, AppModelError> {
         do {
             let container = try AppGroupContainer.current()
+            // iOS kills an app suspended with a lock on the shared database (0xDEAD10CC): the
+            // context's database observes the app's suspension (macOS does not suspend apps).
+            #if os(iOS)
+            let suspension: SharedDatabaseSuspension? = SharedDatabaseSuspension()
+            #else
+            let suspension: SharedDatabaseSuspension? = nil
+            #endif
             return .success(
                 try AppContext(
-                    container: container, picketKeys: KeychainKeyStore(), afterPublish: [{ _, _ in SafariBlockers.reloadAll() }]))
+                    container: container, picketKeys: KeychainKeyStore(), afterPublish: [{ _, _ in SafariBlockers.reloadAll() }],
+                    suspension: suspension))
         } catch {
             return .failure(AppModelError(description: "\(error)"))
         }
@@ -64,10 +72,11 @@ final class AppModel {
         }
     }
 
-    /// Runs a screen action and shows its sentence.
+    /// Runs a screen action and shows its sentence. The action finishes (or is rolled back when
+    /// iOS's time runs out) if the person leaves the app meanwhile.
     func run(_ action: @escaping @Sendable (PepperState) async -> Notice) async {
         guard let pepper else { return }
-        notice = await action(pepper)
+        notice = await DatabaseSuspensionHooks.finishing("Pepper action", suspension: context?.suspension) { await action(pepper) }
     }
 
     /// Runs a screen action in the background and shows its sentence.

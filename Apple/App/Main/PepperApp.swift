@@ -45,6 +45,7 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
     lazy var model = AppModel(opened: Self.opened)
 
     private func launched(forLocation: Bool) {
+        if case .success(let context) = Self.opened { DatabaseSuspensionHooks.install(context.suspension) }
         UNUserNotificationCenter.current().delegate = self
         Notifications.registerCategories()
         // A relaunch for a region event: the monitor reattaches to Core Location.

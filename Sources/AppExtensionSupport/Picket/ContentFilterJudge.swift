@@ -108,17 +108,17 @@ public final class ContentFilterJudge: Sendable {
     }
 }
 
-/// A value behind a lock, for the few extension types the system calls synchronously from its
-/// own threads. (`NSLock`: `Mutex` needs iOS 18.)
-final class LockedState<Value>: @unchecked Sendable {
+/// A value behind a lock, for the few types the system calls synchronously from its own threads
+/// (extensions here; the app's database suspension in AppSupport). (`NSLock`: `Mutex` needs iOS 18.)
+package final class LockedState<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

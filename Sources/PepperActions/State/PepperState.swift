@@ -25,15 +25,20 @@ public final class PepperState: Sendable {
         /// Where the Picket API key is kept; `nil`: the state's preferences (the iOS app passes
         /// its Keychain store).
         public var picketKeys: (any PicketKeyStore)?
+        /// Whether the database stops taking locks while Storage's `DatabaseSuspension` says so
+        /// (the iOS app and extensions that write to the shared container; see
+        /// `PepperDatabase.init(url:observesSuspension:)`).
+        public var observesSuspension: Bool
 
         /// A configuration with the given settings.
         public init(
             maximumRules: Int = 150_000, afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = [],
-            picketKeys: (any PicketKeyStore)? = nil
+            picketKeys: (any PicketKeyStore)? = nil, observesSuspension: Bool = false
         ) {
             self.maximumRules = maximumRules
             self.afterPublish = afterPublish
             self.picketKeys = picketKeys
+            self.observesSuspension = observesSuspension
         }
     }
 
@@ -51,7 +56,7 @@ public final class PepperState: Sendable {
         self.configuration = configuration
         do {
             // The database first: one a newer Pepper wrote is refused before the home is touched.
-            database = try PepperDatabase(home: home)
+            database = try PepperDatabase(home: home, observesSuspension: configuration.observesSuspension)
             try home.prepare()
         } catch let error as PepperDatabaseError {
             // Its words name the file already.

@@ -16,16 +16,21 @@ public final class PepperDatabase: Sendable {
 
     /// Opens (creating if needed) the database at `url` and applies pending migrations.
     ///
+    /// - Parameter observesSuspension: Whether ``DatabaseSuspension/suspend()`` stops this
+    ///   database from taking locks. iOS kills a process that is suspended holding a lock on a
+    ///   file in a shared container (`0xDEAD10CC`); the app and any extension that writes to the
+    ///   app group's database open it this way and suspend it before iOS suspends them.
     /// - Throws: ``PepperDatabaseError/newer(path:schema:known:unknown:)`` when a newer Pepper
     ///   wrote the database: nothing is written to the file or its `-wal`, and neither is
     ///   created (`-shm`, SQLite's shared-memory index, gets the read marks every reader leaves).
-    public init(url: URL) throws {
+    public init(url: URL, observesSuspension: Bool = false) throws {
         // Before the pool, which writes to a database without a write-ahead log.
         try Self.refuseNewer(url, applied: SchemaProbe.appliedIdentifiers(at: url))
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
+        configuration.observesSuspensionNotifications = observesSuspension
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
             // Persistent WAL: the `-wal` and `-shm` files stay when the last writer closes, so a
@@ -59,9 +64,9 @@ public final class PepperDatabase: Sendable {
         }
     }
 
-    /// Opens the database of `home`.
-    public convenience init(home: PepperHome) throws {
-        try self.init(url: home.databaseURL)
+    /// Opens the database of `home` (see ``init(url:observesSuspension:)``).
+    public convenience init(home: PepperHome, observesSuspension: Bool = false) throws {
+        try self.init(url: home.databaseURL, observesSuspension: observesSuspension)
     }
 
     /// Opens an existing database for reading only, as an extension that must not write to
@@ -92,12 +97,16 @@ public final class PepperDatabase: Sendable {
     /// Runs `updates` in one write transaction, like `writer.write`, with a full disk named as
     /// such: SQLite's "database or disk is full" (`SQLITE_FULL`) becomes
     /// ``PepperDatabaseError/full(path:)``, which says which file could not grow. SQLite has
-    /// rolled the transaction back by then, so nothing of it is stored.
+    /// rolled the transaction back by then, so nothing of it is stored. A write refused because
+    /// the database is suspended (``DatabaseSuspension``) becomes
+    /// ``PepperDatabaseError/suspended(path:)``.
     public func write<T>(_ updates: (Database) throws -> T) throws -> T {
         do {
             return try writer.write(updates)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw PepperDatabaseError.full(path: writer.path)
+        } catch let error as DatabaseError where DatabaseSuspension.explains(error) {
+            throw PepperDatabaseError.suspended(path: writer.path)
         }
     }
 
@@ -206,11 +215,16 @@ public enum PepperDatabaseError: Error, Sendable, Hashable, CustomStringConverti
     /// A newer Pepper wrote the database: it has applied `schema` migrations, `unknown` among
     /// them, where this Pepper knows `known`. Nothing was written to it.
     case newer(path: String, schema: Int, known: Int, unknown: [String])
+    /// The database at `path` is suspended (``DatabaseSuspension``: the app is in the background
+    /// with nothing allowed to write): the change was rolled back.
+    case suspended(path: String)
 
     public var description: String {
         switch self {
         case .notReady(let reason): return reason
         case .full(let path): return "no space left on device while writing \(path) (the change was not stored)"
+        case .suspended(let path):
+            return "\(path) is suspended while Pepper is in the background (the change was not stored)"
         case .newer(let path, let schema, let known, let unknown):
             return "\(path) was written by a newer Pepper (schema \(schema); this Pepper knows up to \(known) and not "
                 + unknown.joined(separator: ", ") + "): upgrade Pepper to use it; the file was left unchanged"
