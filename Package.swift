@@ -401,6 +401,8 @@ let package = Package(
             dependencies: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport",
+                // The geofence coordinator's tests run a real Picket server and count its requests.
+                "PicketServer", "ServerMetrics", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -20,6 +20,9 @@ public final class AppContext: Sendable {
     public let container: AppGroupContainer
     /// Pepper's state in the container.
     public let state: PepperState
+    /// The one owner of the geofence session (strike alerts): positions, region crossings and
+    /// refreshes go through it one at a time.
+    public let geofencing: GeofenceCoordinator
 
     /// Opens the state in `container` once. `picketKeys` keeps the Picket key (the Keychain in
     /// the app); `afterPublish` runs after every rebuild (the app has Safari read the lists again).
@@ -28,8 +31,12 @@ public final class AppContext: Sendable {
         afterPublish: [@Sendable (PepperState, RebuildOutcome) -> Void] = []
     ) throws(ActionError) {
         self.container = container
-        state = try PepperState(
+        let state = try PepperState(
             home: container.home, configuration: PepperState.Configuration(afterPublish: afterPublish, picketKeys: picketKeys))
+        self.state = state
+        geofencing = GeofenceCoordinator(
+            sessionURL: container.extensionsURL.appendingPathComponent("geofence-session.json"),
+            connection: { try? state.picketConnection() })
     }
 
     // MARK: At launch
@@ -95,23 +102,17 @@ public final class AppContext: Sendable {
     // MARK: Geofencing
 
     /// The labor-action awareness session, saved in the container between location events.
-    public var geofenceSessionURL: URL { container.extensionsURL.appendingPathComponent("geofence-session.json") }
+    public var geofenceSessionURL: URL { geofencing.sessionURL }
 
-    /// A new position from Core Location: fetches the Picket data when the session says it is due
-    /// (with the hash it holds, so an unchanged payload costs a 304), moves the session, saves it,
-    /// and returns what the app applies (regions to start and stop, notifications to show).
-    /// A failed fetch keeps the data held; the next move tries again.
+    /// A new position from Core Location, through ``geofencing``: fetches the Picket data when
+    /// ``GeofenceRefreshSchedule`` says it is due (with the hash it holds, so an unchanged payload
+    /// costs a 304), moves the session, saves it, and returns what the app applies (regions to
+    /// start and stop, precise updates, notifications to show). A failed fetch keeps the data
+    /// held. Concurrent calls raise each transition once.
     public func geofenceMove(
-        to position: GeoCoordinate, at time: Date, monitoring current: [GeofenceRegion], maximumRadius: Double
+        to position: GeoCoordinate, at time: Date, monitoring current: [GeofenceRegion], maximumRadius: Double,
+        lowPowerMode: Bool = false
     ) async -> GeofenceSession.Update {
-        var session = GeofenceSession.load(from: geofenceSessionURL)
-        if let refresh = session.refresh(at: position, now: time), let connection = try? state.picketConnection(),
-            let result = try? await connection.client().mobileData(at: refresh.position, lastHash: refresh.lastHash)
-        {
-            session.received(result, at: position, now: time)
-        }
-        let update = session.move(to: position, at: time, monitoring: current, maximumRadius: maximumRadius)
-        try? session.save(to: geofenceSessionURL)
-        return update
+        await geofencing.move(to: position, at: time, monitoring: current, maximumRadius: maximumRadius, lowPowerMode: lowPowerMode)
     }
 }
