@@ -37,6 +37,10 @@ public final class AppContext: Sendable {
         geofencing = GeofenceCoordinator(
             sessionURL: container.extensionsURL.appendingPathComponent("geofence-session.json"),
             connection: { try? state.picketConnection() })
+        // An earlier Pepper kept Picket list keys in the shared database: they move to the key
+        // store now. Should the Keychain refuse, the next fetch of that list tries again (and
+        // records why it failed on the list), as does the next launch.
+        _ = try? state.moveListKeysToKeyStore()
     }
 
     // MARK: At launch

@@ -18,8 +18,12 @@ public struct PreferenceStore: Sendable {
         case blockAllExceptContacts = "calls.block-all-except-contacts"
         /// The Picket server the person reports to (`https://…`).
         case picketServer = "picket.server"
-        /// The API key for ``picketServer`` (never shown back in full).
+        /// The API key for ``picketServer`` (never shown back in full), where no other key store
+        /// is configured (the app keeps it in the Keychain).
         case picketKey = "picket.key"
+        /// The Picket list sources' API keys, a JSON object (list name → key), where no other key
+        /// store is configured.
+        case picketListKeys = "picket.list-keys"
     }
 
     /// The answer to the DuckDuckGo suggestion, stored as its raw value under
