@@ -401,8 +401,10 @@ let package = Package(
             dependencies: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport",
-                // The key scan: a real Picket server, and every table of the shared database read through GRDB.
-                "PicketServer", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                // The geofence coordinator's tests run a real Picket server and count its requests; the key
+                // scan reads every table of the shared database through GRDB.
+                "PicketServer", "ServerMetrics", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -23,9 +23,12 @@ public final class AppContext: Sendable {
     /// When the state's database may take locks, when the context was opened with one (the iOS
     /// app): the app tells it when it enters the foreground or the background, and the
     /// context's work that writes in the background (list updates, answers to notifications)
-    /// keeps it awake while it runs. (Location events only read the database and write the
+    /// keeps it awake while it runs. (Geofencing only reads the database and writes the
     /// session's own file, which takes no lock.)
     public let suspension: SharedDatabaseSuspension?
+    /// The one owner of the geofence session (strike alerts): positions, region crossings and
+    /// refreshes go through it one at a time.
+    public let geofencing: GeofenceCoordinator
 
     /// Opens the state in `container` once. `picketKeys` keeps the Picket key (the Keychain in
     /// the app); `afterPublish` runs after every rebuild (the app has Safari read the lists again);
@@ -38,10 +41,14 @@ public final class AppContext: Sendable {
     ) throws(ActionError) {
         self.container = container
         self.suspension = suspension
-        state = try PepperState(
+        let state = try PepperState(
             home: container.home,
             configuration: PepperState.Configuration(
                 afterPublish: afterPublish, picketKeys: picketKeys, observesSuspension: suspension != nil))
+        self.state = state
+        geofencing = GeofenceCoordinator(
+            sessionURL: container.extensionsURL.appendingPathComponent("geofence-session.json"),
+            connection: { try? state.picketConnection() })
         // An earlier Pepper kept Picket list keys in the shared database: they move to the key
         // store now. Should the Keychain refuse, the next fetch of that list tries again (and
         // records why it failed on the list), as does the next launch.
@@ -119,23 +126,17 @@ public final class AppContext: Sendable {
     // MARK: Geofencing
 
     /// The labor-action awareness session, saved in the container between location events.
-    public var geofenceSessionURL: URL { container.extensionsURL.appendingPathComponent("geofence-session.json") }
+    public var geofenceSessionURL: URL { geofencing.sessionURL }
 
-    /// A new position from Core Location: fetches the Picket data when the session says it is due
-    /// (with the hash it holds, so an unchanged payload costs a 304), moves the session, saves it,
-    /// and returns what the app applies (regions to start and stop, notifications to show).
-    /// A failed fetch keeps the data held; the next move tries again.
+    /// A new position from Core Location, through ``geofencing``: fetches the Picket data when
+    /// ``GeofenceRefreshSchedule`` says it is due (with the hash it holds, so an unchanged payload
+    /// costs a 304), moves the session, saves it, and returns what the app applies (regions to
+    /// start and stop, precise updates, notifications to show). A failed fetch keeps the data
+    /// held. Concurrent calls raise each transition once.
     public func geofenceMove(
-        to position: GeoCoordinate, at time: Date, monitoring current: [GeofenceRegion], maximumRadius: Double
+        to position: GeoCoordinate, at time: Date, monitoring current: [GeofenceRegion], maximumRadius: Double,
+        lowPowerMode: Bool = false
     ) async -> GeofenceSession.Update {
-        var session = GeofenceSession.load(from: geofenceSessionURL)
-        if let refresh = session.refresh(at: position, now: time), let connection = try? state.picketConnection(),
-            let result = try? await connection.client().mobileData(at: refresh.position, lastHash: refresh.lastHash)
-        {
-            session.received(result, at: position, now: time)
-        }
-        let update = session.move(to: position, at: time, monitoring: current, maximumRadius: maximumRadius)
-        try? session.save(to: geofenceSessionURL)
-        return update
+        await geofencing.move(to: position, at: time, monitoring: current, maximumRadius: maximumRadius, lowPowerMode: lowPowerMode)
     }
 }

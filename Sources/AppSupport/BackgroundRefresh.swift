@@ -1,11 +1,15 @@
 import Foundation
 import Storage
 
-/// The app's background list updates (`BGAppRefreshTask`): their identifier, listed in the
-/// Info.plist's `BGTaskSchedulerPermittedIdentifiers`, and when to ask for the next one.
+/// The app's background refreshes (`BGAppRefreshTask`): their identifiers, listed in the
+/// Info.plist's `BGTaskSchedulerPermittedIdentifiers`, and when to ask for the next list update
+/// (the strike data's is ``GeofenceRefreshSchedule/nextBackgroundRefresh(_:after:)``).
 public enum BackgroundRefresh {
-    /// The task's identifier.
+    /// The list update's identifier.
     public static let listUpdateTask = "org.pepper.update-lists"
+    /// The strike data's hourly hash check, on a phone that may not move
+    /// (``GeofenceCoordinator/refresh(_:now:lowPowerMode:)``).
+    public static let strikeDataTask = "org.pepper.refresh-strike-data"
     /// The soonest a next update is asked for.
     public static let minimumInterval: TimeInterval = 60 * 60
     /// The latest: lists without an expiry are still checked daily.

@@ -3,7 +3,8 @@ import Picket
 /// A circle for Core Location's region monitoring (`CLCircularRegion`), named so that Pepper's
 /// regions are told apart from any other the app monitors.
 public struct GeofenceRegion: Sendable, Hashable {
-    /// The region's identifier: ``GeofenceRegions/identifierPrefix`` and the geofence's id.
+    /// The region's identifier: ``GeofenceRegions/identifierPrefix``, the circle's role and the
+    /// geofence's id (``GeofenceRegions/identifier(for:)``).
     public var identifier: String
     /// Its centre.
     public var center: GeoCoordinate
@@ -18,26 +19,46 @@ public struct GeofenceRegion: Sendable, Hashable {
     }
 }
 
-/// Which regions Core Location should monitor, from ``GeofencePlanner``'s choice: the nearest
-/// geofences, never more than iOS's 20 regions per app. A region is only the wake-up call —
-/// the circle of a geofence's notification radius; when it fires, the app reads the position
-/// and ``GeofenceSession`` decides the events.
+/// Which regions Core Location should monitor, from ``GeofencePlanner``'s circles: for each
+/// geofence nearest first, its notification circle (`pepper.geofence.near.ID`) and its strike
+/// zone (`pepper.geofence.zone.ID`), never more than iOS's 20 regions per app. Their crossings
+/// go to ``GeofenceSession/crossed(region:entering:at:monitoring:maximumRadius:)``.
 public enum GeofenceRegions {
     /// The prefix of Pepper's region identifiers.
     public static let identifierPrefix = "pepper.geofence."
     /// The most regions an app may monitor (iOS).
     public static let maximum = 20
     /// The smallest radius worth monitoring: region events are unreliable below about 100 m.
-    public static let minimumRadius = 100.0
+    public static let minimumRadius = GeofencePlanner().minimumRegionRadius
 
-    /// The regions for the geofences the planner chose, nearest first, at most ``maximum``;
-    /// radii clamped to what the device can monitor (`maximumRegionMonitoringDistance`).
-    public static func regions(for monitored: [MonitoredRegion], maximumRadius: Double) -> [GeofenceRegion] {
-        monitored.prefix(maximum).map { region in
-            GeofenceRegion(
-                identifier: identifierPrefix + region.geofence.id, center: region.geofence.coordinates.geoCoordinate,
-                radius: min(max(region.notificationRadius, minimumRadius), maximumRadius))
+    /// The identifier of a circle's region.
+    public static func identifier(for circle: GeofenceCircle) -> String {
+        identifierPrefix + role(circle.role) + "." + circle.geofenceID
+    }
+
+    /// The circle a region identifier names: its role and geofence, or `nil` for a region that
+    /// is not one of Pepper's circles (another part of the app's, or an earlier version's).
+    public static func circle(named identifier: String) -> (role: GeofenceCircle.Role, geofenceID: String)? {
+        guard identifier.hasPrefix(identifierPrefix) else { return nil }
+        let rest = identifier.dropFirst(identifierPrefix.count)
+        for candidate in GeofenceCircle.Role.allCases {
+            let prefix = role(candidate) + "."
+            if rest.hasPrefix(prefix), rest.count > prefix.count { return (candidate, String(rest.dropFirst(prefix.count))) }
         }
+        return nil
+    }
+
+    private static func role(_ role: GeofenceCircle.Role) -> String {
+        switch role {
+        case .notification: return "near"
+        case .zone: return "zone"
+        }
+    }
+
+    /// The regions for the planner's circles, in its order (nearest geofence first), at most
+    /// ``maximum``.
+    public static func regions(for circles: [GeofenceCircle]) -> [GeofenceRegion] {
+        circles.prefix(maximum).map { GeofenceRegion(identifier: identifier(for: $0), center: $0.center, radius: $0.radius) }
     }
 
     /// What to change in the monitored set.

@@ -33,9 +33,10 @@ struct GeofenceSessionTests {
                     GreatCircle.destination(
                         from: Self.start, bearing: Double(random.next() % 360), distance: Double(random.next() % 50_000)))
             }
-            let monitored = GeofencePlanner().regions(around: Self.start, geofences: geofences)
-            let planned = GeofenceRegions.regions(for: monitored, maximumRadius: 10_000)
-            #expect(planned.count == min(count, 20))
+            let planner = GeofencePlanner()
+            let monitored = planner.regions(around: Self.start, geofences: geofences)
+            let planned = GeofenceRegions.regions(for: planner.circles(for: monitored, maximumRadius: 10_000))
+            #expect(planned.count == min(count * 2, 20), "a notification circle and a zone per strike")
             let foreign = GeofenceRegion(identifier: "someone-else", center: Self.start, radius: 200)
             let current =
                 [foreign]
@@ -56,12 +57,46 @@ struct GeofenceSessionTests {
     @Test func regionRadiiAreClampedToWhatTheDeviceMonitors() {
         let near = Self.geofence("near", Self.start, radius: 20)
         let far = Self.geofence("far", Self.start, radius: 500_000)
+        let planner = GeofencePlanner()
         let regions = GeofenceRegions.regions(
-            for: GeofencePlanner().regions(around: Self.start, geofences: [near, far]), maximumRadius: 10_000)
+            for: planner.circles(for: planner.regions(around: Self.start, geofences: [near, far]), maximumRadius: 10_000))
         #expect(
             Dictionary(uniqueKeysWithValues: regions.map { ($0.identifier, $0.radius) }) == [
-                "pepper.geofence.near": 100, "pepper.geofence.far": 10_000,
+                // 20 m: both circles are monitored as one of 100 m.
+                "pepper.geofence.zone.near": 100, "pepper.geofence.near.far": 10_000, "pepper.geofence.zone.far": 100,
             ])
+        #expect(GeofenceRegions.circle(named: "pepper.geofence.zone.far")?.role == .zone)
+        #expect(GeofenceRegions.circle(named: "pepper.geofence.near.act.1")?.geofenceID == "act.1")
+        for foreign in ["someone-else", "pepper.geofence.act_1", "pepper.geofence.zone.", "pepper.geofence.other.x"] {
+            #expect(GeofenceRegions.circle(named: foreign) == nil, "\(foreign)")
+        }
+    }
+
+    @Test func regionCrossingsBecomeNotificationsAndSayWhenToReadThePosition() {
+        let picket = Self.geofence("p1", Self.start, radius: 400)
+        var session = GeofenceSession()
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        session.received(.updated(Self.data([picket]), hash: "h", body: Data()), at: Self.start, now: t0)
+        let far = GreatCircle.destination(from: Self.start, bearing: 90, distance: 3_000)
+        var update = session.move(to: far, at: t0, monitoring: [], maximumRadius: 10_000)
+        let regions = update.planned
+        #expect(regions.map(\.identifier) == ["pepper.geofence.near.p1", "pepper.geofence.zone.p1"])
+        #expect(!update.locationUpdates.isOn && !update.requestsLocation)
+        // Someone else's region: nothing, but a fix is asked for (precise updates are off).
+        update = session.crossed(region: "someone-else", entering: true, at: t0 + 120, monitoring: regions, maximumRadius: 10_000)
+        #expect(update.events.isEmpty && update.requestsLocation)
+        update = session.crossed(
+            region: "pepper.geofence.near.p1", entering: true, at: t0 + 180, monitoring: regions, maximumRadius: 10_000)
+        #expect(update.notifications.map(\.body) == ["Acme: strike by Acme Workers at 1 Main St, within 400 m."])
+        #expect(update.locationUpdates.isOn && update.locationUpdates.distanceFilter == 20 && !update.requestsLocation)
+        #expect(update.regions.start.isEmpty && update.regions.stop.isEmpty)
+        update = session.crossed(
+            region: "pepper.geofence.zone.p1", entering: true, at: t0 + 300, monitoring: regions, maximumRadius: 10_000)
+        #expect(update.notifications.map(\.body) == ["Acme: strike by Acme Workers at 1 Main St. You are at the picket line."])
+        update = session.crossed(
+            region: "pepper.geofence.near.p1", entering: false, at: t0 + 600, monitoring: regions, maximumRadius: 10_000)
+        #expect(update.notifications.map(\.title) == ["Leaving Strike Zone"])
+        #expect(!update.locationUpdates.isOn && update.requestsLocation, "out of the circle: precise updates off, one fix to plan again")
     }
 
     @Test func refreshesWithTheHashPastEightyPercentOfTheRadiusOrHourly() {
@@ -98,7 +133,7 @@ struct GeofenceSessionTests {
         let approach = GreatCircle.destination(from: Self.start, bearing: 90, distance: 300)
         var update = session.move(to: approach, at: t0, monitoring: [], maximumRadius: 10_000)
         #expect(update.notifications.map(\.title) == ["Near Strike"])
-        #expect(update.regions.start.map(\.identifier) == ["pepper.geofence.p1"])
+        #expect(update.regions.start.map(\.identifier) == ["pepper.geofence.near.p1", "pepper.geofence.zone.p1"])
         #expect(update.notifications.first?.body == "Acme: strike by Acme Workers at 1 Main St, 300 m away.")
 
         // The app is relaunched for the next region event: the saved session goes on.

@@ -243,15 +243,23 @@ struct PicketCommandTests {
         }
         let summary = events.map { event -> String in
             let name = event["event"] as? String ?? "?"
-            return name == "refresh" ? "refresh \(event["status"] ?? "?")" : "\(name) \(event["geofenceId"] ?? "?")"
+            switch name {
+            case "refresh": return "refresh \(event["status"] ?? "?")"
+            case "location updates": return "updates \(event["on"] as? Bool == true ? "on" : "off"), \(event["regions"] ?? "?") regions"
+            default: return "\(name) \(event["geofenceId"] ?? "?")"
+            }
         }
+        // Precise updates from "Near Strike" until the walk is past the last notification circle;
+        // each strike's notification circle and zone monitored (two strikes: four regions).
         #expect(
             summary == [
-                "refresh 200", "Near Strike act_seed", "Entering Strike Zone act_seed", "Near Strike site_seed",
-                "Leaving Strike Zone act_seed", "Entering Strike Zone site_seed", "Leaving Strike Zone site_seed", "refresh 304",
+                "refresh 200", "Near Strike act_seed", "updates on, 4 regions", "Entering Strike Zone act_seed", "Near Strike site_seed",
+                "Leaving Strike Zone act_seed", "Entering Strike Zone site_seed", "Leaving Strike Zone site_seed", "updates off, 4 regions",
+                "refresh 304",
             ])
+        #expect(events.filter { $0["geofenceId"] != nil }.allSatisfy { $0["regions"] as? Int == 4 })
         #expect(events.first?["time"] as? String == trackTime(start))
-        #expect(run.stderr.contains("62 points, 2 refreshes (1 × 200, 1 × 304), 6 events"))
+        #expect(run.stderr.contains("62 points, 2 refreshes (1 × 200, 1 × 304), 6 events, at most 4 regions monitored"))
 
         let gpx = """
             <?xml version="1.0" encoding="UTF-8"?>

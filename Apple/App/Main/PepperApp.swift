@@ -10,7 +10,8 @@ import AppKit
 #endif
 
 /// Pepper on iPhone, iPad and Mac: one window whose tabs (a sidebar on iPad and Mac) bind the
-/// portable screen models. Background list updates run as a `BGAppRefreshTask`.
+/// portable screen models. Background list updates and the strike data's refresh run as
+/// `BGAppRefreshTask`s.
 @main
 struct PepperApp: App {
     #if os(iOS)
@@ -28,6 +29,9 @@ struct PepperApp: App {
         #if os(iOS)
         .backgroundTask(.appRefresh(BackgroundRefresh.listUpdateTask)) {
             if case .success(let context) = AppDelegate.opened { await BackgroundUpdates.run(context: context) }
+        }
+        .backgroundTask(.appRefresh(BackgroundRefresh.strikeDataTask)) { [delegate] in
+            await delegate.refreshStrikeData()
         }
         #endif
     }
@@ -50,6 +54,12 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
         Notifications.registerCategories()
         // A relaunch for a region event: the monitor reattaches to Core Location.
         if forLocation { model.geofences?.resume() }
+    }
+
+    /// The strike data's background refresh (a still phone gets no location events).
+    func refreshStrikeData() async {
+        guard let monitor = model.geofences, let context = model.context else { return }
+        await BackgroundUpdates.refreshStrikeData(monitor: monitor, context: context)
     }
 
     nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {

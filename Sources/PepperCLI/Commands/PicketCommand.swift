@@ -547,9 +547,13 @@ struct PicketCommand: AsyncParsableCommand {
                 Reads a GPX track or CSV lines lat,lng,timestamp and moves along it as
                 the apps do: data is fetched when there is none, when the position is
                 beyond the refresh threshold, or when the suggested interval has
-                passed (route time), sending the last hash; at most 20 regions are
-                monitored, nearest first. Prints each refresh and each "Entering
-                Strike Zone", "Near Strike" and "Leaving Strike Zone" with its time.
+                passed (route time), sending the last hash. Each point is a fix, as
+                if precise location updates ran all along; the output says when the
+                app would turn them on and off (inside a notification circle) and how
+                many regions it would monitor (each nearby strike's notification circle
+                and zone, nearest first, at most 20). Prints each refresh and each
+                "Entering Strike Zone", "Near Strike" and "Leaving Strike Zone" with
+                its time.
                 """)
         @OptionGroup var homeOptions: HomeOptions
         @Option(help: ArgumentHelp("The server's base URL.", valueName: "url")) var server: String
@@ -580,12 +584,14 @@ struct PicketCommand: AsyncParsableCommand {
             var output = TrackOutput(json: json)
             var refreshes = (ok: 0, notModified: 0, failed: 0)
             var eventCount = 0
+            var updatesOn = false
+            var mostRegions = 0
             for point in points {
-                if let reason = tracker.refreshReason(at: point.coordinate, now: point.time) {
+                if let reason = tracker.refreshReason(at: point.coordinate, now: point.time, server: server) {
                     do {
                         switch try await client.mobileData(at: point.coordinate, radius: radius, lastHash: tracker.cache?.hash) {
                         case .updated(let payload, let hash, let body):
-                            tracker.store(payload, hash: hash, at: point.time)
+                            tracker.store(payload, hash: hash, at: point.time, server: server)
                             refreshes.ok += 1
                             output.refresh(point, status: 200, reason: reason, data: payload, hash: hash, bytes: body.count)
                         case .notModified(let hash):
@@ -603,10 +609,16 @@ struct PicketCommand: AsyncParsableCommand {
                 }
                 for event in tracker.move(to: point.coordinate, at: point.time) {
                     eventCount += 1
-                    output.event(event)
+                    output.event(event, regions: tracker.circles.count)
+                }
+                mostRegions = max(mostRegions, tracker.circles.count)
+                let updates = tracker.locationUpdates
+                if updates.isOn != updatesOn {
+                    updatesOn = updates.isOn
+                    output.locationUpdates(point, updates, regions: tracker.circles.count)
                 }
             }
-            output.summary(points: points.count, refreshes: refreshes, events: eventCount)
+            output.summary(points: points.count, refreshes: refreshes, events: eventCount, mostRegions: mostRegions)
             if refreshes.ok + refreshes.notModified == 0 && refreshes.failed > 0 { throw ExitCode.failure }
         }
     }
@@ -652,7 +664,7 @@ struct TrackOutput {
             "\(time)  refresh  failed: \(error); keeping the cached data")
     }
 
-    mutating func event(_ event: GeofenceEvent) {
+    mutating func event(_ event: GeofenceEvent, regions: Int) {
         let time = Self.time(event.time)
         let geofence = event.geofence
         let place = geofence.locationName.map { " \"\($0)\"" } ?? ""
@@ -660,15 +672,32 @@ struct TrackOutput {
             [
                 "time": time, "event": event.title, "geofenceId": geofence.id, "type": geofence.type, "actionId": geofence.actionId,
                 "employerName": geofence.employerName, "actionType": geofence.actionType, "distance": Int(event.distance.rounded()),
+                "regions": regions,
             ],
             "\(time)  \(Terminal.pad(event.title, 20))  \(geofence.employerName) — \(ActionType.noun(of: geofence.actionType)) (\(geofence.type)\(place), \(geofence.id)), \(Int(event.distance.rounded())) m"
         )
     }
 
-    func summary(points: Int, refreshes: (ok: Int, notModified: Int, failed: Int), events: Int) {
+    /// Precise location updates turned on (inside a notification circle) or off.
+    mutating func locationUpdates(_ point: Picket.Route.Point, _ updates: LocationUpdates, regions: Int) {
+        let time = Self.time(point.time)
+        var object: [String: Any] = ["time": time, "event": "location updates", "on": updates.isOn, "regions": regions]
+        var line = "\(time)  \(Terminal.pad("location updates", 20))  "
+        if updates.isOn {
+            object["distanceFilter"] = Int(updates.distanceFilter.rounded())
+            object["geofenceIds"] = updates.geofenceIDs
+            line += "on, every \(Int(updates.distanceFilter.rounded())) m (inside \(updates.geofenceIDs.joined(separator: ", ")))"
+        } else {
+            line += "off"
+        }
+        emit(object, line + "; \(regions) regions monitored")
+    }
+
+    func summary(points: Int, refreshes: (ok: Int, notModified: Int, failed: Int), events: Int, mostRegions: Int) {
         Terminal.status(
             "\(points) points, \(refreshes.ok + refreshes.notModified + refreshes.failed) refreshes "
-                + "(\(refreshes.ok) × 200, \(refreshes.notModified) × 304\(refreshes.failed > 0 ? ", \(refreshes.failed) failed" : "")), \(events) events"
+                + "(\(refreshes.ok) × 200, \(refreshes.notModified) × 304\(refreshes.failed > 0 ? ", \(refreshes.failed) failed" : "")), \(events) events, "
+                + "at most \(mostRegions) regions monitored"
         )
     }
 }
