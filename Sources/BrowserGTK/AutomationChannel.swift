@@ -143,7 +143,10 @@ final class AutomationChannel {
         // A load that was just asked for may not have started yet: look again after a moment.
         MainLoop.after(milliseconds: 100) { [self] in
             if window.isLoading {
-                if Date().timeIntervalSince(start) > Self.waitLimit { return done("still loading after \(Int(Self.waitLimit)) s") }
+                // A page waits for its rules (never unprotected), and WebKit compiling 100,000 of
+                // them on a busy machine takes more than a page load: the rules' longer limit.
+                let limit = window.filtersReady ? Self.waitLimit : Self.waitLimit * 4
+                if Date().timeIntervalSince(start) > limit { return done("still loading after \(Int(limit)) s") }
                 return waitUntilIdle(since: start, done: done)
             }
             MainLoop.after(milliseconds: Self.settleMilliseconds) { [self] in
