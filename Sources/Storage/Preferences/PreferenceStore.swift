@@ -20,6 +20,11 @@ public struct PreferenceStore: Sendable {
         case picketServer = "picket.server"
         /// The API key for ``picketServer`` (never shown back in full).
         case picketKey = "picket.key"
+        /// How the phone shows a question about a struck employer's site: `overlay` or `banner`.
+        case picketAlerts = "picket.alerts"
+        /// Where the phone's DNS protection sends names it does not answer: `network`,
+        /// `dns-over-https URL` or `pepper IP:PORT` (unset: `network`).
+        case dnsUpstream = "dns.upstream"
     }
 
     /// The answer to the DuckDuckGo suggestion, stored as its raw value under
