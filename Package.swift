@@ -400,14 +400,15 @@ let package = Package(
             name: "AppSupportTests",
             dependencies: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
-                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport",
+                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
             ]
         ),
         .testTarget(
             name: "AppleExtensionsTests",
             dependencies: [
                 "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
-                "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport",
+                "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport", "DNSTestSupport", "PicketServer",
+                .product(name: "Logging", package: "swift-log"),
                 .target(name: "AppleShims", condition: .when(platforms: [.linux])),
             ]
         ),
