@@ -188,6 +188,7 @@ public struct BootstrappedUpstream: DNSUpstream {
         self.upstream = upstream
     }
 
+    /// The answer from ``bootstrap`` for a lookup of ``serverName``, else from ``upstream``.
     public func resolve(_ query: [UInt8]) async throws -> [UInt8] {
         let name = (try? DNSMessage(decoding: query))?.questions.first?.name.lowercasedHost
         return try await (name == serverName ? bootstrap : upstream).resolve(query)
