@@ -320,6 +320,7 @@ let package = Package(
                 "CallFilter",
                 "Storage",
                 "Picket",
+                "PepperActions",
                 "DNSServer",
                 "ServerMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -401,6 +402,8 @@ let package = Package(
             dependencies: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
+                // The key scan: a real Picket server, and every table of the shared database read through GRDB.
+                "PicketServer", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -428,12 +431,24 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // States written by earlier Peppers (Tests/Fixtures/upgrade), opened by this one.
+        .testTarget(
+            name: "UpgradeTests",
+            dependencies: [
+                "PepperActions", "Storage", "FilterEngine", "CallFilter", "CallFilterTestSupport", "Console", "Picket", "PicketServer",
+                "PepperTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "PepperCLITests",
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
-                "DNSFilter", "Browsing", "AppExtensionSupport", "Storage",
+                "DNSFilter", "Browsing", "AppExtensionSupport", "Storage", "PicketServer",
                 "UTCTime",
+                // A state "written by a newer Pepper" is made with GRDB.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("WebKit")]

@@ -13,7 +13,11 @@
 #   as it is: its overall exposure is printed, and above MAX_EXPOSURE (2.5) it fails.
 # - every timer triggers a service of deploy/, every service runs /usr/local/bin/pepper, and
 #   `systemd-sysusers` creates every User= of the units from deploy/sysusers-pepper.conf (in a
-#   temporary root: this machine's users are not touched).
+#   temporary root: this machine's users are not touched); `systemd-tmpfiles --create` makes the
+#   state folders of deploy/tmpfiles-pepper.conf there, owned by those users, mode 0700.
+# - every `EnvironmentFile=-/etc/pepper/NAME` of a unit is deploy/NAME, and each of the unit's
+#   `Environment="PEPPER_…_OPTIONS=…"` defaults appears there, commented out, word for word (the
+#   file shows the default it replaces).
 #
 # Installs Debian's `systemd` package (systemd-analyze, systemd-sysusers) when systemd-analyze is
 # missing; sudo is used when not root. Exit status 0 when every check passes, 1 otherwise.
@@ -63,6 +67,19 @@ echo "systemd $version; units: ${units[*]#deploy/}"
 for unit in "${services[@]}"; do
     grep -q "^ExecStart=$binary " "$unit" || fail "${unit#deploy/}: ExecStart= does not run $binary"
 done
+# Options files: each one a unit reads is in deploy/, and shows the unit's default as it is.
+for unit in "${services[@]}"; do
+    while read -r envfile; do
+        file="deploy/${envfile#/etc/pepper/}"
+        if [[ "$envfile" != /etc/pepper/* ]] || [ ! -f "$file" ]; then
+            fail "${unit#deploy/}: EnvironmentFile=-$envfile is not /etc/pepper/NAME with NAME in deploy/"
+            continue
+        fi
+        while IFS= read -r setting; do
+            grep -qxF "#$setting" "$file" || fail "$file does not show ${unit#deploy/}'s default as the line: #$setting"
+        done < <(sed -n 's/^Environment="\(PEPPER_[A-Z_]*_OPTIONS\)=\(.*\)"$/\1="\2"/p' "$unit")
+    done < <(sed -n 's/^EnvironmentFile=-//p' "$unit")
+done
 for timer in deploy/*.timer; do
     target=$(sed -n 's/^Unit=//p' "$timer")
     target=${target:-$(basename "$timer" .timer).service}
@@ -75,7 +92,9 @@ for unit in "${units[@]}"; do
 done
 for unit in "${units[@]}"; do
     name=$(basename "$unit")
-    if ! output=$(systemd-analyze verify "$scratch/units/$name" 2>&1) || [ -n "$output" ]; then
+    # --man=no: Documentation= names manual pages of the Debian package, not installed here
+    # (scripts/test-deb.sh checks that the package has each).
+    if ! output=$(systemd-analyze verify --man=no "$scratch/units/$name" 2>&1) || [ -n "$output" ]; then
         fail "$name: systemd-analyze verify:"
         printf '%s\n' "${output//$scratch\/units\//deploy/}" >&2
     else
@@ -118,6 +137,25 @@ else
         fi
     done
     echo "sysusers  sysusers-pepper.conf: makes $(cut -d: -f1 "$scratch/root/etc/passwd" | paste -sd, -)"
+
+    # tmpfiles: the state folders, in the same root (with --root, the file is named as there).
+    mkdir -p "$scratch/root/etc/tmpfiles.d"
+    cp deploy/tmpfiles-pepper.conf "$scratch/root/etc/tmpfiles.d/pepper.conf"
+    if ! output=$(systemd-tmpfiles --create --root="$scratch/root" pepper.conf 2>&1) || [ -n "$output" ]; then
+        fail "deploy/tmpfiles-pepper.conf: systemd-tmpfiles --create:"
+        printf '%s\n' "$output" >&2
+    else
+        for unit in "${services[@]}"; do
+            user=$(sed -n 's/^User=//p' "$unit")
+            folder=/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")
+            # stat names the owner by this machine's users; compare numbers through the root's passwd.
+            uid=$(grep "^$user:" "$scratch/root/etc/passwd" | cut -d: -f3)
+            if [ "$(stat -c '%a %u' "$scratch/root$folder" 2>/dev/null)" != "700 $uid" ]; then
+                fail "deploy/tmpfiles-pepper.conf does not make $folder owned by $user, mode 0700 (${unit#deploy/}'s StateDirectory=)"
+            fi
+        done
+        echo "tmpfiles  tmpfiles-pepper.conf: makes $(sed -n 's/^d \([^ ]*\) .*/\1/p' deploy/tmpfiles-pepper.conf | paste -sd, -)"
+    fi
 fi
 
 if [ "$failures" -gt 0 ]; then

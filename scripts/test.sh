@@ -21,8 +21,11 @@ cd "$(dirname "$0")/.."
 # walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
 # and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
 # systemd: systemd-analyze and systemd-sysusers, which check the units in deploy/ offline.
+# dpkg-dev, lintian and debootstrap: the Debian package, checked and installed in a fresh root;
+# libcurl4-openssl-dev and libxml2-dev: what the static Swift Foundation of its binaries links.
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
-    chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd)
+    chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
+    dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 
 missing=()
@@ -123,3 +126,15 @@ rmdir "$tmpfs_probe" 2>/dev/null || true
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$((3 * $(nproc)))}"
 echo "==> at most $SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH tests at once"
 PEPPER_REQUIRE_WEBKIT=1 PEPPER_REQUIRE_POSTGRES=1 PEPPER_REQUIRE_HAPROXY=1 PEPPER_REQUIRE_DNS_TOOLS=1 PEPPER_REQUIRE_BROWSER=1 swift test --skip-build "$@"
+
+# The Debian package (scripts/package-deb.sh from the debug objects above) in a fresh Debian 12
+# root: installed, used, removed and purged (scripts/test-deb.sh). Required where its probe
+# succeeds (root or sudo, mounts, the Debian mirror), skipped with the reason elsewhere, and
+# when arguments chose some tests.
+if [ $# -gt 0 ]; then
+    echo "==> Debian package test skipped: arguments were given to swift test ($*)"
+elif deb_skip=$(scripts/test-deb.sh --probe); then
+    PEPPER_REQUIRE_DEB=1 scripts/test-deb.sh
+else
+    echo "==> Debian package test skipped: $deb_skip"
+fi

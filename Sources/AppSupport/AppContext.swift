@@ -30,6 +30,10 @@ public final class AppContext: Sendable {
         self.container = container
         state = try PepperState(
             home: container.home, configuration: PepperState.Configuration(afterPublish: afterPublish, picketKeys: picketKeys))
+        // An earlier Pepper kept Picket list keys in the shared database: they move to the key
+        // store now. Should the Keychain refuse, the next fetch of that list tries again (and
+        // records why it failed on the list), as does the next launch.
+        _ = try? state.moveListKeysToKeyStore()
     }
 
     // MARK: At launch

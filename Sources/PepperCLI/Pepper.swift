@@ -1,4 +1,6 @@
 import ArgumentParser
+import PicketServer
+import Storage
 
 /// The `pepper` command: block what people don't want reaching them.
 public struct Pepper: AsyncParsableCommand {
@@ -14,7 +16,7 @@ public struct Pepper: AsyncParsableCommand {
             `pepper compile`: on a fresh home it compiles the embedded starter list
             into WebKit content-blocker JSON under $PEPPER_HOME/out.
             """,
-        version: PepperVersion.current,
+        version: PepperVersion.withSchemas,
         subcommands: [
             ConsoleCommand.self, CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self,
             RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
@@ -48,8 +50,16 @@ public struct Pepper: AsyncParsableCommand {
     }
 }
 
-/// The version printed by `pepper --version`.
+/// Pepper's release and the schema versions it writes.
 public enum PepperVersion {
-    /// The current version.
+    /// The release (what the console's pages show).
     public static let current = "0.1.0"
+
+    /// What `pepper --version` prints: the release first (packaging scripts take the first
+    /// word), then the schema versions, counted from the migrations themselves, so that a
+    /// person can tell whether this Pepper can open a state another one wrote:
+    /// `0.1.0 (state schema 12, Picket PostgreSQL schema 3)`.
+    public static var withSchemas: String {
+        "\(current) (state schema \(PepperDatabase.schemaVersion), Picket PostgreSQL schema \(PostgresPicketStore.schemaVersion))"
+    }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import CallFilter
 import DNSFilter
 import Foundation
+import PepperActions
 import Picket
 import Storage
 
@@ -179,7 +180,9 @@ struct ExtensionWork: AsyncParsableCommand {
             }
             work = "\(queries) flows, \(dropped) dropped"
         case .filterControl:
-            let control = FilterControl(container: container, ownBundleIdentifier: "org.pepper.Pepper", notifier: SilentAsker())
+            // Its key from the shared preferences (the Keychain's place on Linux): the work is the same.
+            let control = FilterControl(
+                container: container, ownBundleIdentifier: "org.pepper.Pepper", notifier: SilentAsker(), picketKeys: nil)
             guard case .changed = await control.refresh() else { throw ExitCode(3) }
             var asked = 0
             for index in 0..<1_000 {
@@ -237,17 +240,17 @@ private final class PicketPayloadServer {
             throw ValidationError("python3 could not serve the Picket payload")
         }
         self.port = port
-        self.process = process
     }
 
-    /// Points the prepared Picket list source at this server, with a key (the stored copy stays).
+    /// Points the prepared Picket list source at this server (the stored copy stays), its key in
+    /// the key store the filter control reads on Linux (the shared preferences).
     func pointListSource(container: AppGroupContainer) throws {
         let database = try PepperDatabase(home: container.home)
         let store = ListSourceStore(database: database)
-        guard var source = try store.source(named: "picket-bench") else { return }
+        guard var source = try store.source(named: "picket-bench") else { throw ValidationError("the prepared list is missing") }
         source.location = "picket:http://127.0.0.1:\(port)"
-        source.picketKey = "opl_" + String(repeating: "0", count: 64)
         try store.update(source)
+        try PreferencePicketKeyStore(database: database).setKey("opl_" + String(repeating: "0", count: 64), for: .listSource(source.name))
     }
 
     func stop() {

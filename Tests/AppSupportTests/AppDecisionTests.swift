@@ -31,6 +31,28 @@ struct AppDecisionTests {
                 == "ABCDE12345.org.pepper.shared")
         #expect(KeychainItem.accessGroup(infoDictionary: ["PepperKeychainGroup": "$(AppIdentifierPrefix)org.pepper.shared"]) == nil)
         #expect(KeychainItem.accessGroup(infoDictionary: nil) == nil)
+        // One item per key: the server's keeps the name it always had, each list its own.
+        #expect(KeychainItem.account(for: .connection) == "api-key")
+        #expect(KeychainItem.account(for: .listSource("picket-opl.example")) == "list:picket-opl.example")
+    }
+
+    @Test func theLocationPromptsSayThePrecisionPositionsAreSentAt() throws {
+        // Apple/project.yml's Info.plist strings, as Xcode writes them (YAML's folded text, one line).
+        let project = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Apple/project.yml"),
+            encoding: .utf8)
+        func prompt(_ key: String) throws -> String {
+            let lines = project.components(separatedBy: "\n")
+            let start = try #require(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") })
+            let indent = lines[start].prefix { $0 == " " }.count
+            return lines[(start + 1)...].prefix { line in line.prefix { $0 == " " }.count > indent }
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+        let always = try prompt("NSLocationAlwaysAndWhenInUseUsageDescription")
+        let inUse = try prompt("NSLocationWhenInUseUsageDescription")
+        #expect(LocationPrecision.backgroundArea == "about 1 km" && LocationPrecision.backgroundDecimals == 2)
+        #expect(always.contains("only the area you are in, rounded to \(LocationPrecision.backgroundArea), is sent"), "\(always)")
+        #expect(inUse.contains("only the area you are in") && inUse.contains("the point you choose is sent as it is"), "\(inUse)")
     }
 
     @Test func theWebViewLoadsStoredListsByManifestAndNoneOnAnAllowlistedSite() async throws {
@@ -107,9 +129,9 @@ struct AppDecisionTests {
     @Test func thePicketKeyGoesWhereTheStateIsToldToKeepIt() async throws {
         final class MemoryKeys: PicketKeyStore, @unchecked Sendable {
             let lock = NSLock()
-            var stored: String?
-            func key() throws -> String? { lock.withLock { stored } }
-            func setKey(_ key: String?) throws { lock.withLock { stored = key } }
+            var stored: [PicketKeyAccount: String] = [:]
+            func key(for account: PicketKeyAccount) throws -> String? { lock.withLock { stored[account] } }
+            func setKey(_ key: String?, for account: PicketKeyAccount) throws { lock.withLock { stored[account] = key } }
         }
         let temporary = TemporaryContainer()
         let keys = MemoryKeys()

@@ -5,6 +5,7 @@ import AppleExtensions
 @_spi(ShimTesting) import AppleTestSupport
 import Foundation
 import Logging
+import PepperActions
 import Picket
 import PicketServer
 import Storage
@@ -25,13 +26,14 @@ struct FilterControlProviderTests {
     /// while the control provider writes all along: their writes could not be told apart).
     static func system(
         _ shared: SharedContainer, asker: RecordingAsker, askInterval: TimeInterval = 600, refreshInterval: TimeInterval = 900,
-        watchingWrites: Bool = true
+        watchingWrites: Bool = true, keys: MemoryKeys = MemoryKeys()
     ) -> StrictFilterSystem {
         let data = FilterDataProvider(
             judge: ContentFilterJudge(container: shared.container, ownBundleIdentifier: "org.example.pepper", askInterval: askInterval))
         let control = FilterControlProvider(
             control: FilterControl(
-                container: shared.container, ownBundleIdentifier: "org.example.pepper", notifier: asker, refreshInterval: refreshInterval))
+                container: shared.container, ownBundleIdentifier: "org.example.pepper", notifier: asker, picketKeys: keys,
+                refreshInterval: refreshInterval))
         return StrictFilterSystem(data: data, control: control, watching: watchingWrites ? shared.container.url : nil)
     }
 
@@ -102,11 +104,13 @@ struct FilterControlProviderTests {
         defer { Task { await server.stop() } }
         let shared = SharedContainer()
         try shared.container.home.prepare()
-        var source = ListSource(name: "picket-live", location: "picket:http://127.0.0.1:\(server.port)", format: "picket")
-        source.picketKey = server.key
+        let source = ListSource(name: "picket-live", location: "picket:http://127.0.0.1:\(server.port)", format: "picket")
         _ = try ListSourceStore(database: shared.state.database).insert(source)
         try PicketPolicyStore(database: shared.state.database).setPolicy(.block)
-        let system = Self.system(shared, asker: RecordingAsker(), refreshInterval: 0.2, watchingWrites: false)
+        // The list's key is where the app put it: in the key store (the Keychain on iOS), not the database.
+        let keys = MemoryKeys()
+        try keys.setKey(server.key, for: .listSource("picket-live"))
+        let system = Self.system(shared, asker: RecordingAsker(), refreshInterval: 0.2, watchingWrites: false, keys: keys)
         _ = await system.start()
         // The first refresh fetches the list (the app never did) and tells the data provider.
         #expect(await system.waitForRulesChanged(1) == 1)
@@ -204,5 +208,13 @@ struct PicketFixture {
         _ = try? await task.value
         try? FileManager.default.removeItem(at: folder)
     }
+}
+/// A key store in memory: the Keychain's part, for the control provider's list keys.
+final class MemoryKeys: PicketKeyStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [PicketKeyAccount: String] = [:]
+
+    func key(for account: PicketKeyAccount) throws -> String? { lock.withLock { keys[account] } }
+    func setKey(_ key: String?, for account: PicketKeyAccount) throws { lock.withLock { keys[account] = key } }
 }
 #endif

@@ -190,7 +190,7 @@ struct ConsolePeopleTests {
         #expect(noText.status == .unprocessableContent && noText.text.contains(#"id="try-text-error""#))
     }
 
-    @Test func reportingAStrikeWalksThreeStepsAndShowsTheServersRefusalAtItsField() async throws {
+    @Test func reportingAStrikeWalksThreeStepsAndRefusesAtTheField() async throws {
         let console = try await ConsoleHarness()
         let server = try await HomePicketServer(console)
         let (cookie, csrf) = try await console.signIn()
@@ -206,46 +206,76 @@ struct ConsolePeopleTests {
         #expect(picket.text.contains("answers with 1 active strike") || picket.text.contains("answers with 0 active strikes"))
         #expect(!picket.text.contains(server.key) && picket.text.contains(APIKeys.masked(server.key)), "the key is never shown back")
 
+        // Each step is checked by the rules the app shares (PicketReportRules), before anything is sent.
         let missing = try await post("/picket/report/step", [("step", "employer"), ("employer.name", " ")])
         #expect(missing.status == .unprocessableContent && missing.text.contains(#"id="employer-name-error""#))
         let longName = String(repeating: "W", count: 10_000)
-        #expect(try await post("/picket/report/step", [("step", "employer"), ("employer.name", longName)]).location == "/picket/report")
+        let longNameRefused = try await post("/picket/report/step", [("step", "employer"), ("employer.name", longName)])
+        #expect(
+            longNameRefused.status == .unprocessableContent && longNameRefused.text.contains("At most 200 characters (this has 10000)."))
+        let employer: [(String, String)] = [
+            ("step", "employer"), ("employer.name", "Fair Widgets"), ("employer.industry", "Manufacturing"),
+            ("employer.website", "https://fair-widgets.example"),
+        ]
+        #expect(try await post("/picket/report/step", employer).location == "/picket/report")
         let action: [(String, String)] = [
             ("step", "action"), ("action.organization", "Union"), ("action.actionType", "strike"), ("action.location", "Seattle"),
             ("action.startDate", ISO8601.format(Date()).prefix(10).description), ("action.durationDays", "3"),
-            ("action.description", "<script>alert(1)</script> for pay"),
+            ("action.description", "<script>alert(1)</script> for pay"), ("action.demands", "A contract"),
+            ("action.contactInfo", "Picket captain"), ("action.learnMoreUrl", "https://union.example/fair"),
         ]
+        let form = try await console.request(.get, "/picket/report", cookie: cookie)
+        #expect(form.text.contains(#"id="action-contactInfo""#) && form.text.contains(#"id="action-learnMoreUrl""#))
+        let badURL = try await post("/picket/report/step", action.map { $0.0 == "action.learnMoreUrl" ? ($0.0, "union.example") : $0 })
+        #expect(badURL.status == .unprocessableContent && badURL.text.contains(#"id="action-learnMoreUrl-error""#))
         #expect(try await post("/picket/report/step", action).location == "/picket/report")
         let lookup = try await post("/picket/report/step", [("step", "location"), ("location.address", "Seattle, WA"), ("go", "lookup")])
         #expect(lookup.location == "/picket/report")
         let located = try await console.request(.get, "/picket/report", cookie: cookie)
         #expect(located.text.contains(#"id="found""#) && located.text.contains("Seattle, Washington, United States"))
+        #expect(located.text.contains(#"data-current-location="report-here-status" hidden"#), "the button waits for the script")
+        // "Use my current location": the position the page's script sends, kept as given and shown as its address.
+        let here = try await post(
+            "/picket/report/step",
+            [
+                ("step", "location"), ("location.address", "Seattle, WA"), ("here.latitude", "47.6205123"),
+                ("here.longitude", "-122.3493456"),
+                ("go", "here"),
+            ])
+        #expect(here.location == "/picket/report")
+        let current = try await console.request(.get, "/picket/report", cookie: cookie)
+        #expect(
+            current.text.contains(#"value="47.620512""#)
+                && current.text.contains("Seattle, Washington, United States (47.620512, -122.349346)"))
+        let nowhere = try await post("/picket/report/step", [("step", "location"), ("here.latitude", "x"), ("go", "here")])
+        #expect(nowhere.status == .unprocessableContent && nowhere.text.contains("Your browser sent no position"))
         // Each step's form carries all its fields (the browser sends them again, filled in).
         let location: [(String, String)] = [
-            ("step", "location"), ("location.address", "Seattle, WA"), ("action.coordinates.latitude", "47.6062"),
-            ("action.coordinates.longitude", "-122.3321"),
+            ("step", "location"), ("location.address", "Seattle, WA"), ("action.coordinates.latitude", "47.620512"),
+            ("action.coordinates.longitude", "-122.349346"),
         ]
         #expect(try await post("/picket/report/step", location).location == "/picket/report")
-        let refused = try await post("/picket/report/submit")
-        #expect(refused.status == .unprocessableContent)
-        #expect(
-            refused.text.contains(#"id="employer-name-error""#) && refused.text.contains("employer.name must be at most 200 characters"))
-        #expect(
-            try await post("/picket/report/step", [("step", "employer"), ("employer.name", "Fair Widgets")]).location == "/picket/report")
-        #expect(try await post("/picket/report/step", action).location == "/picket/report")
-        #expect(try await post("/picket/report/step", location).location == "/picket/report")
+        let review = try await console.request(.get, "/picket/report", cookie: cookie)
+        for fact in ["Manufacturing", "https://fair-widgets.example", "A contract", "Picket captain", "https://union.example/fair"] {
+            #expect(review.text.contains(fact), "the review shows \(fact)")
+        }
         #expect(try await post("/picket/report/submit").location == "/picket/report")
         let done = try await console.request(.get, "/picket/report", cookie: cookie)
         #expect(done.text.contains("Submitted for moderation (act_"))
         #expect(done.text.components(separatedBy: "Submitted for moderation").count == 2, "the server's words once, in the receipt")
-        let pending = try await SQLitePicketStore(database: console.state.database).pendingSubmissions()
+        let store = SQLitePicketStore(database: console.state.database)
+        let pending = try await store.pendingSubmissions()
         #expect(pending.map(\.employerName) == ["Fair Widgets"])
         #expect(pending.first?.description == "<script>alert(1)</script> for pay")
+        let sentActionId = try #require(pending.first?.id)
+        let sentAction = try #require(try await store.action(id: sentActionId))
+        #expect(sentAction.contactInfo == "Picket captain" && sentAction.moreInfoUrl == "https://union.example/fair")
+        #expect(sentAction.coordinate == GeoCoordinate(latitude: 47.620512, longitude: -122.349346))
 
         // The moderator sees it as text, with where it is, and approves it with a reason.
         let moderation = try await console.request(.get, "/moderation", cookie: cookie)
         #expect(!moderation.text.contains("<script>alert(1)") && moderation.text.contains("&lt;script&gt;alert(1)&lt;/script&gt; for pay"))
-        #expect(moderation.text.contains(" m from Seattle, Washington, United States"))
+        #expect(moderation.text.contains("2.1 km from Seattle, Washington, United States"), "the current location, near the Space Needle")
         let id = try #require(pending.first?.id)
         let tooLong = try await post(
             "/moderation/decide", [("id", id), ("decision", "approve"), ("reason", String(repeating: "x", count: 600))])
@@ -257,13 +287,18 @@ struct ConsolePeopleTests {
         let twice = try await post("/moderation/decide", [("id", id), ("decision", "reject")])
         #expect(twice.status == .unprocessableContent && twice.text.contains("already approved"))
 
-        // A snapshot for it: refused without a strike chosen, then sent.
+        // A snapshot for it: refused without a strike chosen; typed coordinates not sent before
+        // their address is shown; then sent.
         let noStrike = try await post("/picket/snapshot", [("latitude", "47.6"), ("longitude", "-122.3"), ("go", "submit")])
         #expect(noStrike.status == .unprocessableContent && noStrike.text.contains(#"id="action-error""#))
         let chooser = try await console.request(.get, "/picket/snapshot", cookie: cookie)
         #expect(chooser.text.contains(#"value="\#(id)""#))
-        let sent = try await post(
-            "/picket/snapshot", [("actionId", id), ("latitude", "47.61"), ("longitude", "-122.2"), ("notes", "gate"), ("go", "submit")])
+        let typed: [(String, String)] = [("actionId", id), ("latitude", "47.61"), ("longitude", "-122.2"), ("notes", "gate")]
+        let first = try await post("/picket/snapshot", typed + [("go", "submit")])
+        #expect(first.status == .ok && first.text.contains("Nothing was sent yet") && first.text.contains(#"id="shown""#))
+        #expect(first.text.contains("The point is at Bellevue, Washington, United States (47.61, -122.2)"), "\(first.text)")
+        #expect(try await store.pendingSubmissions().isEmpty, "nothing was sent (the report was approved above)")
+        let sent = try await post("/picket/snapshot", typed + [("go", "submit")])
         #expect(sent.location == "/picket/snapshot")
         #expect(
             try await console.request(.get, "/picket/snapshot", cookie: cookie).text.contains("Snapshot submitted for moderation (snap_"))

@@ -19,6 +19,8 @@ struct PicketListSourceTests {
         let port: Int
         let key: String
         let task: Task<Void, any Error>
+        /// The key the updater's key store gives the source (the source's settings hold none).
+        let keys = KeyBox()
 
         static func make() async throws -> Fixture {
             let home = PepperHome(
@@ -54,9 +56,9 @@ struct PicketListSourceTests {
         var location: String { "picket:http://127.0.0.1:\(port)" }
 
         func addSource(key: String? = nil) throws -> ListSource {
-            var source = ListSource(name: "picket-test", location: location, format: PicketListSource.format)
-            source.picketKey = key ?? self.key
-            return try ListSourceStore(database: database).insert(source)
+            keys.value = key ?? self.key
+            return try ListSourceStore(database: database).insert(
+                ListSource(name: "picket-test", location: location, format: PicketListSource.format))
         }
 
         func source() throws -> ListSource { try #require(try ListSourceStore(database: database).source(named: "picket-test")) }
@@ -65,7 +67,8 @@ struct PicketListSourceTests {
             ListUpdater(
                 home: home, database: database,
                 downloader: ListDownloader(
-                    policy: .init(maximumBytes: 1_000_000, idleTimeout: 30, totalTimeout: 60, attempts: 1, initialBackoff: 0.05)))
+                    policy: .init(maximumBytes: 1_000_000, idleTimeout: 30, totalTimeout: 60, attempts: 1, initialBackoff: 0.05)),
+                picketKey: { [keys] source in source.name == "picket-test" ? keys.value : nil })
         }
 
         func stop() async {
@@ -172,8 +175,8 @@ struct PicketListSourceTests {
         _ = try await fixture.updater().update(try fixture.addSource(), force: true)
         let good = try Data(contentsOf: fixture.home.listsURL.appendingPathComponent("picket-test"))
 
-        var source = try fixture.source()
-        source.picketKey = APIKeys.generate()
+        let source = try fixture.source()
+        fixture.keys.value = APIKeys.generate()
         let wrong = try await fixture.updater().update(source, force: true)
         guard case .failed(let reason) = wrong.status else {
             Issue.record("a wrong key must fail")
@@ -182,7 +185,7 @@ struct PicketListSourceTests {
         #expect(reason.contains("unknown API key"))
         #expect(try fixture.source().lastError?.contains("unknown API key") == true)
 
-        source.picketKey = nil
+        fixture.keys.value = nil
         guard case .failed(let missing) = try await fixture.updater().update(source, force: true).status else {
             Issue.record("no key must fail")
             return
@@ -191,7 +194,7 @@ struct PicketListSourceTests {
         #expect(try await fixture.updater().update(source, force: true).picketProblem == .missingKey(source.name))
 
         await fixture.stop()
-        source.picketKey = fixture.key
+        fixture.keys.value = fixture.key
         guard case .failed(let gone) = try await fixture.updater().update(source, force: true).status else {
             Issue.record("an unreachable server must fail")
             return
@@ -208,6 +211,17 @@ struct PicketListSourceTests {
         #expect(PicketListSource.serverURL("picket:opl.example") == nil)
         #expect(PicketListSource.serverURL("https://opl.example") == nil)
         #expect(PicketListSource.defaultName(for: "picket:https://OPL.Example:8443") == "picket-opl.example")
+    }
+}
+
+/// A key the tests change while updaters read it.
+final class KeyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var key: String?
+
+    var value: String? {
+        get { lock.withLock { key } }
+        set { lock.withLock { key = newValue } }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PepperTestSupport
 import Picket
+import Storage
 import Testing
 import UTCTime
 
@@ -335,6 +336,15 @@ struct PicketCommandTests {
             environment: ["PEPPER_PICKET_KEY": ""])
         #expect(noKey.status == 1)
         #expect(noKey.stderr.contains("needs an API key"))
+        // The key of the Picket list with that very location, read from the key store (on
+        // Linux the state's preferences), never from the list's settings.
+        let fromList = try await PepperProcess.run(
+            ["compile", location, "--output", home.appendingPathComponent("o3").path], home: home, environment: ["PEPPER_PICKET_KEY": ""])
+        #expect(fromList.status == 0 && fromList.stdout.contains("3 WebKit rules"), "\(fromList.stderr)")
+        let database = try PepperDatabase(home: PepperHome(url: home))
+        let list = try #require(try ListSourceStore(database: database).source(named: "picket-127.0.0.1"))
+        #expect(list.settings == nil, "no key in the list's settings")
+        #expect(try PreferenceStore(database: database).value(.picketListKeys)?.contains(key) == true)
     }
 
     @Test("serve and keys on PostgreSQL")

@@ -40,11 +40,13 @@ public final class ListServer {
 
     public struct LoggedRequest: Decodable, Sendable {
         public var path: String
+        /// The query, without its `?`, when the request had one.
+        public var query: String?
         public var ifNoneMatch: String?
         public var ifModifiedSince: String?
 
         enum CodingKeys: String, CodingKey {
-            case path
+            case path, query
             case ifNoneMatch = "if_none_match"
             case ifModifiedSince = "if_modified_since"
         }

@@ -1,5 +1,6 @@
 import AppExtensionSupport
 import Foundation
+import PepperActions
 
 #if !canImport(ObjectiveC)
 import AppleShims
@@ -19,15 +20,25 @@ public final class FilterControlProvider: NEFilterControlProvider {
     private var refreshing: Task<Void, Never>?
 
     /// The provider as the system makes it: its app group comes from its bundle, the app's
-    /// bundle identifier is the extension's without its last part, and questions become
-    /// notifications.
+    /// bundle identifier is the extension's without its last part, questions become
+    /// notifications, and the Picket lists' keys come from the Keychain group it shares with
+    /// the app (`KeychainKeyStore`, compiled into this extension from `Apple/Keychain`).
     public override init() {
         makeControl = {
             let own = Bundle.main.bundleIdentifier.map { $0.split(separator: ".").dropLast().joined(separator: ".") } ?? ""
-            return FilterControl(container: try AppGroupContainer.current(), ownBundleIdentifier: own, notifier: NotificationAsker())
+            return FilterControl(
+                container: try AppGroupContainer.current(), ownBundleIdentifier: own, notifier: NotificationAsker(),
+                picketKeys: FilterControlProvider.keyStore())
         }
         super.init()
     }
+
+    #if canImport(ObjectiveC)
+    private static func keyStore() -> (any PicketKeyStore)? { KeychainKeyStore() }
+    #else
+    // Linux compiles this class against the shims, without the Keychain: the shared preferences.
+    private static func keyStore() -> (any PicketKeyStore)? { nil }
+    #endif
 
     /// A provider over `control` (tests).
     public init(control: FilterControl) {

@@ -1,5 +1,6 @@
 import Foundation
 import ListSync
+import PepperActions
 import Picket
 import Storage
 
@@ -9,7 +10,8 @@ import Storage
 ///
 /// - **Rule updates.** ``refresh()`` brings the enabled Picket list sources up to date through
 ///   the same client and updater as the app (`ListUpdater`: the stored hash, so an unchanged
-///   list costs a 304, and the server's refresh interval), into the list files the data
+///   list costs a 304, and the server's refresh interval; each list's API key from the key
+///   store, `PicketListKeys`), into the list files the data
 ///   provider's ``PicketGateInputs`` read; when a list changed the provider calls
 ///   `notifyRulesChanged()` and the data provider reads them again. One update at a time per
 ///   home: when the app is updating (`update.lock`), the round is skipped.
@@ -45,18 +47,22 @@ public final class FilterControl: Sendable {
     public let refreshInterval: TimeInterval
     private let ownBundleIdentifier: String
     private let notifier: any PicketAskNotifier
+    private let picketKeys: (any PicketKeyStore)?
     private let clock: @Sendable () -> Date
     private let opened: LockedState<(database: PepperDatabase, judge: ContentFilterJudge)?>
 
     /// The control of the shared state in `container`, for the app whose bundle identifier is
-    /// `ownBundleIdentifier`, asking through `notifier`.
+    /// `ownBundleIdentifier`, asking through `notifier`. `picketKeys` holds the Picket lists' API
+    /// keys (the Keychain on iOS, as in the app); `nil` reads them from the shared preferences,
+    /// as `PepperState` does on Linux.
     public init(
-        container: AppGroupContainer, ownBundleIdentifier: String, notifier: any PicketAskNotifier, refreshInterval: TimeInterval = 900,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        container: AppGroupContainer, ownBundleIdentifier: String, notifier: any PicketAskNotifier,
+        picketKeys: (any PicketKeyStore)?, refreshInterval: TimeInterval = 900, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.container = container
         self.ownBundleIdentifier = ownBundleIdentifier
         self.notifier = notifier
+        self.picketKeys = picketKeys
         self.refreshInterval = refreshInterval
         self.clock = clock
         opened = LockedState(nil)
@@ -117,7 +123,8 @@ public final class FilterControl: Sendable {
         } catch {
             return .unavailable("cannot read the lists: \(error)")
         }
-        let updater = ListUpdater(home: home, database: database)
+        let keys = PicketListKeys(keys: picketKeys ?? PreferencePicketKeyStore(database: database), database: database)
+        let updater = ListUpdater(home: home, database: database, picketKey: { source in try keys.key(for: source) })
         var changed: [String] = []
         for source in sources {
             guard let report = try? await updater.update(source, force: false) else { continue }

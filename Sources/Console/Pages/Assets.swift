@@ -48,6 +48,7 @@ enum Assets {
         button.small { padding: .15rem .5rem; margin: 0; font-size: .85rem; }
         a { color: var(--accent); }
         .row { display: flex; flex-wrap: wrap; gap: 0 .3rem; align-items: center; }
+        [hidden] { display: none !important; }
         .row form { display: inline; }
         form.inline { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem; }
         ul.lists { list-style: none; padding: 0; margin: 0; }
@@ -110,6 +111,31 @@ enum Assets {
               if (event.done) { source.close(); window.location.reload(); }
             };
           }
+
+          // "Use my current location" (a strike report's step 3, the GPS snapshot): the browser's
+          // position, sent only when the person clicks, in the form's here.latitude and
+          // here.longitude with go=here. Without a script or geolocation the button stays hidden.
+          Array.prototype.forEach.call(document.querySelectorAll("[data-current-location]"), function (button) {
+            if (!navigator.geolocation) { return; }
+            button.hidden = false;
+            button.addEventListener("click", function () {
+              var form = button.form;
+              var status = document.getElementById(button.getAttribute("data-current-location"));
+              status.textContent = "Asking your browser where you are…";
+              navigator.geolocation.getCurrentPosition(function (position) {
+                form.querySelector('input[name="here.latitude"]').value = String(position.coords.latitude);
+                form.querySelector('input[name="here.longitude"]').value = String(position.coords.longitude);
+                var go = document.createElement("input");
+                go.type = "hidden";
+                go.name = "go";
+                go.value = "here";
+                form.appendChild(go);
+                form.submit();
+              }, function (error) {
+                status.textContent = "Your browser gave no position (" + error.message + "): look an address up, or type the coordinates.";
+              }, { enableHighAccuracy: true, timeout: 20000, maximumAge: 0 });
+            });
+          });
 
           // The DNS query log: new queries appear at the top as they are answered.
           var log = document.getElementById("query-log");

@@ -64,7 +64,10 @@ extension Templates {
         <form method="post" action="/picket/report/step" novalidate>\(csrf)<input type="hidden" name="step" value="{{step}}">
         {{#fields}}{{> field}}{{/fields}}
         {{#isLocation}}{{#found}}<p class="status ok" id="found" role="status">Found {{found}}</p>{{/found}}
-        <button type="submit" name="go" value="lookup" class="quiet">Look up the address</button>{{/isLocation}}
+        <input type="hidden" name="here.latitude" value=""><input type="hidden" name="here.longitude" value="">
+        <div class="row"><button type="submit" name="go" value="lookup" class="quiet">Look up the address</button>
+        <button type="button" class="quiet" id="report-here" data-current-location="report-here-status" hidden>Use my current location</button></div>
+        <p class="detail" id="report-here-status" role="status"></p>{{/isLocation}}
         <div class="row">{{^isEmployer}}<button type="submit" name="go" value="back" class="quiet">Back</button>{{/isEmployer}}
         <button type="submit" name="go" value="next">{{#isLocation}}Review{{/isLocation}}{{^isLocation}}Next{{/isLocation}}</button></div>
         </form></section>{{/isSubmitted}}{{/isReview}}
@@ -86,9 +89,14 @@ extension Templates {
         </fieldset>
         {{#actionError}}<p class="field-error" id="action-error">{{actionError}}</p>{{/actionError}}
         {{#fields}}{{> field}}{{/fields}}
-        {{#found}}<p class="status ok" id="found" role="status">Found {{found}}</p>{{/found}}
+        <input type="hidden" name="here.latitude" value=""><input type="hidden" name="here.longitude" value="">
         <div class="row"><button type="submit" name="go" value="lookup" class="quiet">Look up the address</button>
-        <button type="submit" name="go" value="submit">Send the snapshot</button></div>
+        <button type="submit" name="go" value="show" class="quiet">Show the point's address</button>
+        <button type="button" class="quiet" id="snapshot-here" data-current-location="snapshot-here-status" hidden>Use my current location</button></div>
+        <p class="detail" id="snapshot-here-status" role="status"></p>
+        {{#shown}}<p class="status ok" id="shown" role="status">The point is at {{shown}}</p>{{/shown}}
+        {{#pointNotShown}}<p class="status off" id="not-shown">The point's address is shown before the snapshot is sent.</p>{{/pointNotShown}}
+        <button type="submit" name="go" value="submit">Send the snapshot</button>
         </form></section>{{/hasServer}}{{/receipt}}
         {{/page}}
         """

@@ -159,12 +159,20 @@ struct LaborActionsPage: ConsoleArea {
                 report.step = StrikeReport.Step.allCases[max(0, (StrikeReport.Step.allCases.firstIndex(of: step) ?? 0) - 1)]
             case "lookup":
                 (notice, report) = await screen.lookUp(report)
+            case "here":
+                // The browser's position, sent by the page's script ("Use my current location").
+                guard let here = Self.position(fields) else {
+                    notice = Notice(.error, "Your browser sent no position: look an address up, or type the coordinates.")
+                    break
+                }
+                (notice, report) = await screen.useCurrentLocation(report, at: here)
             default:
                 if !report.advance(from: step) { notice = Notice(.error, "Something is missing: see the form below.") }
             }
             keep(report, at: \.strikeReport, context)
-            // A place found shows beside the address; only a failed lookup needs a notice.
-            guard notice?.isError == true else { return redirect("/picket/report", nil, context: context) }
+            // A place found shows beside the address; only a failed lookup, or an address that
+            // could not be shown, needs a notice.
+            guard notice?.isError == true || notice?.kind == .warning else { return redirect("/picket/report", nil, context: context) }
             return reportPage(report, request: request, context: context, notice: notice)
         }
         routes.post("report/edit") { _, context in
@@ -217,10 +225,16 @@ struct LaborActionsPage: ConsoleArea {
             report.action.learnMoreUrl = value("action.learnMoreUrl")
         case .location:
             let address = value("location.address")
-            if address != report.place.address { report.place.found = nil }
+            let latitude = value("action.coordinates.latitude")
+            let longitude = value("action.coordinates.longitude")
+            if address != report.place.address && report.place.origin == .address { report.place.found = nil }
+            if latitude != report.place.latitude || longitude != report.place.longitude {
+                report.place.found = nil
+                report.place.origin = latitude.isEmpty && longitude.isEmpty ? nil : .typed
+            }
             report.place.address = address
-            report.place.latitude = value("action.coordinates.latitude")
-            report.place.longitude = value("action.coordinates.longitude")
+            report.place.latitude = latitude
+            report.place.longitude = longitude
         case .review, .submitted:
             break
         }
@@ -316,9 +330,21 @@ struct LaborActionsPage: ConsoleArea {
         var strikesProblem: String?
         var actionError: String?
         var fields: [FieldView]
-        var found: String?
+        /// The chosen point's address, once shown (the snapshot can then be sent).
+        var shown: String?
+        /// A point is chosen but its address not shown yet.
+        var pointNotShown: Bool
         var receipt: String?
         var hasServer: Bool
+    }
+
+    /// The position the page's script sent (`here.latitude`, `here.longitude`), when both are
+    /// numbers on the Earth.
+    static func position(_ fields: FormData) -> GeoCoordinate? {
+        guard let latitude = fields["here.latitude"].flatMap(Double.init), let longitude = fields["here.longitude"].flatMap(Double.init)
+        else { return nil }
+        let point = GeoCoordinate(latitude: latitude, longitude: longitude)
+        return point.isValid ? point : nil
     }
 
     private func addSnapshot(to routes: RouteCollection<ConsoleContext>) {
@@ -330,18 +356,33 @@ struct LaborActionsPage: ConsoleArea {
             let fields = form(context)
             var draft = snapshot(context)
             if draft.receipt != nil { draft = GPSSnapshotDraft() }
-            let address = fields["address"] ?? ""
-            if address != draft.address { draft.found = nil }
+            let latitude = fields["latitude"] ?? ""
+            let longitude = fields["longitude"] ?? ""
+            if latitude != draft.latitude || longitude != draft.longitude { draft.origin = .typed }
             draft.actionId = fields["actionId"] ?? ""
-            draft.address = address
-            draft.latitude = fields["latitude"] ?? ""
-            draft.longitude = fields["longitude"] ?? ""
+            draft.address = fields["address"] ?? ""
+            draft.latitude = latitude
+            draft.longitude = longitude
             draft.notes = fields["notes"] ?? ""
-            let notice: Notice
-            (notice, draft) = fields["go"] == "lookup" ? await screen.lookUp(draft) : await screen.submit(draft)
+            var notice: Notice
+            switch fields["go"] ?? "submit" {
+            case "lookup":
+                (notice, draft) = await screen.lookUp(draft)
+            case "show":
+                (notice, draft) = await screen.showAddress(draft)
+            case "here":
+                if let here = Self.position(fields) {
+                    (notice, draft) = await screen.choose(here, origin: .currentLocation, draft)
+                } else {
+                    notice = Notice(.error, "Your browser sent no position: look an address up, or type the coordinates.")
+                }
+            default:
+                (notice, draft) = await screen.submit(draft)
+            }
             keep(draft, at: \.snapshot, context)
-            // A place found shows beside the address, a sent snapshot its receipt: no notice needed.
-            guard notice.isError else { return redirect("/picket/snapshot", nil, context: context) }
+            // A point's address shows beside the form, a sent snapshot its receipt: only what
+            // went wrong, or was not sent, needs a notice.
+            guard notice.isError || notice.kind == .warning else { return redirect("/picket/snapshot", nil, context: context) }
             return await snapshotPage(screen, draft, request: request, context: context, notice: notice)
         }
         routes.post("snapshot/new") { _, context in
@@ -383,10 +424,11 @@ struct LaborActionsPage: ConsoleArea {
             strikes: strikes, strikesProblem: problem, actionError: draft.errors["actionId"],
             fields: [
                 field("address", "Address (looked up by the server)", draft.address),
-                field("latitude", "Latitude", draft.latitude, hint: "Or type the coordinates."),
+                field("latitude", "Latitude", draft.latitude, hint: "Or type the coordinates, then show their address."),
                 field("longitude", "Longitude", draft.longitude),
                 field("notes", "Notes for the moderators (optional)", draft.notes, textArea: true),
-            ], found: draft.found, receipt: draft.receipt.map { "\($0.message) (\($0.id))." }, hasServer: hasServer)
+            ], shown: draft.shownForPoint?.line, pointNotShown: draft.stage == .pointChosen,
+            receipt: draft.receipt.map { "\($0.message) (\($0.id))." }, hasServer: hasServer)
         return renderer.page(
             .snapshot, title: "GPS snapshot", view: view, chrome: chrome(request, context, notices: notice.map { [$0] } ?? []),
             status: .form(refused: notice?.isError == true))

@@ -46,12 +46,20 @@ public struct ListUpdater: Sendable {
     public var downloader: ListDownloader
     /// Freshness when neither the list nor the server says: one day.
     public var defaultLifetime: TimeInterval = 86_400
+    /// A Picket source's API key, read when the source is fetched: from the face's key store
+    /// (the Keychain in the app), never from the source's settings. `nil` fails the fetch with
+    /// ``PicketListError/missingKey(_:)``.
+    public var picketKey: @Sendable (ListSource) throws -> String?
 
-    /// An updater for `home`.
-    public init(home: PepperHome, database: PepperDatabase, downloader: ListDownloader = ListDownloader()) {
+    /// An updater for `home`; `picketKey` gives Picket sources their keys (by default none).
+    public init(
+        home: PepperHome, database: PepperDatabase, downloader: ListDownloader = ListDownloader(),
+        picketKey: @escaping @Sendable (ListSource) throws -> String? = { _ in nil }
+    ) {
         self.home = home
         self.database = database
         self.downloader = downloader
+        self.picketKey = picketKey
     }
 
     /// The disk holding the home is full: nothing could be stored, for this list or any other.
@@ -163,7 +171,7 @@ public struct ListUpdater: Sendable {
         let fetched: PicketListSource.Fetched
         do {
             guard let server = PicketListSource.serverURL(source.location) else { throw PicketListError.badLocation(source.location) }
-            guard let key = source.picketKey else { throw PicketListError.missingKey(source.name) }
+            guard let key = try picketKey(source) else { throw PicketListError.missingKey(source.name) }
             // As for HTTP lists: the hash describes the recorded copy, so send it only for that copy.
             let validatorsMatch = stored.map { ContentBlockerOutput.SourceIdentity.sha256Hex($0) == source.sha256 } ?? false
             fetched = try await fetchPicket(server: server, key: key, lastHash: validatorsMatch ? source.etag : nil)

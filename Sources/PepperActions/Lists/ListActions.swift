@@ -101,27 +101,42 @@ extension PepperState {
         guard ListSource.isValidName(name) else { throw .invalidListName(name) }
         let store = ListSourceStore(database: database)
         var proposed = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
-        if request.isPicket { proposed.picketKey = request.key }
         if let categories = request.categories { proposed.disconnectCategories = categories }
+        let keys = picketKeyStore
         let entry = try await onBlockingThreads { [proposed] () throws(ActionError) -> ListSource in
             do {
                 if try store.source(named: name) != nil { throw ActionError.listExists(name) }
-                return try store.insert(proposed)
+                let entry = try store.insert(proposed)
+                // The key goes to the key store (the Keychain in the app), never into the
+                // source's settings in the shared database.
+                if request.isPicket {
+                    do {
+                        try keys.setKey(request.key, for: .listSource(name))
+                    } catch {
+                        _ = try? store.remove(named: name)
+                        throw ActionError.storage("cannot keep the list's API key: \(error)")
+                    }
+                }
+                return entry
             } catch let error as ActionError {
                 throw error
             } catch {
                 throw .storage("cannot add the list: \(error)")
             }
         }
+        let forget = { @Sendable in
+            _ = try? store.remove(named: name)
+            if request.isPicket { try? keys.setKey(nil, for: .listSource(name)) }
+        }
         let report: ListUpdater.Report
         do {
-            report = try await ListUpdater(home: home, database: database).update(entry, force: true, progress: progress)
+            report = try await listUpdater().update(entry, force: true, progress: progress)
         } catch {
-            _ = try? store.remove(named: name)
+            forget()
             throw .storage("\(error)")
         }
         if case .failed(let reason) = report.status {
-            _ = try? store.remove(named: name)
+            forget()
             ListCopies.remove(name, home: home)
             throw .listUnusable(source: request.source, reason: reason)
         }
@@ -165,6 +180,8 @@ extension PepperState {
             let source = try self.list(named: name)
             guard !source.builtIn else { throw .builtInList(name) }
             do {
+                // The key first: should the key store refuse, the list stays, with its key.
+                if source.format == PicketListSource.format { try self.picketKeyStore.setKey(nil, for: .listSource(name)) }
                 try ListSourceStore(database: self.database).remove(named: name)
             } catch {
                 throw .storage("cannot remove the list: \(error)")
@@ -198,7 +215,7 @@ extension PepperState {
         if fetch, !hasCopy {
             let report: ListUpdater.Report
             do {
-                report = try await ListUpdater(home: home, database: database).update(source, force: true, progress: progress)
+                report = try await listUpdater().update(source, force: true, progress: progress)
             } catch {
                 throw .storage("\(error)")
             }

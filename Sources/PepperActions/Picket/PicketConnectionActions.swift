@@ -19,18 +19,46 @@ public struct PicketConnection: Sendable, Hashable {
     }
 }
 
-/// Where the Picket API key is kept: a seam, because the key is a secret and each platform has
-/// its own place for secrets. On Linux it is the state's preferences
-/// (``PreferencePicketKeyStore``, the default); the iOS app passes a Keychain store through
-/// ``PepperState/Configuration/picketKeys``, so the key never lands in the shared database.
-public protocol PicketKeyStore: Sendable {
-    /// The stored key, or `nil` when there is none.
-    func key() throws -> String?
-    /// Stores `key`; `nil` removes it.
-    func setKey(_ key: String?) throws
+/// Whose Picket API key: the person's server (reports, snapshots, geofences), or a Picket list
+/// source (its blocklist, fetched with the key it was added with).
+public enum PicketKeyAccount: Sendable, Hashable, CustomStringConvertible {
+    /// The key of the server the person reports to (``PicketConnection``).
+    case connection
+    /// The key of the Picket list source with this name (`pepper lists add picket:… --key`,
+    /// "Use the server's blocklist").
+    case listSource(String)
+
+    /// `connection`, or `list:NAME`: the name the stores file the key under.
+    public var description: String {
+        switch self {
+        case .connection: "connection"
+        case .listSource(let name): "list:\(name)"
+        }
+    }
 }
 
-/// The Picket key in the state's preferences (`picket.key`).
+/// Where Picket API keys are kept: a seam, because a key is a secret and each platform has its
+/// own place for secrets. On Linux it is the state's preferences (``PreferencePicketKeyStore``,
+/// the default: the state database is the user's own); the iOS app passes its Keychain store
+/// through ``PepperState/Configuration/picketKeys``, so no key lands in the database the app
+/// shares with its extensions. Keys are filed by ``PicketKeyAccount``.
+public protocol PicketKeyStore: Sendable {
+    /// The key of `account`, or `nil` when there is none.
+    func key(for account: PicketKeyAccount) throws -> String?
+    /// Stores the key of `account`; `nil` removes it.
+    func setKey(_ key: String?, for account: PicketKeyAccount) throws
+}
+
+extension PicketKeyStore {
+    /// The key of the person's server (``PicketKeyAccount/connection``).
+    public func key() throws -> String? { try key(for: .connection) }
+
+    /// Stores the key of the person's server; `nil` removes it.
+    public func setKey(_ key: String?) throws { try setKey(key, for: .connection) }
+}
+
+/// The Picket keys in the state's preferences: the server's under `picket.key`, the list
+/// sources' under `picket.list-keys` (a JSON object, list name → key).
 public struct PreferencePicketKeyStore: PicketKeyStore {
     private let preferences: PreferenceStore
 
@@ -39,15 +67,44 @@ public struct PreferencePicketKeyStore: PicketKeyStore {
         preferences = PreferenceStore(database: database)
     }
 
-    /// The stored key.
-    public func key() throws -> String? { try preferences.value(.picketKey) }
+    /// The stored key of `account`.
+    public func key(for account: PicketKeyAccount) throws -> String? {
+        switch account {
+        case .connection: return try preferences.value(.picketKey)
+        case .listSource(let name): return try listKeys()[name]
+        }
+    }
 
-    /// Stores or removes the key.
-    public func setKey(_ key: String?) throws { try preferences.set(.picketKey, key) }
+    /// Stores or removes the key of `account`.
+    public func setKey(_ key: String?, for account: PicketKeyAccount) throws {
+        switch account {
+        case .connection:
+            try preferences.set(.picketKey, key)
+        case .listSource(let name):
+            var keys = try listKeys()
+            keys[name] = key
+            let text = try String(decoding: JSONEncoder.sorted.encode(keys), as: UTF8.self)
+            try preferences.set(.picketListKeys, keys.isEmpty ? nil : text)
+        }
+    }
+
+    private func listKeys() throws -> [String: String] {
+        guard let text = try preferences.value(.picketListKeys) else { return [:] }
+        return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+    }
+}
+
+extension JSONEncoder {
+    /// An encoder with sorted keys, so the same keys always make the same text.
+    fileprivate static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
 }
 
 extension PepperState {
-    /// Where this state keeps the Picket key: the configured store, else the preferences.
+    /// Where this state keeps the Picket keys: the configured store, else the preferences.
     public var picketKeyStore: any PicketKeyStore {
         configuration.picketKeys ?? PreferencePicketKeyStore(database: database)
     }

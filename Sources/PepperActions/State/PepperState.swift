@@ -50,8 +50,13 @@ public final class PepperState: Sendable {
         self.home = home
         self.configuration = configuration
         do {
-            try home.prepare()
+            // The database first: one a newer Pepper wrote is refused before the home is touched.
             database = try PepperDatabase(home: home)
+            try home.prepare()
+        } catch let error as PepperDatabaseError {
+            // Its words name the file already.
+            if case .newer = error { throw .storage(error.description) }
+            throw .storage("cannot open Pepper's state in \(home.url.path): \(error)")
         } catch {
             throw .storage("cannot open Pepper's state in \(home.url.path): \(error)")
         }

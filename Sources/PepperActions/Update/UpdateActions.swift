@@ -86,7 +86,7 @@ extension PepperState {
             return sources
         }
         events(.started(lists: sources.map(\.name)))
-        let updater = ListUpdater(home: home, database: database, downloader: ListDownloader(policy: options.downloads))
+        let updater = listUpdater(downloader: ListDownloader(policy: options.downloads))
         var reports: [ListUpdater.Report] = []
         var changed = false
         for source in sources {

@@ -123,10 +123,16 @@ struct CompileCommand: AsyncParsableCommand {
             let catalogue = try state.lists()
             let policy = try state.picketPolicy()
             for argument in sources {
+                let stored: String?
                 do {
-                    let key =
-                        catalogue.first { $0.location == argument && $0.picketKey != nil }?.picketKey
-                        ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+                    // The key of a Picket list with this location, from the key store.
+                    stored = try catalogue.first { $0.location == argument }.flatMap { try state.picketKey(for: $0) }
+                } catch {
+                    Terminal.warning("\(argument): cannot read its API key: \(error)")
+                    continue
+                }
+                do {
+                    let key = stored ?? ProcessInfo.processInfo.environment["PEPPER_PICKET_KEY"].flatMap { $0.isEmpty ? nil : $0 }
                     let context = ListInputLoader.PicketContext(key: key, policy: policy)
                     let bar = ProgressBar(label: URL(string: argument)?.lastPathComponent ?? argument)
                     let input = try await ListInputLoader.load(argument, format: format.format, picket: context, progress: bar.update)

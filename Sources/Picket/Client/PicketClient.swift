@@ -39,14 +39,19 @@ public struct PicketClient: Sendable {
 
     /// `GET /api/mobile/data`: the blocklist and the geofences within `radius` metres (server
     /// default: 100 miles) of `position`. With `lastHash`, an unchanged payload is a 304.
+    ///
+    /// This fetch runs in the background, without the person asking, so `position` is sent
+    /// rounded to ``LocationPrecision/background(_:)`` (the area, about 1 km): every caller
+    /// gets the rounding, none can forget it.
     public func mobileData(
         at position: GeoCoordinate, radius: Int? = nil, lastHash: String? = nil
     ) async throws(PicketClientError)
         -> DataResult
     {
+        let area = LocationPrecision.background(position)
         var query = [
-            URLQueryItem(name: "lat", value: Self.format(position.latitude)),
-            URLQueryItem(name: "lng", value: Self.format(position.longitude)),
+            URLQueryItem(name: "lat", value: Self.format(area.latitude)),
+            URLQueryItem(name: "lng", value: Self.format(area.longitude)),
         ]
         if let radius { query.append(URLQueryItem(name: "radius", value: String(radius))) }
         if let lastHash { query.append(URLQueryItem(name: "hash", value: lastHash)) }

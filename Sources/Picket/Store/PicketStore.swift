@@ -81,6 +81,10 @@ public enum PicketStoreError: Error, Sendable, Hashable, CustomStringConvertible
     case badLocation(String)
     /// The database failed.
     case database(String)
+    /// A newer Pepper migrated the database (`database`: where it is, without a password): it
+    /// has applied `schema` migrations, `unknown` among them, where this Pepper knows `known`.
+    /// Nothing was written to it.
+    case newerSchema(database: String, schema: Int, known: Int, unknown: [String])
 
     public var description: String {
         switch self {
@@ -90,6 +94,9 @@ public enum PicketStoreError: Error, Sendable, Hashable, CustomStringConvertible
         case .missingReference(let details): return details
         case .badLocation(let details): return details
         case .database(let details): return "database error: \(details)"
+        case .newerSchema(let database, let schema, let known, let unknown):
+            return "\(database) was written by a newer Pepper (Picket schema \(schema); this Pepper knows up to \(known) and not "
+                + unknown.joined(separator: ", ") + "): upgrade Pepper to use it; the database was left unchanged"
         }
     }
 }

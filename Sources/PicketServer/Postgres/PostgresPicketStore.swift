@@ -67,10 +67,17 @@ public final class PostgresPicketStore: PicketStore {
             let probe = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
             try await probe.close()
             try await PostgresSchema.migrate(client, logger: logger)
+        } catch let error as PostgresSchemaError {
+            throw PicketStoreError.newerSchema(
+                database: PostgresLocation.redacted(url), schema: error.schema, known: error.known, unknown: error.unknown)
         } catch {
             throw PicketStoreError.database("cannot prepare PostgreSQL at \(PostgresLocation.redacted(url)): \(Self.describe(error))")
         }
     }
+
+    /// The PostgreSQL schema version this Pepper writes: how many migrations it knows
+    /// (`pepper --version` shows it).
+    public static var schemaVersion: Int { PostgresSchema.version }
 
     /// Stops the connection pool the store runs itself (nothing when a `ServiceGroup` runs it).
     public func close() async {

@@ -82,9 +82,24 @@ enum PostgresSchema {
         ),
     ]
 
+    /// The schema version this Pepper writes: how many migrations it knows.
+    static var version: Int { migrations.count }
+
     /// Brings the database up to date; returns the versions applied.
+    ///
+    /// - Throws: ``PostgresSchemaError`` when a newer Pepper migrated the database (nothing is
+    ///   changed).
     @discardableResult
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
+        do {
+            return try await migrateInTransaction(client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            if let newer = error.closureError as? PostgresSchemaError { throw newer }
+            throw error
+        }
+    }
+
+    private static func migrateInTransaction(_ client: PostgresClient, logger: Logger) async throws -> [String] {
         try await client.withTransaction(logger: logger) { connection in
             // An arbitrary constant identifying "Pepper's Picket migrations".
             try await connection.query("SELECT pg_advisory_xact_lock(7335524143)", logger: logger)
@@ -97,6 +112,12 @@ enum PostgresSchema {
             {
                 applied.insert(version)
             }
+            // A database a newer Pepper migrated is refused before anything is written; the
+            // transaction (whose only statement so far created nothing) rolls back.
+            let unknown = applied.subtracting(migrations.map(\.version))
+            if !unknown.isEmpty {
+                throw PostgresSchemaError(schema: applied.count, known: migrations.count, unknown: unknown.sorted())
+            }
             var ran: [String] = []
             for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.statements {
@@ -108,4 +129,12 @@ enum PostgresSchema {
             return ran
         }
     }
+}
+
+/// A PostgreSQL database that a newer Pepper migrated: it has applied `schema` versions,
+/// `unknown` among them, where this Pepper knows `known`.
+struct PostgresSchemaError: Error {
+    var schema: Int
+    var known: Int
+    var unknown: [String]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PepperActions
 import Picket
 
 /// A strike report as a person fills it in, in the three steps of the OPL app — employer,
@@ -72,7 +73,8 @@ public struct StrikeReport: Sendable, Hashable {
         public var learnMoreUrl = ""
     }
 
-    /// Step 3: where, by address (looked up on the server) or coordinates.
+    /// Step 3: where, by the current location, an address looked up (on the device first,
+    /// then by the server), or coordinates.
     public struct Place: Sendable, Hashable {
         /// An address to look up.
         public var address = ""
@@ -80,8 +82,19 @@ public struct StrikeReport: Sendable, Hashable {
         public var latitude = ""
         /// Longitude in degrees, as typed or found.
         public var longitude = ""
-        /// What the lookup found (`Seattle, Washington, United States`), with its precision.
+        /// What the lookup found (`Seattle, Washington, United States`), with its precision; for
+        /// the current location, the address there.
         public var found: String?
+        /// How the coordinates were chosen.
+        public var origin: PointOrigin?
+
+        /// Sets the coordinates to `point` (full precision: the person sends it on purpose).
+        public mutating func choose(_ point: GeoCoordinate, origin: PointOrigin) {
+            latitude = PicketClient.format(point.latitude)
+            longitude = PicketClient.format(point.longitude)
+            self.origin = origin
+            found = nil
+        }
     }
 
     /// The step shown.
@@ -107,35 +120,26 @@ public struct StrikeReport: Sendable, Hashable {
         "action.coordinates", "action.coordinates.latitude", "action.coordinates.longitude", "location.address",
     ]
 
-    /// Checks the fields of `step` that must be there for the report to be sent; on success
-    /// moves to the next step.
+    /// Checks the fields of `step` with `PicketReportRules` (the rules every face shares: the
+    /// API's required fields, lengths, addresses, dates and ranges); on success moves to the
+    /// next step.
     @discardableResult
-    public mutating func advance(from step: Step) -> Bool {
+    public mutating func advance(from step: Step, now: Date = Date()) -> Bool {
         errors = [:]
         switch step {
         case .employer:
-            if employer.name.isBlank { errors["employer.name"] = "Give the employer's name." }
+            errors = PicketReportRules.employer(name: employer.name, industry: employer.industry, website: employer.website)
         case .action:
-            if action.organization.isBlank { errors["action.organization"] = "Give the union or group organising it." }
-            if ActionType(rawValue: action.actionType) == nil { errors["action.actionType"] = "Choose the kind of action." }
-            if action.location.isBlank { errors["action.location"] = "Say where it happens, such as a store and its city." }
-            if action.startDate.isBlank { errors["action.startDate"] = "Give the day it starts." }
-            if !action.durationDays.isBlank, Int(action.durationDays.trimmed).map({ $0 >= 0 }) != true {
-                errors["action.durationDays"] = "Give the number of days, or leave it empty."
-            }
-            if action.description.isBlank { errors["action.description"] = "Say what the action is about." }
+            errors = PicketReportRules.action(
+                organization: action.organization, actionType: action.actionType, location: action.location,
+                startDate: action.startDate, durationDays: action.durationDays, description: action.description,
+                demands: action.demands, contactInfo: action.contactInfo, learnMoreUrl: action.learnMoreUrl, now: now)
         case .location:
-            let hasLatitude = !place.latitude.isBlank
-            let hasLongitude = !place.longitude.isBlank
-            if hasLatitude != hasLongitude {
-                errors[hasLatitude ? "action.coordinates.longitude" : "action.coordinates.latitude"] = "Give both coordinates, or neither."
-            }
-            if hasLatitude, Double(place.latitude.trimmed) == nil {
-                errors["action.coordinates.latitude"] = "A latitude is a number such as 47.6062."
-            }
-            if hasLongitude, Double(place.longitude.trimmed) == nil {
-                errors["action.coordinates.longitude"] = "A longitude is a number such as -122.3321."
-            }
+            errors =
+                PicketReportRules.coordinates(
+                    latitude: place.latitude, longitude: place.longitude, latitudeField: "action.coordinates.latitude",
+                    longitudeField: "action.coordinates.longitude"
+                ).problems
         case .review, .submitted:
             break
         }

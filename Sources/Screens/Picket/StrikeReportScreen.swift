@@ -12,21 +12,43 @@ public struct StrikeReportScreen: Sendable {
         self.state = state
     }
 
-    /// Looks the report's address up through the server's geocode endpoint and fills in the
-    /// coordinates it finds.
-    public func lookUp(_ report: StrikeReport) async -> (Notice, StrikeReport) {
+    /// Looks the report's address up (the device's geocoder first, then the server's
+    /// `/api/mobile/geocode`: `PlaceFinder`) and fills in the coordinates it finds.
+    public func lookUp(_ report: StrikeReport, device: (any Geocoder)? = nil) async -> (Notice, StrikeReport) {
         var report = report
         report.step = .location
         report.errors = [:]
-        let (notice, found) = await PlaceLookup.lookUp(report.place.address, state: state, field: "location.address")
+        let (notice, found) = await PlaceLookup.lookUp(report.place.address, state: state, device: device, field: "location.address")
         if let found {
-            report.place.latitude = PicketClient.format(found.latitude)
-            report.place.longitude = PicketClient.format(found.longitude)
+            report.place.choose(GeoCoordinate(latitude: found.latitude, longitude: found.longitude), origin: .address)
             report.place.found = PlaceLookup.describe(found)
         } else if let field = notice.field {
             report.errors[field] = notice.text
         }
         return (notice, report)
+    }
+
+    /// Step 3's "current location": the coordinates become `position` (as the device gave it:
+    /// the person sends it on purpose), and the address there is shown (the server's
+    /// `/api/mobile/reverse-geocode` first, then the device's); an address that cannot be found
+    /// keeps the coordinates, with a warning.
+    public func useCurrentLocation(
+        _ report: StrikeReport, at position: GeoCoordinate, device: (any Geocoder)? = nil
+    ) async -> (Notice, StrikeReport) {
+        var report = report
+        report.step = .location
+        report.errors = [:]
+        guard position.isValid else {
+            return (.error("The device gave no usable position.", field: "action.coordinates.latitude"), report)
+        }
+        report.place.choose(position, origin: .currentLocation)
+        switch await PlaceLookup.address(at: position, state: state, device: device) {
+        case .success(let shown):
+            report.place.found = shown.line
+            return (.success("Your current location: \(shown.line)"), report)
+        case .failure(let notice):
+            return (Notice(.warning, "Your current location is set; its address could not be shown: " + notice.text), report)
+        }
     }
 
     /// Sends the report. On success the report is at ``StrikeReport/Step/submitted`` with the
@@ -58,40 +80,5 @@ public struct StrikeReportScreen: Sendable {
             report.step = .review
             return (notice, report)
         }
-    }
-}
-
-/// Address lookups through the server's geocode endpoint, shared by the strike report and the
-/// GPS snapshot.
-enum PlaceLookup {
-    static func lookUp(_ address: String, state: PepperState, field: String) async -> (Notice, GeocodeResult?) {
-        let query = address.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !query.isEmpty else {
-            return (.error("Type an address to look up, such as \"400 Pine St, Seattle, WA\".", field: field), nil)
-        }
-        let connection: PicketConnection
-        switch PicketServerErrors.connection(state) {
-        case .success(let found): connection = found
-        case .failure(let notice): return (notice, nil)
-        }
-        do {
-            let response = try await connection.client().geocode(GeocodeRequest(address: query))
-            guard let result = response.result, response.success else {
-                return (.error("The server found no place for \"\(query)\": try the city, or give coordinates.", field: field), nil)
-            }
-            return (.success("Found \(describe(result))."), result)
-        } catch {
-            var notice = PicketServerErrors.notice(error, fields: ["address"])
-            if notice.field == "address" { notice.field = field }
-            return (notice, nil)
-        }
-    }
-
-    /// `Seattle, Washington, United States (47.6062, -122.3321; city centre)`.
-    static func describe(_ result: GeocodeResult) -> String {
-        var text = result.displayName ?? "the place"
-        text += " (\(PicketClient.format(result.latitude)), \(PicketClient.format(result.longitude))"
-        if let source = result.source, source.contains("city centre") { text += "; city centre" }
-        return text + ")"
     }
 }

@@ -6,14 +6,22 @@ import GRDBSQLite
 /// its extensions and the command-line tools can read while one of them writes.
 ///
 /// Each capability adds its tables through ``PepperDatabase/migrator``; migrations run when the
-/// database is opened, so an old database is brought up to date transparently.
+/// database is opened, so an old database is brought up to date transparently. A database
+/// written by a newer Pepper (one with a migration this one does not know) is refused before
+/// anything is written to it (``PepperDatabaseError/newer(path:schema:known:unknown:)``).
 public final class PepperDatabase: Sendable {
     /// The GRDB connection pool.
     public let writer: DatabasePool
     private let registration: OpenPools.Registration
 
     /// Opens (creating if needed) the database at `url` and applies pending migrations.
+    ///
+    /// - Throws: ``PepperDatabaseError/newer(path:schema:known:unknown:)`` when a newer Pepper
+    ///   wrote the database: nothing is written to the file or its `-wal`, and neither is
+    ///   created (`-shm`, SQLite's shared-memory index, gets the read marks every reader leaves).
     public init(url: URL) throws {
+        // Before the pool, which writes to a database without a write-ahead log.
+        try Self.refuseNewer(url, applied: SchemaProbe.appliedIdentifiers(at: url))
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -39,7 +47,11 @@ public final class PepperDatabase: Sendable {
         writer = try DatabasePool(path: url.path, configuration: configuration)
         registration = OpenPools.shared.register(url)
         let migrator = Self.migrator
-        guard try !writer.read(migrator.hasCompletedMigrations) else { return }
+        // Again through the pool: the log may hold what the file does not (and a newer Pepper may
+        // have migrated since), and a pool on a database with a log writes nothing until here.
+        let (applied, completed) = try writer.read { db in (try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db)) }
+        try Self.refuseNewer(url, applied: applied)
+        guard !completed else { return }
         do {
             try migrator.migrate(writer)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
@@ -58,17 +70,21 @@ public final class PepperDatabase: Sendable {
     /// which the writer (the app) keeps beside it.
     ///
     /// - Throws: ``PepperDatabaseError/notReady(_:)`` when the database is missing or was not
-    ///   brought up to date by a writer yet.
+    ///   brought up to date by a writer yet; ``PepperDatabaseError/newer(path:schema:known:unknown:)``
+    ///   when a newer Pepper wrote it.
     public init(readingOnly url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw PepperDatabaseError.notReady("\(url.path) does not exist yet: open Pepper once")
         }
+        try Self.refuseNewer(url, applied: SchemaProbe.appliedIdentifiers(at: url))
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(10)
         writer = try DatabasePool(path: url.path, configuration: configuration)
         registration = OpenPools.shared.register(url)
-        guard try writer.read(Self.migrator.hasCompletedMigrations) else {
+        let migrator = Self.migrator
+        try Self.refuseNewer(url, applied: writer.read(migrator.appliedIdentifiers))
+        guard try writer.read(migrator.hasCompletedMigrations) else {
             throw PepperDatabaseError.notReady("\(url.path) is from another version of Pepper: open Pepper once to update it")
         }
     }
@@ -105,7 +121,26 @@ public final class PepperDatabase: Sendable {
         return (result, OpenPools.shared.peak(watch))
     }
 
+    /// The schema version this Pepper writes: how many migrations it knows (``migrator``'s count,
+    /// so it cannot fall out of step with them). `pepper --version` shows it.
+    public static var schemaVersion: Int { migrator.migrations.count }
+
+    /// Throws ``PepperDatabaseError/newer(path:schema:known:unknown:)`` when `applied` (the
+    /// migrations the database at `url` has applied) holds one that ``migrator`` does not know.
+    static func refuseNewer(_ url: URL, applied: Set<String>?) throws(PepperDatabaseError) {
+        guard let applied else { return }
+        let known = migrator.migrations
+        let unknown = applied.subtracting(known)
+        guard !unknown.isEmpty else { return }
+        throw .newer(path: url.path, schema: applied.count, known: known.count, unknown: unknown.sorted())
+    }
+
     /// All schema versions, oldest first. Never edit a shipped migration: add a new one.
+    ///
+    /// Registration order is not the order every database applied them in: branches developed
+    /// side by side each added theirs, so a state written on one (the DNS filter's, say) has a
+    /// later migration without an earlier one of another. GRDB applies whatever is missing, in
+    /// this order, and `UpgradeTests` open states written by each of those versions.
     public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-allowlist-and-list-sources") { db in
@@ -168,11 +203,17 @@ public enum PepperDatabaseError: Error, Sendable, Hashable, CustomStringConverti
     case notReady(String)
     /// The disk holding the database (at `path`) is full: the change was rolled back.
     case full(path: String)
+    /// A newer Pepper wrote the database: it has applied `schema` migrations, `unknown` among
+    /// them, where this Pepper knows `known`. Nothing was written to it.
+    case newer(path: String, schema: Int, known: Int, unknown: [String])
 
     public var description: String {
         switch self {
         case .notReady(let reason): return reason
         case .full(let path): return "no space left on device while writing \(path) (the change was not stored)"
+        case .newer(let path, let schema, let known, let unknown):
+            return "\(path) was written by a newer Pepper (schema \(schema); this Pepper knows up to \(known) and not "
+                + unknown.joined(separator: ", ") + "): upgrade Pepper to use it; the file was left unchanged"
         }
     }
 }

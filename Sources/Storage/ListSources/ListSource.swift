@@ -100,23 +100,15 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
         }
     }
 
-    /// For Picket sources (`picket:https://SERVER`): the API key kept in ``settings``
-    /// (`{"key": "opl_…"}`); the state database is private to the user, as the apps' keychain is.
-    public var picketKey: String? {
-        get {
-            guard let settings, let data = settings.data(using: .utf8),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return nil }
-            return object["key"] as? String
-        }
-        set {
-            guard let newValue else {
-                settings = nil
-                return
-            }
-            let data = try? JSONSerialization.data(withJSONObject: ["key": newValue], options: [.sortedKeys])
-            settings = data.map { String(decoding: $0, as: UTF8.self) }
-        }
+    /// For Picket sources (`picket:https://SERVER`) added by an earlier Pepper: the API key
+    /// their ``settings`` kept (`{"key": "opl_…"}`). Keys now live in a key store (the Keychain
+    /// in the app, never the shared database); this is read only to move such a key there
+    /// (`PepperState.moveListKeysToKeyStore()`), and nothing writes it any more.
+    public var legacyPicketKey: String? {
+        guard let settings, let data = settings.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["key"] as? String
     }
 
     /// Whether the location is the Picket blocklist of a server (`picket:https://SERVER`).

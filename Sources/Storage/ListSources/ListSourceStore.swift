@@ -43,7 +43,7 @@ public struct ListSourceStore: Sendable {
     }
 
     /// The columns a download writes: what was fetched and when. A person's settings (enabled,
-    /// categories, key, …) are not among them, so an update that read the source before the
+    /// categories, …) are not among them, so an update that read the source before the
     /// person changed it never writes the old settings back.
     public static let downloadColumns = [
         "etag", "lastModified", "expiresAt", "lastAttempt", "lastSuccess", "lastError", "sha256", "rulesIn",
@@ -80,6 +80,35 @@ public struct ListSourceStore: Sendable {
                 // Removed while it was being worked on: nothing to record.
             }
         }
+    }
+
+    /// Removes the Picket key an earlier Pepper kept in the settings of the source called
+    /// `name` (``ListSource/legacyPicketKey``), once it is `key`: the settings are cleared with
+    /// SQLite's `secure_delete` on, which overwrites the freed bytes, and the write-ahead log is
+    /// then checkpointed and truncated, so the key is gone from the database's files, not only
+    /// from its rows. The checkpoint is skipped while another connection reads (the next
+    /// checkpoint overwrites those pages).
+    ///
+    /// - Returns: Whether the settings held `key` and were cleared.
+    @discardableResult
+    public func forgetLegacyPicketKey(_ key: String, named name: String) throws -> Bool {
+        let cleared = try database.writer.writeWithoutTransaction { db -> Bool in
+            let previous = try Int.fetchOne(db, sql: "PRAGMA secure_delete") ?? 0
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            defer { try? db.execute(sql: "PRAGMA secure_delete = \(previous == 0 ? 0 : 1)") }
+            var cleared = false
+            try db.inTransaction {
+                guard let source = try ListSource.filter(Column("name") == name).fetchOne(db), source.legacyPicketKey == key else {
+                    return .commit
+                }
+                try db.execute(sql: "UPDATE listSource SET settings = NULL WHERE name = ?", arguments: [name])
+                cleared = true
+                return .commit
+            }
+            if cleared { _ = try? db.checkpoint(.truncate) }
+            return cleared
+        }
+        return cleared
     }
 
     /// Removes the source called `name`; returns whether it existed.

@@ -18,13 +18,17 @@ public struct PreferenceStore: Sendable {
         case blockAllExceptContacts = "calls.block-all-except-contacts"
         /// The Picket server the person reports to (`https://…`).
         case picketServer = "picket.server"
-        /// The API key for ``picketServer`` (never shown back in full).
+        /// The API key for ``picketServer`` (never shown back in full), where no other key store
+        /// is configured (the app keeps it in the Keychain).
         case picketKey = "picket.key"
         /// How the phone shows a question about a struck employer's site: `overlay` or `banner`.
         case picketAlerts = "picket.alerts"
         /// Where the phone's DNS protection sends names it does not answer: `network`,
         /// `dns-over-https URL` or `pepper IP:PORT` (unset: `network`).
         case dnsUpstream = "dns.upstream"
+        /// The Picket list sources' API keys, a JSON object (list name → key), where no other key
+        /// store is configured.
+        case picketListKeys = "picket.list-keys"
     }
 
     /// The answer to the DuckDuckGo suggestion, stored as its raw value under

@@ -171,7 +171,8 @@ struct ConsoleBrowserTests {
         let keys = try await PepperProcess.run(["picket", "keys", "list"], home: home).stdout
         #expect(keys.contains("revoked") && keys.contains("browser walk"), "\(keys)")
         for page in [
-            "calls", "messages", "keys-created", "picket", "report-error", "report-review", "report-submitted", "moderation", "snapshot",
+            "calls", "messages", "keys-created", "picket", "report-error", "report-location", "report-review", "report-submitted",
+            "moderation", "snapshot",
         ] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("people-\(page).png").path), "\(page)")
         }

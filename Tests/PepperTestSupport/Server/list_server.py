@@ -51,8 +51,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        path = self.path.split("?", 1)[0]
-        log({"path": path, "if_none_match": self.headers.get("If-None-Match"),
+        path, _, query = self.path.partition("?")
+        log({"path": path, "query": query or None, "if_none_match": self.headers.get("If-None-Match"),
              "if_modified_since": self.headers.get("If-Modified-Since")})
         route = load_routes().get(path)
         if route is None:

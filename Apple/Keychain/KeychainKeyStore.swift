@@ -1,17 +1,22 @@
-import AppSupport
+import AppExtensionSupport
 import Foundation
 import PepperActions
 import Security
 
-/// The Picket API key in the Keychain (one generic password, `KeychainItem`'s names), so it
-/// never lands in the shared database; readable after the first unlock, for background
-/// refreshes.
+/// The Picket API keys in the Keychain: one generic password per ``PicketKeyAccount``
+/// (`KeychainItem`'s names), in the access group the app shares with the extensions that need a
+/// key, readable after the first unlock, for background refreshes. No key lands in the shared
+/// database. Compiled into the app and into each extension that lists `Keychain` in its sources
+/// in `project.yml` (with the same `keychain-access-groups` entitlement and `PepperKeychainGroup`
+/// Info.plist key), so they name the items alike.
 struct KeychainKeyStore: PicketKeyStore {
-    private var query: [String: Any] {
+    private func query(_ account: PicketKeyAccount) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: KeychainItem.service,
-            kSecAttrAccount as String: KeychainItem.account,
+            kSecAttrAccount as String: KeychainItem.account(for: account),
+            // The iOS-style keychain on macOS too, where access groups work as on iOS.
+            kSecUseDataProtectionKeychain as String: true,
         ]
         if let group = KeychainItem.accessGroup(infoDictionary: Bundle.main.infoDictionary) {
             query[kSecAttrAccessGroup as String] = group
@@ -19,8 +24,8 @@ struct KeychainKeyStore: PicketKeyStore {
         return query
     }
 
-    func key() throws -> String? {
-        var lookup = query
+    func key(for account: PicketKeyAccount) throws -> String? {
+        var lookup = query(account)
         lookup[kSecReturnData as String] = true
         var result: AnyObject?
         let status = SecItemCopyMatching(lookup as CFDictionary, &result)
@@ -29,11 +34,11 @@ struct KeychainKeyStore: PicketKeyStore {
         return String(decoding: data, as: UTF8.self)
     }
 
-    func setKey(_ key: String?) throws {
-        let deleted = SecItemDelete(query as CFDictionary)
+    func setKey(_ key: String?, for account: PicketKeyAccount) throws {
+        let deleted = SecItemDelete(query(account) as CFDictionary)
         guard deleted == errSecSuccess || deleted == errSecItemNotFound else { throw KeychainError(status: deleted) }
         guard let key else { return }
-        var item = query
+        var item = query(account)
         item[kSecValueData as String] = Data(key.utf8)
         item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
         let added = SecItemAdd(item as CFDictionary, nil)
