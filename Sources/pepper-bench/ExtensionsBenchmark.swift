@@ -189,7 +189,7 @@ struct ExtensionWork: AsyncParsableCommand {
                 let flow = ContentFilterJudge.Flow(host: "www.employer\(index).example", url: nil, sourceApp: "T.com.example.app")
                 if control.decide(flow) == .drop { asked += 1 }
             }
-            work = "list fetched and stored, \(asked) questions"
+            work = "list fetched, \(asked) questions"
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         print("start=\(start) seconds=\(String(format: "%.2f", seconds)) work=\(work.replacingOccurrences(of: " ", with: "_"))")
@@ -236,7 +236,7 @@ private final class PicketPayloadServer {
             line.append(chunk)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw ValidationError("python3 could not serve the Picket payload")
         }
         self.port = port
@@ -254,7 +254,8 @@ private final class PicketPayloadServer {
     }
 
     func stop() {
-        process.terminate()
+        // SIGKILL, not terminate(): the child inherits the Swift runtime's blocked SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 }
