@@ -17,6 +17,8 @@ final class AppModel {
     let geofences: GeofenceMonitor?
     /// The last sentence an action returned.
     var notice: Notice?
+    /// The full-screen overlay of a question about a struck employer's site, while shown.
+    var picketOverlay: PicketOverlay?
 
     init(opened: Result<AppContext, AppModelError>) {
         self.opened = opened
