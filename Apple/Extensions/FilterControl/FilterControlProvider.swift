@@ -22,13 +22,15 @@ public final class FilterControlProvider: NEFilterControlProvider {
     /// The provider as the system makes it: its app group comes from its bundle, the app's
     /// bundle identifier is the extension's without its last part, questions become
     /// notifications, and the Picket lists' keys come from the Keychain group it shares with
-    /// the app (`KeychainKeyStore`, compiled into this extension from `Apple/Keychain`).
+    /// the app (`KeychainKeyStore`, compiled into this extension from `Apple/Keychain`). It
+    /// writes to the shared database only while it refreshes: the rest of the time the database
+    /// is suspended (an extension is never in front, hence `inBackground`).
     public override init() {
         makeControl = {
             let own = Bundle.main.bundleIdentifier.map { $0.split(separator: ".").dropLast().joined(separator: ".") } ?? ""
             return FilterControl(
                 container: try AppGroupContainer.current(), ownBundleIdentifier: own, notifier: NotificationAsker(),
-                picketKeys: FilterControlProvider.keyStore())
+                picketKeys: FilterControlProvider.keyStore(), suspension: SharedDatabaseSuspension(inBackground: true))
         }
         super.init()
     }

@@ -20,6 +20,10 @@ import Storage
 ///   at it again (the person may have proceeded meanwhile), posts the question naming the app
 ///   the flow came from when iOS gives it (``PicketAskNotification``, ``AppAttribution``), and
 ///   says to drop it.
+/// - **No lock while idle.** The only extension that writes to the shared database: given a
+///   ``SharedDatabaseSuspension`` (the provider passes one), the database observes it, stays
+///   suspended between refreshes and is kept awake while one runs, so iOS never finds the
+///   process holding a lock on the container's database (`0xDEAD10CC`).
 public final class FilterControl: Sendable {
     /// What to tell the system about a flow the data provider handed over.
     public enum Verdict: Sendable, Hashable {
@@ -49,17 +53,21 @@ public final class FilterControl: Sendable {
     private let notifier: any PicketAskNotifier
     private let picketKeys: (any PicketKeyStore)?
     private let clock: @Sendable () -> Date
+    private let suspension: SharedDatabaseSuspension?
     private let opened: LockedState<(database: PepperDatabase, judge: ContentFilterJudge)?>
 
     /// The control of the shared state in `container`, for the app whose bundle identifier is
     /// `ownBundleIdentifier`, asking through `notifier`. `picketKeys` holds the Picket lists' API
     /// keys (the Keychain on iOS, as in the app); `nil` reads them from the shared preferences,
-    /// as `PepperState` does on Linux.
+    /// as `PepperState` does on Linux. `suspension`, when given, keeps the database from taking
+    /// locks outside a refresh (suspension is process-wide: one per process).
     public init(
         container: AppGroupContainer, ownBundleIdentifier: String, notifier: any PicketAskNotifier,
-        picketKeys: (any PicketKeyStore)?, refreshInterval: TimeInterval = 900, clock: @escaping @Sendable () -> Date = { Date() }
+        picketKeys: (any PicketKeyStore)?, refreshInterval: TimeInterval = 900, clock: @escaping @Sendable () -> Date = { Date() },
+        suspension: SharedDatabaseSuspension? = nil
     ) {
         self.container = container
+        self.suspension = suspension
         self.ownBundleIdentifier = ownBundleIdentifier
         self.notifier = notifier
         self.picketKeys = picketKeys
@@ -76,7 +84,7 @@ public final class FilterControl: Sendable {
             guard FileManager.default.fileExists(atPath: container.databaseURL.path) else {
                 throw FilterControlError.noSharedState
             }
-            let database = try PepperDatabase(url: container.databaseURL)
+            let database = try PepperDatabase(url: container.databaseURL, observesSuspension: suspension != nil)
             let judge = ContentFilterJudge(
                 inputs: PicketGateInputs(container: container, database: database), ownBundleIdentifier: ownBundleIdentifier,
                 reloadInterval: 0, askInterval: 0, clock: clock)
@@ -101,8 +109,14 @@ public final class FilterControl: Sendable {
         }
     }
 
-    /// Brings the enabled Picket lists up to date (see the type's description).
+    /// Brings the enabled Picket lists up to date (see the type's description), with the
+    /// database awake meanwhile.
     public func refresh() async -> Refresh {
+        guard let suspension else { return await refreshLists() }
+        return await suspension.keepingAwake { await refreshLists() }
+    }
+
+    private func refreshLists() async -> Refresh {
         let database: PepperDatabase
         do {
             database = try open().database
