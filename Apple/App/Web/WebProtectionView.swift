@@ -56,6 +56,7 @@ struct WebProtectionView: View {
                     }
                 }
                 Button(updating ? "Updating…" : "Update now") { update() }.disabled(updating)
+                NavigationLink("Your lists, reports and categories") { ListsView() }
             }
             Section { NavigationLink("Allowlist") { AllowlistView() } }
             if !loaded.suggestionAnswered {
