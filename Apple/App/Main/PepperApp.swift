@@ -23,6 +23,9 @@ struct PepperApp: App {
     var body: some Scene {
         WindowGroup {
             RootView()
+                // A list shared to Pepper ("Open in Pepper"): copied into the app group at once.
+                .onOpenURL { url in Task { await delegate.model.listImports.receive(url, model: delegate.model) } }
+                .listImportSheet()
                 .environment(delegate.model)
                 .task { await delegate.model.started() }
         }

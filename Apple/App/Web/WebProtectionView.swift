@@ -58,6 +58,7 @@ struct WebProtectionView: View {
                     }
                 }
                 Button(updating ? "Updating…" : "Update now") { update() }.disabled(updating)
+                NavigationLink("Your lists, reports and categories") { ListsView() }
             }
             Section { NavigationLink("Allowlist") { AllowlistView() } }
             Section(loaded.blockedSites.caption) {
