@@ -83,6 +83,14 @@ struct FilterControlProviderTests {
         #expect(system.violations.isEmpty, "\(system.violations)")
     }
 
+    @Test func aFlowHandedOverWithoutASharedStateStaysDropped() {
+        let shared = SharedContainer()
+        let control = FilterControl(
+            container: shared.container, ownBundleIdentifier: "org.example.pepper", notifier: RecordingAsker(), picketKeys: nil)
+        // The data provider judged it a struck employer's; the control cannot look again.
+        #expect(control.decide(ContentFilterJudge.Flow(host: "acme.example", url: nil, sourceApp: nil)) == .drop)
+    }
+
     @Test func underBlockNobodyIsAskedAndPeppersOwnFlowsPass() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .block)

@@ -66,7 +66,12 @@ struct ProtectionSettingsView: View {
                     kind: kind.rawValue, address: address, probe: { await DNSUpstreamProbe.probe($0) })
             }
             await reload()
-            if model.notice?.isError == false, let choice = state?.upstream { await TunnelControl.apply(choice) }
+            guard model.notice?.isError == false, let choice = state?.upstream else { return }
+            do {
+                try await TunnelControl.apply(choice)
+            } catch {
+                model.notice = .error("DNS protection could not switch to this choice: \(error)")
+            }
         }
     }
 

@@ -69,16 +69,20 @@ enum TunnelControl {
     }
 
     /// The person chose another upstream: it is saved in the configuration (for the next start)
-    /// and sent to a running tunnel, which forwards there from the next query.
-    static func apply(_ choice: DNSUpstreamChoice) async {
-        guard let manager = try? await NETunnelProviderManager.loadAllFromPreferences().first,
+    /// and sent to a running tunnel, which forwards there from the next query. Without a tunnel
+    /// configured yet there is nothing to do (turning protection on saves the choice).
+    ///
+    /// - Throws: when the choice cannot work (the network's resolvers, none read) or iOS refuses
+    ///   to save it or to reach the tunnel: the settings show it instead of a success.
+    static func apply(_ choice: DNSUpstreamChoice) async throws {
+        guard let manager = try await NETunnelProviderManager.loadAllFromPreferences().first,
             let configuration = manager.protocolConfiguration as? NETunnelProviderProtocol
         else { return }
-        let chosen = upstream(choice, saved: configuration)
+        let chosen = try upstream(choice, saved: configuration).checked()
         configuration.providerConfiguration = chosen.providerConfiguration
-        try? await manager.saveToPreferences()
+        try await manager.saveToPreferences()
         if let session = manager.connection as? NETunnelProviderSession, session.status == .connected {
-            try? session.sendProviderMessage(TunnelMessage.upstream(chosen).data) { _ in }
+            try session.sendProviderMessage(TunnelMessage.upstream(chosen).data) { _ in }
         }
     }
 

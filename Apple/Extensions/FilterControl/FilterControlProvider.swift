@@ -30,10 +30,13 @@ public final class FilterControlProvider: NEFilterControlProvider {
             let own = Bundle.main.bundleIdentifier.map { $0.split(separator: ".").dropLast().joined(separator: ".") } ?? ""
             return FilterControl(
                 container: try AppGroupContainer.current(), ownBundleIdentifier: own, notifier: NotificationAsker(),
-                picketKeys: FilterControlProvider.keyStore(), suspension: SharedDatabaseSuspension(inBackground: true))
+                picketKeys: FilterControlProvider.keyStore(), suspension: FilterControlProvider.suspension)
         }
         super.init()
     }
+
+    /// The process's one suspension (it is process-wide; a restarted filter keeps it).
+    private static let suspension = SharedDatabaseSuspension(inBackground: true)
 
     #if canImport(ObjectiveC)
     private static func keyStore() -> (any PicketKeyStore)? { KeychainKeyStore() }

@@ -83,7 +83,9 @@ public final class PacketTunnelProvider: NEPacketTunnelProvider {
     public override func handleAppMessage(_ messageData: Data) async -> Data? {
         switch TunnelMessage(data: messageData) {
         case .reload: await tunnel?.reloadNow()
-        case .upstream(let upstream): await tunnel?.forward(to: upstream.upstream())
+        // A choice that cannot work (no resolver read) keeps the upstream in use.
+        case .upstream(let upstream):
+            if let usable = try? upstream.checked() { await tunnel?.forward(to: usable.upstream()) }
         }
         return nil
     }

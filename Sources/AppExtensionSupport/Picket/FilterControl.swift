@@ -21,7 +21,7 @@ import Storage
 ///   the flow came from when iOS gives it (``PicketAskNotification``, ``AppAttribution``), and
 ///   says to drop it.
 /// - **No lock while idle.** The only extension that writes to the shared database: given a
-///   ``SharedDatabaseSuspension`` (the provider passes one), the database observes it, stays
+///   ``SharedDatabaseSuspension`` (the provider passes the process's one), the database observes it, stays
 ///   suspended between refreshes and is kept awake while one runs, so iOS never finds the
 ///   process holding a lock on the container's database (`0xDEAD10CC`).
 public final class FilterControl: Sendable {
@@ -94,9 +94,16 @@ public final class FilterControl: Sendable {
     }
 
     /// The verdict on a flow the data provider handed over, posting the question when the
-    /// shared state still asks about its host.
+    /// shared state still asks about its host. The data provider judged it a struck employer's:
+    /// when the shared state cannot be read to look again, it stays dropped (never open).
     public func decide(_ flow: ContentFilterJudge.Flow) -> Verdict {
-        guard let judge = try? open().judge, let decision = judge.decision(for: flow) else { return .allow }
+        let judge: ContentFilterJudge
+        do {
+            judge = try open().judge
+        } catch {
+            return .drop
+        }
+        guard let decision = judge.decision(for: flow) else { return .allow }
         switch decision {
         case .forward:
             return .allow
