@@ -18,7 +18,7 @@ public struct TrackerCategory: Sendable, Hashable, Codable {
 
 extension FilterListParser {
     /// The categories a list offers, read from its bytes: Tracker Radar's (``TrackerRadarConverter/categories(in:)``)
-    /// or Disconnect's (``DisconnectConverter/categoryCounts(in:)``); `nil` for a format without
+    /// or Disconnect's (``DisconnectConverter/categoryCounts(in:name:)``); `nil` for a format without
     /// categories (filter lists, hosts files, domain lists).
     ///
     /// - Parameters:
