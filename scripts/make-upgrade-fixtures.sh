@@ -38,6 +38,7 @@ FIXTURES=(
     "13 531cfdf v-console-3-sessions"
     "14 8004861 v-picket-3-content-time"
     "15 783125f v-console-3-on-main"
+    "16 601786c v-calls-3-message-rule-revision"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then
