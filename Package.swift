@@ -320,6 +320,7 @@ let package = Package(
                 "CallFilter",
                 "Storage",
                 "Picket",
+                "PepperActions",
                 "DNSServer",
                 "ServerMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -400,7 +401,7 @@ let package = Package(
             name: "AppSupportTests",
             dependencies: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
-                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport",
+                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key
                 // scan reads every table of the shared database through GRDB.
                 "PicketServer", "ServerMetrics", .product(name: "GRDB", package: "GRDB.swift"),
@@ -411,7 +412,8 @@ let package = Package(
             name: "AppleExtensionsTests",
             dependencies: [
                 "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
-                "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport",
+                "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport", "DNSTestSupport", "PicketServer",
+                .product(name: "Logging", package: "swift-log"),
                 .target(name: "AppleShims", condition: .when(platforms: [.linux])),
             ]
         ),

@@ -38,7 +38,8 @@ FIXTURES=(
     "13 531cfdf v-console-3-sessions"
     "14 8004861 v-picket-3-content-time"
     "15 783125f v-console-3-on-main"
-    "16 601786c v-calls-3-message-rule-revision"
+    "16 617178b v-browser-2-site-block-counts"
+    "17 601786c v-calls-3-message-rule-revision"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then

@@ -61,10 +61,17 @@ open class NEShimSystem: @unchecked Sendable {
     /// A system that accepts any settings.
     public init() {}
 
+    /// The configuration the provider was started with (`NETunnelProvider.protocolConfiguration`).
+    open var protocolConfiguration: NEVPNProtocol = NETunnelProviderProtocol()
+
     /// Applies settings; calls `completionHandler` with the outcome.
     open func apply(_ settings: NETunnelNetworkSettings?, completionHandler: (@Sendable ((any Error)?) -> Void)?) {
         completionHandler?(nil)
     }
+
+    /// A filter control provider called `notifyRulesChanged()`: the system calls the data
+    /// provider's `handleRulesChanged()`.
+    open func filterRulesChanged(by provider: NEFilterControlProvider) {}
 }
 
 /// The base class of network-extension providers.
@@ -78,8 +85,22 @@ open class NEProvider: NSObject {
     }
 }
 
+/// A VPN configuration's protocol.
+open class NEVPNProtocol: NSObject {}
+
+/// The protocol of a tunnel provider's configuration.
+open class NETunnelProviderProtocol: NEVPNProtocol {
+    /// What the app configured the provider with (property-list values).
+    open var providerConfiguration: [String: Any]?
+    /// The bundle identifier of the provider's extension.
+    open var providerBundleIdentifier: String?
+}
+
 /// A provider of a tunnel.
 open class NETunnelProvider: NEProvider {
+    /// The configuration the system started the provider with.
+    open var protocolConfiguration: NEVPNProtocol { shimSystem.protocolConfiguration }
+
     /// A message from the containing app.
     open func handleAppMessage(_ messageData: Data, completionHandler: (@Sendable (Data?) -> Void)? = nil) {
         let provider = ShimTransfer(value: self)
@@ -327,8 +348,36 @@ open class NEFilterProvider: NEProvider {
 
 /// The principal class of a content-filter extension that sees network flows.
 open class NEFilterDataProvider: NEFilterProvider {
-    /// A flow opens: allow it, drop it, or look at its data.
+    /// A flow opens: allow it, drop it, look at its data, or ask the control provider.
     open func handleNewFlow(_ flow: NEFilterFlow) -> NEFilterNewFlowVerdict { .allow() }
+
+    /// The control provider changed the rules (`notifyRulesChanged()`): read them again.
+    open func handleRulesChanged() {}
+}
+
+/// The principal class of a content-filter extension that keeps the data provider's rules:
+/// it may reach the network and write to disk, which the data provider may not.
+open class NEFilterControlProvider: NEFilterProvider {
+    /// The data provider asked about `flow` (`needRules`): update the rules if needed, then
+    /// say whether to allow or drop it; `completionHandler` is called once.
+    open func handleNewFlow(_ flow: NEFilterFlow, completionHandler: @escaping @Sendable (NEFilterControlVerdict) -> Void) {
+        let call = ShimTransfer(value: (self, flow))
+        Task { completionHandler(await call.value.0.handleNewFlow(call.value.1)) }
+    }
+
+    /// The data provider asked about `flow`.
+    open func handleNewFlow(_ flow: NEFilterFlow) async -> NEFilterControlVerdict {
+        let flow = ShimTransfer(value: flow)
+        let verdict = await withCheckedContinuation { (continuation: CheckedContinuation<ShimTransfer<NEFilterControlVerdict>, Never>) in
+            handleNewFlow(flow.value) { continuation.resume(returning: ShimTransfer(value: $0)) }
+        }
+        return verdict.value
+    }
+
+    /// Tells the data provider that the rules changed.
+    open func notifyRulesChanged() {
+        shimSystem.filterRulesChanged(by: self)
+    }
 }
 
 /// A network flow the filter judges.
@@ -361,10 +410,10 @@ open class NEFilterVerdict: NSObject {}
 /// The verdict on a new flow.
 open class NEFilterNewFlowVerdict: NEFilterVerdict {
     /// Which verdict it is (shim only: Apple's verdicts are opaque).
-    @_spi(ShimTesting) public enum ShimKind: Sendable { case allow, drop }
+    @_spi(ShimTesting) public enum ShimKind: Sendable { case allow, drop, needRules, updateRules }
     @_spi(ShimTesting) public let shimKind: ShimKind
 
-    private init(kind: ShimKind) {
+    fileprivate init(kind: ShimKind) {
         shimKind = kind
         super.init()
     }
@@ -374,5 +423,32 @@ open class NEFilterNewFlowVerdict: NEFilterVerdict {
 
     /// Drop the flow.
     open class func drop() -> NEFilterNewFlowVerdict { NEFilterNewFlowVerdict(kind: .drop) }
+
+    /// Ask the control provider about the flow (`handleNewFlow(_:completionHandler:)`).
+    open class func needRules() -> NEFilterNewFlowVerdict { NEFilterNewFlowVerdict(kind: .needRules) }
+}
+
+/// The control provider's verdict on a flow the data provider asked about.
+open class NEFilterControlVerdict: NEFilterNewFlowVerdict {
+    /// Whether the data provider must read its rules again (shim only).
+    @_spi(ShimTesting) public let shimUpdatesRules: Bool
+
+    private init(kind: ShimKind, updatesRules: Bool) {
+        shimUpdatesRules = updatesRules
+        super.init(kind: kind)
+    }
+
+    /// Let the flow through; `updateRules`: the data provider reads its rules again.
+    open class func allow(withUpdateRules updateRules: Bool) -> NEFilterControlVerdict {
+        NEFilterControlVerdict(kind: .allow, updatesRules: updateRules)
+    }
+
+    /// Drop the flow; `updateRules`: the data provider reads its rules again.
+    open class func drop(withUpdateRules updateRules: Bool) -> NEFilterControlVerdict {
+        NEFilterControlVerdict(kind: .drop, updatesRules: updateRules)
+    }
+
+    /// The rules are updated: the data provider decides the flow again.
+    open class func updateRules() -> NEFilterControlVerdict { NEFilterControlVerdict(kind: .updateRules, updatesRules: true) }
 }
 #endif

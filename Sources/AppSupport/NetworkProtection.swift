@@ -5,7 +5,7 @@
 ///   them, but iOS runs it only when a device-management profile installs its configuration
 ///   (supervised devices, or the Screen Time entitlement). When such a profile names Pepper's
 ///   filter, the filter protects the device and the app does not start the tunnel: both would
-///   act on the same names, and only the tunnel can ask the person.
+///   act on the same names (the filter, which knows the app, asks through its control provider).
 /// - Otherwise the **packet tunnel** (any device; the person approves the VPN configuration).
 public enum NetworkProtection: Sendable, Hashable {
     /// Pepper's content filter, installed by the device's management.

@@ -1,3 +1,4 @@
+import Browsing
 import ContentBlocker
 import Foundation
 
@@ -47,10 +48,67 @@ public enum WebViewRuleLists {
             })
     }
 
+    /// The output in `out`, as the web view's rule lists: what the installer compiles or looks
+    /// up, and what a failure names.
+    public struct Output: Sendable, Hashable {
+        /// The manifest identifier.
+        public var identifier: String
+        /// Its lists, with their store identifiers.
+        public var lists: [RuleList]
+        /// The lists it was compiled from (the manifest's sources).
+        public var sources: [String]
+        /// How many rules it has.
+        public var rules: Int
+
+        /// The set ``RuleListSelection`` keeps once every list is in the store.
+        public var ruleSet: RuleListSelection.RuleSet {
+            RuleListSelection.RuleSet(identifier: identifier, names: lists.map(\.identifier), rules: rules)
+        }
+
+        /// The failure of `list`, which the store refused with `reason`, with the rule that
+        /// breaks it when the search found one among `rules` (its file's rules).
+        public func failure(of list: RuleList, rules: [String]?, found: FailingRuleSearch.Found?, reason: String) -> RuleListFailure {
+            FailingRuleSearch.failure(
+                identifier: identifier, file: list.file.lastPathComponent, lists: sources, rules: rules, found: found, reason: reason)
+        }
+    }
+
+    /// The output in `outputURL` (`out`, read once through its link), or the failure that says
+    /// why there is none to install (no manifest: not compiled yet, or unreadable).
+    public static func output(outputURL: URL) -> Result<Output, RuleListFailure> {
+        let generation = outputURL.resolvingSymlinksInPath()
+        do {
+            let manifest = try Manifest.decode(Data(contentsOf: generation.appendingPathComponent("manifest.json")))
+            let lists = zip(identifiers(of: manifest), manifest.files).map { identifier, file in
+                RuleList(identifier: identifier, file: generation.appendingPathComponent(file.path))
+            }
+            return .success(
+                Output(
+                    identifier: manifest.identifier, lists: lists, sources: manifest.sources.map(\.name),
+                    rules: manifest.files.reduce(0) { $0 + $1.rules }))
+        } catch {
+            return .failure(
+                RuleListFailure(
+                    identifier: "", file: "manifest.json", lists: [], reason: "no compiled content blocker in \(outputURL.path) (\(error))")
+            )
+        }
+    }
+
+    /// Where the app keeps the name of the last good set of rule lists (``RuleListSelection``).
+    public static func lastGoodURL(home: URL) -> URL {
+        home.appendingPathComponent("browser/web-view-rule-lists.json")
+    }
+
     /// Pepper's identifiers in the store that no current list uses (to remove).
     public static func obsolete(stored: [String], current: Plan) -> [String] {
         guard case .lists(let lists) = current else { return [] }
-        let keep = Set(lists.map(\.identifier))
+        return obsolete(stored: stored, keeping: lists.map(\.identifier))
+    }
+
+    /// Pepper's identifiers in the store that `names` (the lists of the set in force) do not
+    /// include, to remove; identifiers that are not Pepper's are never listed.
+    public static func obsolete(stored: [String], keeping names: [String]) -> [String] {
+        let keep = Set(names)
         return stored.filter { $0.hasPrefix(identifierPrefix) && !keep.contains($0) }.sorted()
     }
 }

@@ -15,9 +15,9 @@ import Foundation
 /// | `open TEXT` | types TEXT into the address bar and presses Enter |
 /// | `click back\|forward\|reload\|zoom\|shield\|proceed` | clicks a toolbar button (an error if it is disabled); `shield` answers once the page has reloaded with its new filters; `proceed` is a Picket notice's "Proceed anyway" and answers once the site's page loads |
 /// | `key SPEC` | presses a key: `alt+Left`, `ctrl+plus`, `ctrl+minus`, `ctrl+0`, ... (GDK key names) |
-/// | `swipe back\|forward` | a two-finger touchpad swipe, through the swipe recogniser |
+/// | `swipe back\|forward` | a two-finger touchpad swipe on the view shown (the page or the starter), through that view's recogniser |
 /// | `suggestion ENGINE` | answers the search-engine suggestion (`duckduckgo`, `startpage`, `brave`, `google`) |
-/// | `wait` | waits until nothing is loading, then a short settling time; answers with the state |
+/// | `wait` | waits until nothing is loading and no slide runs, then a short settling time; answers with the state |
 /// | `wait rules` | waits until WebKit has nothing left to compile (the output after a shield click, the lists without the allowlist); answers with the state |
 /// | `state` | answers with the state (address, buttons, zoom, shield, blocked count, history) |
 /// | `screenshot PATH` | saves a PNG of the window |
@@ -112,8 +112,10 @@ final class AutomationChannel {
             finish(nil)
         case "swipe":
             guard argument == "back" || argument == "forward" else { return finish("swipe back or swipe forward") }
-            for _ in 0..<8 { _ = window.trackSwipe(dx: argument == "back" ? -2.5 : 2.5, dy: 0.1) }
-            window.finishSwipe()
+            // On the view the window shows (the page or the starter), through its own recogniser.
+            let view = window.visibleView
+            for _ in 0..<8 { _ = window.trackSwipe(dx: argument == "back" ? -2.5 : 2.5, dy: 0.1, on: view) }
+            window.finishSwipe(on: view)
             finish(nil)
         case "suggestion":
             guard let engine = SearchEngine(rawValue: argument) else { return finish("unknown search engine '\(argument)'") }
@@ -141,7 +143,10 @@ final class AutomationChannel {
         // A load that was just asked for may not have started yet: look again after a moment.
         MainLoop.after(milliseconds: 100) { [self] in
             if window.isLoading {
-                if Date().timeIntervalSince(start) > Self.waitLimit { return done("still loading after \(Int(Self.waitLimit)) s") }
+                // A page waits for its rules (never unprotected), and WebKit compiling 100,000 of
+                // them on a busy machine takes more than a page load: the rules' longer limit.
+                let limit = window.filtersReady ? Self.waitLimit : Self.waitLimit * 4
+                if Date().timeIntervalSince(start) > limit { return done("still loading after \(Int(limit)) s") }
                 return waitUntilIdle(since: start, done: done)
             }
             MainLoop.after(milliseconds: Self.settleMilliseconds) { [self] in

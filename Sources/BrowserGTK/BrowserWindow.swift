@@ -8,11 +8,14 @@ import Picket
 import Storage
 
 /// The browser window: a toolbar (Back, Forward, Reload, the address bar, the zoom level, the
-/// shield), the one-time search suggestion, and the start page or the web view.
+/// shield), the rules' notice when a compile failed, the one-time search suggestion, the
+/// starter or the web view (a `GtkStack` that slides between them), and the bar with the
+/// current site's blocked requests.
 ///
 /// It renders a `BrowserSession` and forwards to it what the person does and what WebKit
-/// reports; the decisions (which history entry, which zoom step, what counts as blocked) are
-/// the session's.
+/// reports; the decisions (which history entry or view a step leads to, which zoom step, what
+/// counts as blocked, whether a page may load without rules) are the session's and
+/// `RuleListSelection`'s.
 @MainActor
 final class BrowserWindow {
     private let configuration: BrowserConfiguration
@@ -27,16 +30,30 @@ final class BrowserWindow {
     private let zoomButton: UnsafeMutablePointer<GtkWidget>
     private let shieldButton: UnsafeMutablePointer<GtkWidget>
     private let infoBar: UnsafeMutablePointer<GtkWidget>
+    private let rulesBar: UnsafeMutablePointer<GtkWidget>
+    private let rulesLabel: UnsafeMutablePointer<GtkWidget>
     private let stack: UnsafeMutablePointer<GtkWidget>
+    private let starterView: UnsafeMutablePointer<GtkWidget>
     private let startLabel: UnsafeMutablePointer<GtkWidget>
+    private let countsLabel: UnsafeMutablePointer<GtkWidget>
     private let webView: UnsafeMutablePointer<WebKitWebView>
     private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
     private let backForwardList: UnsafeMutablePointer<WebKitBackForwardList>
 
-    private var swipe = SwipeTracker()
+    /// The page's touchpad swipes.
+    private var pageSwipe = SwipeTracker()
+    /// The starter's own touchpad swipes.
+    private var starterSwipe = SwipeTracker()
     private var engineBackLength = 0
     private var appliedRules: ContentFilters.Outcome?
-    private var blockerProblem: String?
+    /// The view the stack shows (`nil` until the window is shown).
+    private var screenShown: BrowserScreen?
+    /// The transition of the last switch between the starter and the page.
+    private(set) var lastTransition: ScreenTransition?
+    /// How many slide transitions GTK has run.
+    private(set) var transitionsRun = 0
+    /// Pages not loaded because no rules could be installed.
+    private(set) var refusedLoads = 0
     /// Why the last shield click failed, shown in its tooltip until the next one works.
     private var shieldProblem: String?
     /// The Picket notice on screen, shown in place of a struck employer's page.
@@ -82,8 +99,8 @@ final class BrowserWindow {
         gtk_window_set_default_size(cast(window), gint(configuration.width), gint(configuration.height))
         gtk_window_set_title(cast(window), "Pepper")
 
-        backButton = Self.button("←", tooltip: "Back (Alt+←, swipe right)")
-        forwardButton = Self.button("→", tooltip: "Forward (Alt+→, swipe left)")
+        backButton = Self.button("←", tooltip: "Back (Alt+←, swipe right); from the first page, the start view")
+        forwardButton = Self.button("→", tooltip: "Forward (Alt+→, swipe left); from the start view, the page")
         reloadButton = Self.button("⟳", tooltip: "Reload (Ctrl+R)")
         entry = gtk_entry_new()
         gtk_widget_set_hexpand(entry, 1)
@@ -106,9 +123,31 @@ final class BrowserWindow {
             gtk_info_bar_add_button(cast(infoBar), title, gint(index))
         }
 
+        // Shown when a new output did not compile (the last good rules kept) or no rules could
+        // be installed at all (pages refused).
+        rulesBar = gtk_info_bar_new()
+        rulesLabel = gtk_label_new(nil)
+        gtk_label_set_line_wrap(cast(rulesLabel), 1)
+        gtk_label_set_xalign(cast(rulesLabel), 0)
+        gtk_label_set_selectable(cast(rulesLabel), 1)
+        gtk_container_add(cast(gtk_info_bar_get_content_area(cast(rulesBar))), rulesLabel)
+
         startLabel = gtk_label_new(nil)
         gtk_label_set_justify(cast(startLabel), GTK_JUSTIFY_CENTER)
         gtk_label_set_line_wrap(cast(startLabel), 1)
+        // The starter is a view of its own, with its own swipes (an event box gets the
+        // touchpad's scroll events a label cannot).
+        starterView = gtk_event_box_new()
+        gtk_widget_add_events(starterView, gint(GDK_SCROLL_MASK.rawValue | GDK_SMOOTH_SCROLL_MASK.rawValue))
+        gtk_container_add(cast(starterView), startLabel)
+
+        countsLabel = gtk_label_new(nil)
+        gtk_label_set_xalign(cast(countsLabel), 0)
+        gtk_label_set_ellipsize(cast(countsLabel), PANGO_ELLIPSIZE_END)
+        gtk_widget_set_margin_start(countsLabel, 8)
+        gtk_widget_set_margin_end(countsLabel, 8)
+        gtk_widget_set_margin_top(countsLabel, 3)
+        gtk_widget_set_margin_bottom(countsLabel, 3)
 
         // An ephemeral website data manager: cookies, caches and storage last as long as the
         // window. What survives a relaunch is Pepper's own state: history, zoom, search engine.
@@ -130,25 +169,34 @@ final class BrowserWindow {
         // rather than WebKit's list, which is empty after a relaunch.
         webkit_settings_set_enable_back_forward_navigation_gestures(webkit_web_view_get_settings(webView), 0)
 
+        // The same page script as the app's browser (Browsing's PageScript), so the count means
+        // the same in both.
         let script = webkit_user_script_new(
             PageScript.source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
         webkit_user_content_manager_add_script(contentManager, script)
         webkit_user_script_unref(script)
         webkit_user_content_manager_register_script_message_handler(contentManager, PageScript.handlerName)
 
+        // The starter and the page slide into each other (the Samaritan design's transitions).
         stack = gtk_stack_new()
-        gtk_stack_add_named(cast(stack), startLabel, "start")
+        gtk_stack_add_named(cast(stack), starterView, "start")
         gtk_stack_add_named(cast(stack), viewWidget, "web")
+        gtk_stack_set_transition_duration(cast(stack), Self.transitionMilliseconds)
 
         let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_pack_start(cast(column), toolbar, 0, 0, 0)
+        gtk_box_pack_start(cast(column), rulesBar, 0, 0, 0)
         gtk_box_pack_start(cast(column), infoBar, 0, 0, 0)
         gtk_box_pack_start(cast(column), stack, 1, 1, 0)
+        gtk_box_pack_start(cast(column), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL), 0, 0, 0)
+        gtk_box_pack_start(cast(column), countsLabel, 0, 0, 0)
         gtk_container_add(cast(window), column)
         connectSignals()
     }
 
     private static let shieldTooltip = "Requests blocked on this page; click to turn blocking off or on for this site"
+    /// How long a slide between the starter and the page takes.
+    static let transitionMilliseconds: guint = 350
 
     private static func button(_ label: String, tooltip: String) -> UnsafeMutablePointer<GtkWidget> {
         let button = gtk_button_new_with_label(label)!
@@ -163,6 +211,10 @@ final class BrowserWindow {
     func start() {
         gtk_widget_show_all(window)
         gtk_widget_set_visible(infoBar, session.shouldSuggestSearchEngine ? 1 : 0)
+        gtk_widget_set_visible(rulesBar, 0)
+        // The view the session opens on, without a transition.
+        gtk_stack_set_visible_child_full(cast(stack), session.screen == .starter ? "start" : "web", GTK_STACK_TRANSITION_TYPE_NONE)
+        screenShown = session.screen
         // Typing goes to the address bar on the start page, to the page otherwise.
         gtk_widget_grab_focus(session.isShowingStartPage && configuration.initialURL == nil ? entry : cast(webView))
         refresh()
@@ -180,20 +232,21 @@ final class BrowserWindow {
             case .success(let outcome):
                 filters.attach(.installed, to: contentManager)
                 appliedRules = outcome
-                blockerProblem = nil
-                // The engine for the same rules says which failed requests they blocked, and why.
-                session.requestJudge = try? configuration.state.engine()
-                session.picketLookup = configuration.loadPicketLookup()
-            case .failure(let error):
-                // Browsing goes on, visibly unprotected: the shield says so.
-                blockerProblem = error.description
-                report("content blocker not loaded: \(error)")
+                if let failure = outcome.failure { report("the new rules were not installed, the previous ones are kept: \(failure)") }
+            case .failure(let failure):
+                // Never fail open: without any rules, protected pages do not load (decide-policy).
+                appliedRules = nil
+                report("no rules could be installed, pages do not load: \(failure)")
             }
+            // The engine for the same rules says which failed requests they blocked, and why.
+            session.use(RequestJudge.load(configuration.state))
+            session.picketLookup = configuration.loadPicketLookup()
             filtersReady = true
             next()
             let waiting = waitingForFilters
             waitingForFilters = []
             waiting.forEach { $0() }
+            refresh()
         }
     }
 
@@ -212,8 +265,8 @@ final class BrowserWindow {
                 let key = event.assumingMemoryBound(to: GdkEventKey.self).pointee
                 return handleKey(keyval: key.keyval, state: key.state)
             })
-        Signal.connect(raw(backButton), "clicked") { [self] in navigateBack() }
-        Signal.connect(raw(forwardButton), "clicked") { [self] in navigateForward() }
+        Signal.connect(raw(backButton), "clicked") { [self] in navigate(.back) }
+        Signal.connect(raw(forwardButton), "clicked") { [self] in navigate(.forward) }
         Signal.connect(raw(reloadButton), "clicked") { [self] in reload() }
         Signal.connect(raw(zoomButton), "clicked") { [self] in changeZoom { try $0.resetZoom() } }
         Signal.connect(raw(shieldButton), "clicked") { [self] in toggleBlocking() }
@@ -248,64 +301,95 @@ final class BrowserWindow {
                 else { return }
                 session.resourceStarted(uri)
             })
-        Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event) })
+        Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event, on: .page) })
+        Signal.connect(raw(starterView), "scroll-event", event: { [self] event in handleScroll(event, on: .starter) })
+        Signal.connect(raw(stack), "notify::transition-running") { [self] in
+            if gtk_stack_get_transition_running(cast(stack)) != 0 { transitionsRun += 1 }
+        }
         Signal.connect(
             view, "button-press-event",
             event: { [self] event in
                 // The mouse's back and forward buttons.
                 guard let event else { return false }
                 switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
-                case 8: navigateBack()
-                case 9: navigateForward()
+                case 8: navigate(.back)
+                case 9: navigate(.forward)
                 default: return false
                 }
                 return true
             })
-        connectNewWindowPolicy()
+        Signal.connect(view, "decide-policy", policy: { [self] decision, type in decidePolicy(decision, type: type) })
         Signal.connect(
             raw(contentManager), "script-message-received::\(PageScript.handlerName)",
             pointer: { [self] result in
                 guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
-                    let url = takeString(jsc_value_to_string(value))
+                    let body = takeString(jsc_value_to_string(value))
                 else { return }
-                switch url {
-                case PageScript.restoredMessage:
-                    session.pageRestoredFromCache()
-                    refresh()
-                    return
+                switch body {
                 case PicketNoticePage.proceedMessage:
                     proceedPastPicketLine()
                     return
                 case PicketNoticePage.backMessage:
-                    if session.canGoBack { navigateBack() } else { webkit_web_view_load_uri(webView, "about:blank") }
+                    // Back, or to the starter from the first page.
+                    navigate(.back)
                     return
                 default: break
                 }
-                let parts = url.split(separator: " ", maxSplits: 1)
-                guard parts.count == 2 else { return }
-                if session.subresourceFailed(String(parts[1]), type: ResourceTypes(requestTypeName: String(parts[0])) ?? .other) {
+                switch PageScript.message(body) {
+                case .restoredFromCache?:
+                    session.pageRestoredFromCache()
                     refresh()
+                case .failed(let url, let type)?:
+                    if session.subresourceFailed(url, type: type) { refresh() }
+                case nil:
+                    break
                 }
             })
         Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) })
     }
 
-    /// Links that open a new window (`target=_blank`, `window.open`) open in this one: the
-    /// browser has a single window and a single history.
-    private func connectNewWindowPolicy() {
-        let handler: @convention(c) (gpointer?, gpointer?, gint, gpointer?) -> gboolean = { view, decision, type, _ in
-            guard type == gint(WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION.rawValue), let view, let decision else { return 0 }
+    /// WebKit asks before each navigation and new window. Links that open a new window
+    /// (`target=_blank`, `window.open`) open in this one: the browser has a single window and a
+    /// single history. A navigation goes ahead only when `RuleListSelection` lets it: with rules
+    /// in the web view, or to a site the person allowlisted (no rules apply there); it waits
+    /// while the first rules load, and is refused when no rules can be installed — never a
+    /// protected page without its rules.
+    private func decidePolicy(_ decision: UnsafeMutableRawPointer?, type: Int) -> Bool {
+        guard let decision else { return false }
+        let policy = decision.assumingMemoryBound(to: WebKitPolicyDecision.self)
+        switch UInt32(type) {
+        case WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION.rawValue:
             let navigation = webkit_navigation_policy_decision_get_navigation_action(
                 decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
-            let request = webkit_navigation_action_get_request(navigation)
-            if let uri = webkit_uri_request_get_uri(request) {
-                webkit_web_view_load_uri(view.assumingMemoryBound(to: WebKitWebView.self), uri)
+            if let uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(navigation)) {
+                webkit_web_view_load_uri(webView, uri)
             }
-            webkit_policy_decision_ignore(decision.assumingMemoryBound(to: WebKitPolicyDecision.self))
-            return 1
+            webkit_policy_decision_ignore(policy)
+            return true
+        case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION.rawValue:
+            let navigation = webkit_navigation_policy_decision_get_navigation_action(
+                decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
+            guard let uri = borrowString(webkit_uri_request_get_uri(webkit_navigation_action_get_request(navigation))) else {
+                return false
+            }
+            let blocking = (try? session.siteBlocking.isBlocking(on: uri)) ?? true
+            switch filters.selection.mayLoad(blocking: blocking) {
+            case .load:
+                return false
+            case .wait:
+                webkit_policy_decision_ignore(policy)
+                waitingForFilters.append { [self] in webkit_web_view_load_uri(webView, uri) }
+                return true
+            case .refuse(let failure):
+                webkit_policy_decision_ignore(policy)
+                refusedLoads += 1
+                report("not loading \(uri) without rules: \(failure)")
+                refresh()
+                return true
+            }
+        default:
+            return false
         }
-        g_signal_connect_data(
-            raw(webView), "decide-policy", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
     }
 
     // MARK: Engine events
@@ -374,18 +458,15 @@ final class BrowserWindow {
 
     // MARK: What the person does
 
-    /// Back: the button, Alt+←, the mouse's back button, a swipe.
-    func navigateBack() {
-        guard filtersReady, session.canGoBack else { return }
-        perform(session.goBack())
+    /// Back or forward: the buttons, Alt+← and Alt+→, the mouse's side buttons, the page's
+    /// swipes and the starter's (`view`, the view the swipe was made on) — one function,
+    /// `BrowserSession.step(_:)`. A step between the starter and the page slides (``refresh()``).
+    func navigate(_ direction: NavigationDirection, from view: BrowserScreen? = nil) {
+        guard filtersReady else { return }
+        guard let step = view.map({ session.swipe(direction, on: $0) }) ?? session.step(direction) else { return }
+        perform(step.command)
         refresh()
-    }
-
-    /// Forward: the button, Alt+→, the mouse's forward button, a swipe.
-    func navigateForward() {
-        guard filtersReady, session.canGoForward else { return }
-        perform(session.goForward())
-        refresh()
+        if session.screen == .starter { gtk_widget_grab_focus(entry) }
     }
 
     /// Reload the page.
@@ -418,7 +499,6 @@ final class BrowserWindow {
         case .engineForward: webkit_web_view_go_forward(webView)
         case .load(let url): webkit_web_view_load_uri(webView, url)
         }
-        gtk_stack_set_visible_child_name(cast(stack), "web")
     }
 
     /// Zoom in, out or back to 100 %, for every page of this device.
@@ -548,14 +628,15 @@ final class BrowserWindow {
         filters.prepare { [self] result in
             compilingChangedOutput = false
             switch result {
-            case .success(let outcome):
+            case .success(let outcome) where outcome.failure == nil:
                 appliedRules = outcome
-                blockerProblem = nil
                 for (site, blocking) in settled where changedSites[site] == blocking { changedSites[site] = nil }
-            case .failure(let error):
-                // The changed sites keep their filters; other pages keep the previous output.
-                blockerProblem = error.description
-                report("content blocker not compiled: \(error)")
+            case .success(let outcome):
+                // WebKit refused the new output: the changed sites keep their filters, other
+                // pages the installed ones; the rules' bar says why.
+                report("the new rules were not installed, the previous ones are kept: \(outcome.failure!)")
+            case .failure(let failure):
+                report("no rules could be installed: \(failure)")
             }
             if compileAgain {
                 compileAgain = false
@@ -606,8 +687,8 @@ final class BrowserWindow {
         let alt = state & GDK_MOD1_MASK.rawValue != 0
         let key = Int32(bitPattern: keyval)
         switch (control, alt, key) {
-        case (false, true, GDK_KEY_Left), (false, true, GDK_KEY_KP_Left): navigateBack()
-        case (false, true, GDK_KEY_Right), (false, true, GDK_KEY_KP_Right): navigateForward()
+        case (false, true, GDK_KEY_Left), (false, true, GDK_KEY_KP_Left): navigate(.back)
+        case (false, true, GDK_KEY_Right), (false, true, GDK_KEY_KP_Right): navigate(.forward)
         case (true, false, GDK_KEY_plus), (true, false, GDK_KEY_equal), (true, false, GDK_KEY_KP_Add): changeZoom { try $0.zoomIn() }
         case (true, false, GDK_KEY_minus), (true, false, GDK_KEY_KP_Subtract): changeZoom { try $0.zoomOut() }
         case (true, false, GDK_KEY_0), (true, false, GDK_KEY_KP_0): changeZoom { try $0.resetZoom() }
@@ -620,33 +701,36 @@ final class BrowserWindow {
         return true
     }
 
-    /// Two-finger touchpad scrolling: a horizontal swipe goes back or forward.
-    private func handleScroll(_ event: UnsafeMutableRawPointer?) -> Bool {
+    /// Two-finger touchpad scrolling on `view` (the page or the starter, each with its own
+    /// recogniser): a horizontal swipe goes back or forward.
+    private func handleScroll(_ event: UnsafeMutableRawPointer?, on view: BrowserScreen) -> Bool {
         guard let event else { return false }
         let gdkEvent = event.assumingMemoryBound(to: GdkEvent.self)
         guard let device = gdk_event_get_source_device(gdkEvent), gdk_device_get_source(device) == GDK_SOURCE_TOUCHPAD else { return false }
         let scroll = event.assumingMemoryBound(to: GdkEventScroll.self).pointee
         guard scroll.direction == GDK_SCROLL_SMOOTH else { return false }
         if gdk_event_is_scroll_stop_event(gdkEvent) != 0 {
-            return finishSwipe()
+            return finishSwipe(on: view)
         }
-        return trackSwipe(dx: scroll.delta_x, dy: scroll.delta_y)
+        return trackSwipe(dx: scroll.delta_x, dy: scroll.delta_y, on: view)
     }
 
-    /// Feeds one touchpad scroll step to the swipe recogniser; returns whether it is consumed.
-    func trackSwipe(dx: Double, dy: Double) -> Bool {
-        swipe.scroll(dx: dx, dy: dy)
+    /// Feeds one touchpad scroll step to `view`'s swipe recogniser; returns whether it is consumed.
+    func trackSwipe(dx: Double, dy: Double, on view: BrowserScreen) -> Bool {
+        view == .starter ? starterSwipe.scroll(dx: dx, dy: dy) : pageSwipe.scroll(dx: dx, dy: dy)
     }
 
-    /// Ends a touchpad gesture, navigating when it was a swipe.
+    /// Ends a touchpad gesture on `view`, stepping when it was a swipe.
     @discardableResult
-    func finishSwipe() -> Bool {
-        switch swipe.end() {
-        case .back?: navigateBack()
-        case .forward?: navigateForward()
-        case nil: return false
-        }
+    func finishSwipe(on view: BrowserScreen) -> Bool {
+        guard let direction = view == .starter ? starterSwipe.end() : pageSwipe.end() else { return false }
+        navigate(direction, from: view)
         return true
+    }
+
+    /// The view the stack shows (what a person swipes on).
+    var visibleView: BrowserScreen {
+        borrowString(gtk_stack_get_visible_child_name(cast(stack))) == "start" ? .starter : .page
     }
 
     // MARK: Rendering
@@ -654,8 +738,8 @@ final class BrowserWindow {
     /// Brings every widget in line with the session.
     func refresh() {
         guard !closed else { return }
-        gtk_widget_set_sensitive(backButton, filtersReady && session.canGoBack ? 1 : 0)
-        gtk_widget_set_sensitive(forwardButton, filtersReady && session.canGoForward ? 1 : 0)
+        gtk_widget_set_sensitive(backButton, filtersReady && session.canStepBack ? 1 : 0)
+        gtk_widget_set_sensitive(forwardButton, filtersReady && session.canStepForward ? 1 : 0)
         gtk_widget_set_sensitive(reloadButton, session.currentURL != nil ? 1 : 0)
         gtk_button_set_label(cast(zoomButton), session.zoom.description)
         gtk_widget_set_visible(zoomButton, session.zoom == .actualSize ? 0 : 1)
@@ -673,14 +757,48 @@ final class BrowserWindow {
         let title = session.currentTitle.flatMap { $0.isEmpty ? nil : $0 }
         gtk_window_set_title(cast(window), title.map { "\($0) — Pepper" } ?? "Pepper")
         gtk_label_set_markup(cast(startLabel), startPageMarkup)
-        let showStart = session.isShowingStartPage && webkit_web_view_get_uri(webView) == nil
-        gtk_stack_set_visible_child_name(cast(stack), showStart ? "start" : "web")
+        let notice = rulesNotice
+        gtk_label_set_text(cast(rulesLabel), notice ?? "")
+        gtk_info_bar_set_message_type(cast(rulesBar), filters.selection.installed ? GTK_MESSAGE_WARNING : GTK_MESSAGE_ERROR)
+        gtk_widget_set_visible(rulesBar, notice == nil ? 0 : 1)
+        let counts = countsLine
+        gtk_label_set_text(cast(countsLabel), counts)
+        gtk_widget_set_tooltip_text(countsLabel, counts)
+        gtk_widget_set_visible(countsLabel, counts.isEmpty ? 0 : 1)
+        showScreen()
+    }
+
+    /// Switches the stack to the session's view, sliding: the starter in from the left (going
+    /// back), the page in from the right (going forward, or opening an address).
+    private func showScreen() {
+        guard let shown = screenShown, shown != session.screen else { return }
+        let transition: ScreenTransition = session.screen == .starter ? .slideInFromLeading : .slideInFromTrailing
+        gtk_stack_set_visible_child_full(
+            cast(stack), session.screen == .starter ? "start" : "web",
+            transition == .slideInFromLeading ? GTK_STACK_TRANSITION_TYPE_SLIDE_RIGHT : GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT)
+        screenShown = session.screen
+        lastTransition = transition
+    }
+
+    /// What the rules' bar says: a new output WebKit refused (the previous rules kept), or no
+    /// rules at all (pages refused).
+    var rulesNotice: String? {
+        guard filtersReady else { return nil }
+        return filters.selection.notice
+    }
+
+    /// The bar under the page: the current site's blocked requests on this page and over the
+    /// last days, per list; why they are not counted; nothing on the starter.
+    var countsLine: String {
+        guard session.screen == .page, session.currentURL != nil else { return "" }
+        if let problem = session.countsProblem, filtersReady { return "Blocked requests are not counted: \(problem)." }
+        return session.siteSummary?.line ?? ""
     }
 
     /// The shield's text: the blocked count, or why nothing is blocked.
     var shieldLabel: String {
         if togglingBlocking { return "Shield …" }
-        if blockerProblem != nil { return "No blocker" }
+        if filtersReady && !filters.selection.installed { return "No rules" }
         if !((try? session.isBlockingCurrentSite()) ?? true) { return "Shield off" }
         return "Shield: \(session.blockedCount) blocked"
     }
@@ -704,9 +822,10 @@ final class BrowserWindow {
             lines.append(
                 "Ads and trackers are blocked by \(ruleCount) rule\(rules.rules == 1 ? "" : "s") "
                     + "in \(rules.lists) list\(rules.lists == 1 ? "" : "s").")
-        } else if let problem = blockerProblem {
-            lines.append("The content blocker is not loaded: \(problem)")
+        } else if filtersReady {
+            lines.append("No rules are installed: pages do not load until they are.")
         }
+        if session.canStepForward { lines.append("Swipe left or press Alt+→ to return to the page.") }
         let body = takeString(g_markup_escape_text(lines.joined(separator: "\n"), -1)) ?? ""
         return "<span size=\"xx-large\" weight=\"bold\">Pepper</span>\n\n" + body
     }
@@ -731,7 +850,11 @@ final class BrowserWindow {
             suggestionVisible: gtk_widget_get_visible(infoBar) != 0, searchEngine: session.searchEngine.rawValue,
             historyEntries: session.history.entries.map(\.url), historyIndex: session.history.currentIndex,
             rulesCompilingInBackground: compilingChangedOutput, baseRulesReady: filters.hasBase,
-            lastToggleMilliseconds: lastToggleMilliseconds)
+            lastToggleMilliseconds: lastToggleMilliseconds, screen: session.screen.rawValue,
+            visibleView: borrowString(gtk_stack_get_visible_child_name(cast(stack))) ?? "", lastTransition: lastTransition?.rawValue,
+            transitionsRun: transitionsRun, countsLine: countsLine, siteSummary: session.siteSummary, rulesNotice: rulesNotice,
+            rulesFailure: filters.selection.failure,
+            rulesInForce: filters.selection.installed ? filters.selection.lastGood?.identifier : nil, refusedLoads: refusedLoads)
     }
 
     /// Whether WebKit has nothing left to compile: the output and the lists without the
@@ -739,7 +862,9 @@ final class BrowserWindow {
     var rulesSettled: Bool { filtersReady && !compilingChangedOutput && !filters.isPreparingBase }
 
     /// Whether anything is still in progress: the rules, a page load, the shield.
-    var isLoading: Bool { !filtersReady || togglingBlocking || webkit_web_view_is_loading(webView) != 0 }
+    var isLoading: Bool {
+        !filtersReady || togglingBlocking || webkit_web_view_is_loading(webView) != 0 || gtk_stack_get_transition_running(cast(stack)) != 0
+    }
 
     /// Clicks a toolbar button as a person would (`back`, `forward`, `reload`, `shield`, `zoom`);
     /// returns an error when it is disabled.

@@ -1,4 +1,5 @@
 #if os(Linux)
+import Browsing
 import CWebKitGTK
 import ContentBlocker
 import Foundation
@@ -20,11 +21,17 @@ import Foundation
 ///
 /// Stored names carry their generation (`out-1a2b3c4d5e6f-blocker-1`): a compile never writes
 /// over filters this process has mapped, and older generations are removed once replaced.
+///
+/// It never fails open (``RuleListSelection`` decides): a new output is compiled completely
+/// before it replaces the installed filters, and when WebKit refuses one of its lists the
+/// installed filters stay — or, at a launch, the last good set is loaded from the store (named
+/// in `pepper-installed.json`, written only after a set compiled) — and the failure says which
+/// file and rule broke it.
 @MainActor
 final class ContentFilters {
     /// What ``prepare(completion:)`` did.
     struct Outcome {
-        /// The manifest identifier now installed.
+        /// The manifest identifier of the filters now installed.
         var identifier: String
         /// The number of rule lists.
         var lists: Int
@@ -32,6 +39,8 @@ final class ContentFilters {
         var rules: Int
         /// Whether WebKit compiled them (`false`: loaded from the store).
         var compiled: Bool
+        /// Why the newest output is not the one installed (WebKit refused it), if it is not.
+        var failure: RuleListFailure?
     }
 
     /// Which filters a page gets.
@@ -75,6 +84,11 @@ final class ContentFilters {
     private var nextBase: (manifest: Manifest, generation: URL)?
     /// The filters now in the content manager.
     private(set) var attached: Selection?
+    /// The output's filters as the never-fail-open decision sees them: the last good set, the
+    /// last failure, whether protected pages may load.
+    private(set) var selection: RuleListSelection
+    /// Where the last good set is named.
+    private var installedRecord: URL { storeDirectory.appendingPathComponent("pepper-installed.json") }
 
     /// Filters from `outputDirectory` (`$PEPPER_HOME/out`), compiled into `storeDirectory`.
     init(outputDirectory: URL, storeDirectory: URL) {
@@ -82,15 +96,18 @@ final class ContentFilters {
         self.storeDirectory = storeDirectory
         try? FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
         store = webkit_user_content_filter_store_new(storeDirectory.path)
+        selection = RuleListSelection(saved: RuleListSelection.load(from: storeDirectory.appendingPathComponent("pepper-installed.json")))
     }
 
     /// Whether the base filters (the lists without the allowlist) of the installed output are ready.
     var hasBase: Bool { base != nil && base?.key == wantedBaseKey }
 
     /// Loads the current output into the installed filters, compiled first when it is not the
-    /// one compiled last, without putting it into a content manager (``attach(_:to:)`` does);
-    /// then, in the background, makes the base filters ready.
-    func prepare(completion: @escaping @MainActor (Result<Outcome, GLibError>) -> Void) {
+    /// last good set, without putting it into a content manager (``attach(_:to:)`` does); then,
+    /// in the background, makes the base filters ready. When WebKit refuses the output (or it
+    /// cannot be read), the installed filters stay, or the last good set is loaded: the outcome
+    /// then carries the failure. A failure means no filters at all can be installed.
+    func prepare(completion: @escaping @MainActor (Result<Outcome, RuleListFailure>) -> Void) {
         // Read through the `out` link once: a concurrent rebuild switches it atomically, and
         // the manifest and the lists must come from the same generation.
         let generation = outputDirectory.resolvingSymlinksInPath()
@@ -98,22 +115,79 @@ final class ContentFilters {
         do {
             manifest = try Manifest.decode(Data(contentsOf: generation.appendingPathComponent("manifest.json")))
         } catch {
-            completion(.failure(GLibError("no compiled content blocker in \(outputDirectory.path) (\(error))")))
-            return
+            let failure = RuleListFailure(
+                identifier: "", file: "manifest.json", lists: [],
+                reason: "no compiled content blocker in \(outputDirectory.path) (\(error))")
+            return fellBack(from: failure, completion: completion)
         }
         let rules = manifest.files.reduce(0) { $0 + $1.rules }
-        ready(.output, key: manifest.identifier, manifest: manifest, generation: generation) { [self] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(error))
-            case .success(let (set, compiled)):
-                installed.map(release)
-                installed = set
-                // The manager holds the previous set: the next attach puts this one in.
-                if attached == .installed { attached = nil }
-                completion(.success(Outcome(identifier: manifest.identifier, lists: set.filters.count, rules: rules, compiled: compiled)))
-                prepareBase(manifest, generation: generation)
+        let prefix = prefix(.output, key: manifest.identifier)
+        let names = manifest.files.map { prefix + ($0.path as NSString).deletingPathExtension }
+        let ready: @MainActor (FilterSet, Bool) -> Void = { [self] set, compiled in
+            installed.map(release)
+            installed = set
+            // The manager holds the previous set: the next attach puts this one in.
+            if attached == .installed { attached = nil }
+            let saved = selection.compiled(RuleListSelection.RuleSet(identifier: manifest.identifier, names: names, rules: rules))
+            do {
+                try RuleListSelection.save(saved, to: installedRecord)
+            } catch {
+                FileHandle.standardError.write(Data("pepper: warning: cannot record the installed filters: \(error)\n".utf8))
             }
+            if compiled { removeFilters(of: .output, except: prefix) }
+            completion(.success(Outcome(identifier: manifest.identifier, lists: set.filters.count, rules: rules, compiled: compiled)))
+            prepareBase(manifest, generation: generation)
+        }
+        let compile: @MainActor () -> Void = { [self] in
+            let job = FilterStoreCompiler.Job(store: storeDirectory, generation: generation, prefix: prefix, withoutAllowlist: false)
+            runHelper(job, manifest: manifest) { [self] failure in
+                if let failure { return fellBack(from: failure, completion: completion) }
+                load(names: names, done: []) { [self] filters in
+                    guard let filters else {
+                        let failure = RuleListFailure(
+                            identifier: manifest.identifier, file: manifest.files.first?.path ?? "", lists: manifest.sources.map(\.name),
+                            reason: "WebKit cannot load the filters it just compiled in \(storeDirectory.path)")
+                        return fellBack(from: failure, completion: completion)
+                    }
+                    ready(FilterSet(key: manifest.identifier, filters: filters), true)
+                }
+            }
+        }
+        // The output installed last, or the one a store from before `pepper-installed.json`
+        // named: load it; anything else is compiled.
+        let legacyKey = try? String(contentsOf: storeDirectory.appendingPathComponent(Kind.output.keyFile), encoding: .utf8)
+        guard selection.lastGood?.identifier == manifest.identifier || (selection.lastGood == nil && legacyKey == manifest.identifier)
+        else { return compile() }
+        load(names: names, done: []) { filters in
+            // A store folder damaged or emptied behind our back: compile again.
+            if let filters { ready(FilterSet(key: manifest.identifier, filters: filters), false) } else { compile() }
+        }
+    }
+
+    /// After `failure`, the filters the never-fail-open decision leaves: the installed ones, or
+    /// the last good set loaded from the store, or none (the completion's failure).
+    private func fellBack(from failure: RuleListFailure, completion: @escaping @MainActor (Result<Outcome, RuleListFailure>) -> Void) {
+        switch selection.compileFailed(failure) {
+        case .keep(let set):
+            completion(
+                .success(Outcome(identifier: set.identifier, lists: set.names.count, rules: set.rules, compiled: false, failure: failure)))
+        case .loadLastGood(let set):
+            load(names: set.names, done: []) { [self] filters in
+                guard let filters else {
+                    selection.fallbackFailed("the store \(storeDirectory.path) no longer has them")
+                    if case .refuse(let refusal) = selection.mayLoad(blocking: true) { return completion(.failure(refusal)) }
+                    return completion(.failure(failure))
+                }
+                installed.map(release)
+                installed = FilterSet(key: set.identifier, filters: filters)
+                if attached == .installed { attached = nil }
+                selection.fallbackLoaded()
+                completion(
+                    .success(Outcome(identifier: set.identifier, lists: filters.count, rules: set.rules, compiled: false, failure: failure))
+                )
+            }
+        case .refuse:
+            completion(.failure(failure))
         }
     }
 
@@ -205,8 +279,8 @@ final class ContentFilters {
             try? FileManager.default.removeItem(at: keyFile)
             let job = FilterStoreCompiler.Job(
                 store: storeDirectory, generation: generation, prefix: prefix, withoutAllowlist: kind == .base)
-            runHelper(job) { [self] failure in
-                if let failure { return completion(.failure(failure)) }
+            runHelper(job, manifest: manifest) { [self] failure in
+                if let failure { return completion(.failure(GLibError(failure.description))) }
                 load(names: names, done: []) { [self] filters in
                     guard let filters else {
                         return completion(.failure(GLibError("WebKit cannot load the filters it just compiled in \(storeDirectory.path)")))
@@ -227,27 +301,36 @@ final class ContentFilters {
         }
     }
 
-    /// Runs `pepper-browser --compile-filters` for `job`; `nil` when it compiled every list.
-    private func runHelper(_ job: FilterStoreCompiler.Job, completion: @escaping @MainActor (GLibError?) -> Void) {
-        guard let program = Bundle.main.executableURL else { return completion(GLibError("cannot find the pepper-browser program")) }
+    /// Runs `pepper-browser --compile-filters` for `job`; `nil` when it compiled every list,
+    /// else what WebKit refused (the helper's JSON line) or why the helper failed.
+    private func runHelper(_ job: FilterStoreCompiler.Job, manifest: Manifest, completion: @escaping @MainActor (RuleListFailure?) -> Void)
+    {
+        let (identifier, file, lists) = (manifest.identifier, manifest.files.first?.path ?? "", manifest.sources.map(\.name))
+        let unknown: @Sendable (String) -> RuleListFailure = { reason in
+            RuleListFailure(identifier: identifier, file: file, lists: lists, reason: reason)
+        }
+        guard let program = Bundle.main.executableURL else { return completion(unknown("cannot find the pepper-browser program")) }
         let process = Process()
         process.executableURL = program
         process.arguments = job.arguments
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         process.terminationHandler = { process in
             let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+            let refused = try? JSONDecoder().decode(RuleListFailure.self, from: output.fileHandleForReading.readDataToEndOfFile())
             let status = process.terminationStatus
             MainLoop.perform {
-                completion(status == 0 ? nil : GLibError(said.isEmpty ? "the filter compiler exited with status \(status)" : said))
+                guard status != 0 else { return completion(nil) }
+                completion(refused ?? unknown(said.isEmpty ? "the filter compiler exited with status \(status)" : said))
             }
         }
         do {
             try process.run()
         } catch {
-            completion(GLibError("cannot start the filter compiler \(program.path): \(error)"))
+            completion(unknown("cannot start the filter compiler \(program.path): \(error)"))
         }
     }
 

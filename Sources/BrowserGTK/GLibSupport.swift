@@ -98,6 +98,7 @@ enum Signal {
     typealias WithInt = @MainActor (Int) -> Void
     typealias WithTwoPointers = @MainActor (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
     typealias WithStringReturningBool = @MainActor (String?) -> Bool
+    typealias WithPointerAndIntReturningBool = @MainActor (UnsafeMutableRawPointer?, Int) -> Bool
 
     /// `void handler(instance, user_data)`: `clicked`, `activate`, `destroy`; and
     /// `notify::PROPERTY` (whose extra parameter spec argument is ignored).
@@ -139,6 +140,20 @@ enum Signal {
         }
         return connectSignal(
             instance, signal, unsafeBitCast(handler, to: GCallback.self), CallbackBox<WithPointerReturningBool>(body))
+    }
+
+    /// `gboolean handler(instance, pointer, gint/enum, user_data)`: a web view's `decide-policy`.
+    @discardableResult
+    static func connect(
+        _ instance: UnsafeMutableRawPointer, _ signal: String, policy body: @escaping WithPointerAndIntReturningBool
+    ) -> gulong {
+        let handler: @convention(c) (gpointer?, gpointer?, gint, gpointer?) -> gboolean = { _, argument, value, data in
+            let box = CallbackBox<WithPointerAndIntReturningBool>.from(data)
+            nonisolated(unsafe) let argument = argument
+            return MainActor.assumeIsolated { box.body(argument, Int(value)) } ? 1 : 0
+        }
+        return connectSignal(
+            instance, signal, unsafeBitCast(handler, to: GCallback.self), CallbackBox<WithPointerAndIntReturningBool>(body))
     }
 
     /// `void handler(instance, gint/enum, user_data)`: `load-changed`, `response`.

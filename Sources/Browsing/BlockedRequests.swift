@@ -1,5 +1,6 @@
 import FilterEngine
 import Foundation
+import Storage
 
 /// Counts the requests the content blocker stopped on the current page.
 ///
@@ -37,6 +38,19 @@ public struct BlockedRequests: Hashable, Sendable {
 
     /// How many distinct requests were blocked on the current page.
     public var count: Int { blocked.count }
+
+    /// The name under which a blocked request without a known rule is counted.
+    public static let unknownList = "(no rule known)"
+
+    /// The blocked requests of the current page per list (the list of the rule that blocked
+    /// each), largest first, then by name.
+    public var byList: [SiteBlockCountStore.ListCount] {
+        var counts: [String: Int] = [:]
+        for url in blocked { counts[rules[url]?.list ?? Self.unknownList, default: 0] += 1 }
+        return counts.map { SiteBlockCountStore.ListCount(list: $0.key, count: $0.value) }.sorted {
+            ($1.count, $0.list) < ($0.count, $1.list)
+        }
+    }
 
     /// A page committed at `url`: counting starts again.
     public mutating func pageCommitted(url: String) {

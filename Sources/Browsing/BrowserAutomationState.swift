@@ -7,11 +7,11 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
     public var title: String?
     /// What the address bar shows.
     public var address: String
-    /// Whether the start page shows.
+    /// Whether the starter shows (the session's screen).
     public var startPage: Bool
-    /// The model's Back state.
+    /// Whether the history has a page behind.
     public var canGoBack: Bool
-    /// The model's Forward state.
+    /// Whether the history has a page ahead.
     public var canGoForward: Bool
     /// Whether the Back button is enabled.
     public var backEnabled: Bool
@@ -59,6 +59,26 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
     public var baseRulesReady: Bool
     /// Milliseconds from the last shield click to its page finishing loading.
     public var lastToggleMilliseconds: Int?
+    /// What the window shows: `starter` or `page` (``BrowserScreen``).
+    public var screen: String
+    /// The view the window's stack shows now (`start` or `web`), read from GTK.
+    public var visibleView: String
+    /// The transition of the last switch between the starter and the page.
+    public var lastTransition: String?
+    /// How many slide transitions GTK has run so far (counted when one starts running).
+    public var transitionsRun: Int
+    /// What the blocked-requests bar says (the current site's counts, or why there are none).
+    public var countsLine: String
+    /// The current site's blocked requests, on the page and over the last days, per list.
+    public var siteSummary: SiteBlockSummary?
+    /// The rules' notice shown in the window (a failed compile), if any.
+    public var rulesNotice: String?
+    /// The failed compile, with the file and rule that broke it.
+    public var rulesFailure: RuleListFailure?
+    /// The manifest identifier of the rules in the web view (the last good set).
+    public var rulesInForce: String?
+    /// Pages not loaded because no rules could be installed, since the launch.
+    public var refusedLoads: Int
 
     /// A state with every field given.
     public init(
@@ -67,7 +87,9 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         blockedRules: [String], picketNotice: String?, picketCanProceed: Bool?, blocking: Bool, shield: String, loading: Bool,
         filtersReady: Bool, rulesIdentifier: String?, rulesCompiled: Bool?, suggestionVisible: Bool, searchEngine: String,
         historyEntries: [String], historyIndex: Int?, rulesCompilingInBackground: Bool = false, baseRulesReady: Bool = false,
-        lastToggleMilliseconds: Int? = nil
+        lastToggleMilliseconds: Int? = nil, screen: String = BrowserScreen.page.rawValue, visibleView: String = "web",
+        lastTransition: String? = nil, transitionsRun: Int = 0, countsLine: String = "", siteSummary: SiteBlockSummary? = nil,
+        rulesNotice: String? = nil, rulesFailure: RuleListFailure? = nil, rulesInForce: String? = nil, refusedLoads: Int = 0
     ) {
         self.url = url
         self.title = title
@@ -98,6 +120,16 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         self.rulesCompilingInBackground = rulesCompilingInBackground
         self.baseRulesReady = baseRulesReady
         self.lastToggleMilliseconds = lastToggleMilliseconds
+        self.screen = screen
+        self.visibleView = visibleView
+        self.lastTransition = lastTransition
+        self.transitionsRun = transitionsRun
+        self.countsLine = countsLine
+        self.siteSummary = siteSummary
+        self.rulesNotice = rulesNotice
+        self.rulesFailure = rulesFailure
+        self.rulesInForce = rulesInForce
+        self.refusedLoads = refusedLoads
     }
 }
 

@@ -8,10 +8,11 @@ import Storage
 /// The browser's model: everything the window shows and remembers, without any toolkit.
 ///
 /// The shell (`BrowserGTK` on Linux; a SwiftUI view on Apple platforms) forwards what the
-/// person does (``goBack()``, ``zoomIn()``, ``toggleBlocking()``, ``open(_:)``) and what the
+/// person does (``step(_:)`` for every back and forward — buttons, keys and swipes alike —,
+/// ``swipe(_:on:)``, ``zoomIn()``, ``toggleBlocking()``, ``open(_:)``) and what the
 /// engine reports (``engineAddedItem(url:originalURL:)``, ``engineMoved(by:url:)``,
-/// ``pageCommitted(url:)``, ``titleChanged(_:)``, ``resourceStarted(_:)``, ``subresourceFailed(_:)``),
-/// and renders the state (``canGoBack``, ``zoom``, ``blockedCount``, ``isShowingStartPage``, ...).
+/// ``pageCommitted(url:)``, ``titleChanged(_:)``, ``resourceStarted(_:)``, ``subresourceFailed(_:type:)``),
+/// and renders the state (``screen``, ``canStepBack``, ``zoom``, ``blockedCount``, ``siteSummary``, ...).
 /// Every change worth keeping — the history and its position, the zoom, the search engine and
 /// whether its suggestion was answered — is written to Pepper's state at once, so a crash or a
 /// relaunch loses nothing.
@@ -30,6 +31,7 @@ public final class BrowserSession {
 
     private let store: BrowserStateStore
     private let decisions: DecisionStore
+    private let siteCounts: SiteBlockCountStore
     /// The per-site blocking toggle; a `Sendable` value, so a shell can run the toggle (which
     /// rebuilds the content blocker) off its main thread.
     public let siteBlocking: SiteBlocking
@@ -47,6 +49,14 @@ public final class BrowserSession {
     public private(set) var blocked = BlockedRequests()
     /// Blocked requests not yet written to the state (see ``recordBlockedRequests(waiting:)``).
     private var unrecorded: [DecisionStore.Decision] = []
+    /// The same, per site and list.
+    private var unrecordedSites: [SiteBlockCountStore.Increment] = []
+    /// The page the blocked count is about (the last one committed).
+    private var committedURL: String?
+    /// The current site's stored count when it was read, and what was counted on it since.
+    private var siteTally: (site: String, stored: SiteBlockCountStore.SiteCount, added: [String: Int])?
+    /// The starter or the page.
+    public private(set) var screen: BrowserScreen
     /// Writes blocked requests off the window's thread, one batch after another, in order. A
     /// dispatch queue, not a task: waiting for it (``recordBlockedRequests(waiting:)``) then
     /// never holds a thread of Swift's cooperative pool while that pool's work is awaited.
@@ -65,6 +75,7 @@ public final class BrowserSession {
     public init(state: PepperState, historyCapacity: Int = NavigationHistory.defaultCapacity) throws(BrowsingError) {
         store = BrowserStateStore(database: state.database)
         decisions = DecisionStore(database: state.database)
+        siteCounts = SiteBlockCountStore(database: state.database)
         siteBlocking = SiteBlocking(state: state)
         do {
             saved = try store.history()
@@ -77,20 +88,27 @@ public final class BrowserSession {
         history = NavigationHistory(
             entries: saved.entries.map { HistoryEntry(url: $0.url, title: $0.title) }, currentIndex: saved.currentIndex,
             capacity: historyCapacity)
+        // A restored history opens on its current page; an empty one on the starter.
+        screen = history.current == nil ? .starter : .page
     }
 
     // MARK: State for the window
 
-    /// Whether the start page shows (no page yet).
-    public var isShowingStartPage: Bool { history.current == nil }
+    /// Whether the starter shows (no page yet, or the person went back past the first page).
+    public var isShowingStartPage: Bool { screen == .starter }
     /// The current page's address; `nil` on the start page.
     public var currentURL: String? { history.current?.url }
     /// The current page's title (empty until known); `nil` on the start page.
     public var currentTitle: String? { history.current?.title }
-    /// The Back button's state.
+    /// Whether the history has a page behind the current one.
     public var canGoBack: Bool { history.canGoBack }
-    /// The Forward button's state.
+    /// Whether the history has a page ahead of the current one.
     public var canGoForward: Bool { history.canGoForward }
+    /// The Back button's state (and whether a back swipe does anything): on a page there is
+    /// always somewhere to go — the page behind, or the starter behind the first page.
+    public var canStepBack: Bool { screen == .page && history.current != nil }
+    /// The Forward button's state: on the starter, the page it covers; on a page, the page ahead.
+    public var canStepForward: Bool { screen == .starter ? history.current != nil : history.canGoForward }
     /// The number the shield shows.
     public var blockedCount: Int { blocked.count }
 
@@ -111,22 +129,60 @@ public final class BrowserSession {
     public func launch(opening url: String? = nil) -> NavigationCommand? {
         if let url {
             history.cancelPending()
+            screen = .page
             return .load(url)
         }
-        return history.launchCommand()
+        let command = history.launchCommand()
+        if command != nil { screen = .page }
+        return command
     }
 
-    /// The Back button, Alt+←, or a swipe to the right.
+    /// One step back or forward, whatever asked for it — the Back and Forward buttons, Alt+←
+    /// and Alt+→, the mouse's side buttons, a swipe on the page or on the starter: buttons and
+    /// gestures share this one function (the Samaritan design).
+    ///
+    /// On a page, back goes to the page behind in the history (``goBack()``), or — from the
+    /// first page — slides the starter in over it; forward goes to the page ahead. On the
+    /// starter, forward slides the page back in (loading it when the engine does not show it)
+    /// and back does nothing. `nil` when there is nowhere to go.
+    public func step(_ direction: NavigationDirection) -> BrowserStep? {
+        switch (screen, direction) {
+        case (.page, .back):
+            if let command = history.goBack() { return .navigate(command) }
+            guard history.current != nil else { return nil }
+            screen = .starter
+            return .showStarter
+        case (.page, .forward):
+            return history.goForward().map(BrowserStep.navigate)
+        case (.starter, .forward):
+            guard history.current != nil else { return nil }
+            screen = .page
+            return .showPage(history.engineShowsCurrent ? nil : history.launchCommand())
+        case (.starter, .back):
+            return nil
+        }
+    }
+
+    /// A swipe recognised on one of the two views — the page's own recognisers or the
+    /// starter's: it does what ``step(_:)`` does, when it comes from the view that is showing
+    /// (a gesture still ending on a view that slid away does nothing).
+    public func swipe(_ direction: NavigationDirection, on view: BrowserScreen) -> BrowserStep? {
+        guard view == screen else { return nil }
+        return step(direction)
+    }
+
+    /// A step back through the history only (``step(_:)`` is what the window's controls call).
     public func goBack() -> NavigationCommand? { history.goBack() }
 
-    /// The Forward button, Alt+→, or a swipe to the left.
+    /// A step forward through the history only (``step(_:)`` is what the window's controls call).
     public func goForward() -> NavigationCommand? { history.goForward() }
 
     /// The address bar: the address to load for typed text (an address, or a search with the
-    /// chosen engine); `nil` for blank text.
+    /// chosen engine); `nil` for blank text. The page view shows (it slides in from the starter).
     public func open(_ text: String) -> String? {
         guard let input = AddressInput(text) else { return nil }
         history.cancelPending()
+        screen = .page
         return input.url(searchingWith: searchEngine)
     }
 
@@ -174,6 +230,9 @@ public final class BrowserSession {
 
     /// The engine's back/forward list gained an item and made it current.
     public func engineAddedItem(url: String, originalURL: String? = nil) throws(BrowsingError) {
+        // The first page ever shows, however it was asked for; later ones keep the view as it is
+        // (a page behind the starter may still push items of its own).
+        if history.current == nil { screen = .page }
         history.engineAddedItem(url: url, originalURL: originalURL)
         try saveHistory()
     }
@@ -194,7 +253,33 @@ public final class BrowserSession {
     /// and the last page's blocked requests are written to the state.
     public func pageCommitted(url: String) {
         blocked.pageCommitted(url: url)
+        committedURL = url
         recordBlockedRequests()
+        let site = SiteBlocking.site(of: url)
+        if site != siteTally?.site {
+            siteTally = site.map { site in
+                // The writes of the pages before, which may be of this site, first.
+                recorder.sync {}
+                let since = DecisionStore.day(of: Date().addingTimeInterval(-Double(SiteBlockSummary.days - 1) * 86_400))
+                let stored =
+                    (try? siteCounts.counts(for: site, since: since)) ?? SiteBlockCountStore.SiteCount(site: site, total: 0, lists: [])
+                return (site, stored, [:])
+            }
+        }
+    }
+
+    /// The current page's site with its blocked requests, on the page and over the last
+    /// ``SiteBlockSummary/days`` days, per list; `nil` for pages without a site.
+    public var siteSummary: SiteBlockSummary? {
+        guard let tally = siteTally else { return nil }
+        var lists = Dictionary(uniqueKeysWithValues: tally.stored.lists.map { ($0.list, $0.count) })
+        for (list, count) in tally.added { lists[list, default: 0] += count }
+        let recent = lists.map { SiteBlockCountStore.ListCount(list: $0.key, count: $0.value) }.sorted {
+            ($1.count, $0.list) < ($0.count, $1.list)
+        }
+        return SiteBlockSummary(
+            site: tally.site, page: blocked.byList,
+            recent: SiteBlockCountStore.SiteCount(site: tally.site, total: recent.reduce(0) { $0 + $1.count }, lists: recent))
     }
 
     /// The page came back from the engine's back/forward cache: its blocked count applies again.
@@ -220,32 +305,48 @@ public final class BrowserSession {
     }
 
     /// The filter engine for the rules in force, which tells which failed requests the
-    /// content blocker stopped and by which rule; without it, every failure that never started
-    /// loading counts.
-    public var requestJudge: FilterEngine?
+    /// content blocker stopped and by which rule of which list. Without it nothing is counted
+    /// (``countsProblem`` says why): the count means the same in both browsers only with it.
+    public var requestJudge: FilterEngine? {
+        didSet { if requestJudge != nil { countsProblem = nil } }
+    }
 
-    /// The page saw a subresource of `type` fail; returns whether it counted as blocked. A
-    /// blocked request is also counted in the state (the console's start screen shows it).
+    /// Why blocked requests are not counted: the filter engine could not be loaded.
+    public private(set) var countsProblem: String? = "the filter engine is not loaded yet"
+
+    /// Uses the filter engine `load` read (off the window's thread: ``RequestJudge/load(_:)``).
+    public func use(_ load: RequestJudge) {
+        switch load.engine {
+        case .success(let engine): requestJudge = engine
+        case .failure(let error):
+            requestJudge = nil
+            countsProblem = "\(error)"
+        }
+    }
+
+    /// The page saw a subresource of `type` fail; returns whether it counted as blocked: the
+    /// filter engine, built from the same rules as the content blocker, says the request (with
+    /// the page as its source, as the content blocker sees it) is blocked, and — where the
+    /// engine reports the loads it starts (``resourceStarted(_:)``, `pepper browse`) — it never
+    /// started loading. A blocked request is also counted in the state, per day (the console's
+    /// start screen) and per site and list (``siteSummary``, the app's Web protection screen).
     @discardableResult
     public func subresourceFailed(_ url: String, type: ResourceTypes = .other) -> Bool {
-        let counted: Bool
-        var rule: String?
-        if let requestJudge {
-            // The page is the top-level one, as WebKit's rules see it.
-            guard let verdict = try? requestJudge.match(FilterRequest(url: url, sourceURL: currentURL, type: type)) else { return false }
-            counted = blocked.subresourceFailed(url, verdict: verdict)
-            rule = verdict.rule?.text
-        } else {
-            counted = blocked.subresourceFailed(url)
+        guard let requestJudge else { return false }
+        let page = committedURL ?? currentURL
+        guard let verdict = try? requestJudge.match(FilterRequest(url: url, sourceURL: page, type: type)),
+            blocked.subresourceFailed(url, verdict: verdict)
+        else { return false }
+        // Gathered, and written per page in one transaction off this (the window's) thread:
+        // a page blocks hundreds of requests, and one SQLite write each would stall it.
+        unrecorded.append(DecisionStore.Decision(domain: .web, subject: url, action: .block, ruleKind: "rule", rule: verdict.rule?.text))
+        let list = verdict.rule?.list ?? BlockedRequests.unknownList
+        if let site = siteTally?.site {
+            unrecordedSites.append(SiteBlockCountStore.Increment(site: site, list: list))
+            siteTally?.added[list, default: 0] += 1
         }
-        if counted {
-            // Gathered, and written per page in one transaction off this (the window's) thread:
-            // a page blocks hundreds of requests, and one SQLite write each would stall it.
-            unrecorded.append(
-                DecisionStore.Decision(domain: .web, subject: url, action: .block, ruleKind: rule == nil ? "failed" : "rule", rule: rule))
-            if unrecorded.count >= Self.blockedRequestsPerWrite { recordBlockedRequests() }
-        }
-        return counted
+        if unrecorded.count >= Self.blockedRequestsPerWrite { recordBlockedRequests() }
+        return true
     }
 
     /// Writes the blocked requests gathered so far to the state (the console's counts), in one
@@ -254,10 +355,16 @@ public final class BrowserSession {
     /// browsing.
     public func recordBlockedRequests(waiting: Bool = false) {
         let batch = unrecorded
+        let sites = unrecordedSites
         unrecorded = []
-        if !batch.isEmpty {
+        unrecordedSites = []
+        if !batch.isEmpty || !sites.isEmpty {
             let decisions = self.decisions
-            recorder.async { try? decisions.record(batch) }
+            let siteCounts = self.siteCounts
+            recorder.async {
+                try? decisions.record(batch)
+                try? siteCounts.record(sites)
+            }
         }
         if waiting { recorder.sync {} }
     }
@@ -278,6 +385,24 @@ public final class BrowserSession {
             try body()
         } catch {
             throw .storage("cannot save the browser's \(what): \(error)")
+        }
+    }
+}
+
+/// The filter engine of the rules in force, read off the window's thread
+/// (``BrowserSession/use(_:)`` hands it to the session).
+public struct RequestJudge: Sendable {
+    /// The engine, or why it could not be loaded.
+    public let engine: Result<FilterEngine, ActionError>
+
+    /// Loads (or rebuilds) the engine saved beside `state`'s output: the same rules as the
+    /// content blocker's, so the count judges requests as the blocker does. Reads files and
+    /// may compile: call it off the window's thread.
+    public static func load(_ state: PepperState) -> RequestJudge {
+        do throws(ActionError) {
+            return RequestJudge(engine: .success(try state.engine()))
+        } catch {
+            return RequestJudge(engine: .failure(error))
         }
     }
 }

@@ -9,13 +9,8 @@ import Foundation
 /// forward. With natural scrolling (GNOME's default for touchpads) negative deltas are fingers
 /// moving right, which is Safari's "swipe right to go back".
 public struct SwipeTracker: Hashable, Sendable {
-    /// Where a finished swipe goes.
-    public enum Direction: Hashable, Sendable {
-        /// Back (fingers moved right).
-        case back
-        /// Forward (fingers moved left).
-        case forward
-    }
+    /// Where a finished swipe goes: back (fingers moved right) or forward (fingers moved left).
+    public typealias Direction = NavigationDirection
 
     private enum Phase: Hashable, Sendable {
         case idle

@@ -3,6 +3,7 @@ import ArgumentParser
 import CallFilter
 import DNSFilter
 import Foundation
+import PepperActions
 import Picket
 import Storage
 
@@ -11,7 +12,8 @@ import Storage
 struct ExtensionsBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extensions",
-        abstract: "Peak memory of the iOS extensions' work (call directory, message filter, packet tunnel, content filter).",
+        abstract:
+            "Peak memory of the iOS extensions' work (call directory, message filter, packet tunnel, content filter and its control).",
         discussion: """
             Prepares one app-group container — --numbers blocked numbers, --words message-filter words,
             a Picket list of --employers struck employers under the ask policy — then runs each
@@ -22,7 +24,10 @@ struct ExtensionsBenchmark: AsyncParsableCommand {
             of 10,000, read-only); the message filter answers --messages messages through
             MessageFilterLoad as the extension does (the rules prepared once per revision, each answer counted in the counts file); the packet
             tunnel answers --queries queries through TunnelPacketPump and DNSTunnel, half about struck
-            employers; the content filter judges --queries flows through ContentFilterJudge.
+            employers; the content filter judges --queries flows through ContentFilterJudge; its control
+            provider fetches the Picket list from a loopback server (python3's http.server, serving the
+            same --employers payload) through FilterControl, stores it, and answers the data provider's
+            question about each employer (the notifications are not shown).
 
             On Linux the figures include the Swift runtime and Foundation, which iOS shares between
             processes; the growth column is the work's own share, and the open-only row shows what
@@ -42,6 +47,10 @@ struct ExtensionsBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
         let container = AppGroupContainer(url: work)
         let setup = try Measurement.time { try prepare(container) }
+        // The Picket server the filter control provider fetches from: the same payload, on loopback.
+        let server = try PicketPayloadServer(container: container)
+        defer { server.stop() }
+        try server.pointListSource(container: container)
         print("Extensions: \(numbers) numbers, \(words) words, \(employers) struck employers (setup \(Measurement.seconds(setup)))")
         print("  extension        work                                   seconds   at start   peak RSS   growth")
         for kind in ExtensionWork.Kind.allCases {
@@ -114,6 +123,7 @@ struct ExtensionWork: AsyncParsableCommand {
         case messageFilter = "message-filter"
         case packetTunnel = "packet-tunnel"
         case contentFilter = "content-filter"
+        case filterControl = "filter-control"
     }
 
     @Argument var kind: Kind
@@ -175,9 +185,84 @@ struct ExtensionWork: AsyncParsableCommand {
                 if case .drop = judge.verdict(for: .init(host: host, url: nil, sourceApp: "T.com.example.app")) { dropped += 1 }
             }
             work = "\(queries) flows, \(dropped) dropped"
+        case .filterControl:
+            // Its key from the shared preferences (the Keychain's place on Linux): the work is the same.
+            let control = FilterControl(
+                container: container, ownBundleIdentifier: "org.pepper.Pepper", notifier: SilentAsker(), picketKeys: nil)
+            guard case .changed = await control.refresh() else { throw ExitCode(3) }
+            var asked = 0
+            for index in 0..<1_000 {
+                let flow = ContentFilterJudge.Flow(host: "www.employer\(index).example", url: nil, sourceApp: "T.com.example.app")
+                if control.decide(flow) == .drop { asked += 1 }
+            }
+            work = "list fetched, \(asked) questions"
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         print("start=\(start) seconds=\(String(format: "%.2f", seconds)) work=\(work.replacingOccurrences(of: " ", with: "_"))")
+    }
+}
+
+/// A loopback HTTP server (python3's http.server) answering `GET /api/mobile/data` with the
+/// prepared Picket payload and its hash, and `GET /api/mobile/active-strikes` with none, as a
+/// Picket server would: what the filter control provider fetches.
+private final class PicketPayloadServer {
+    let port: Int
+    private let process: Process
+
+    init(container: AppGroupContainer) throws {
+        let payload = container.home.listsURL.appendingPathComponent("picket-bench").path
+        let script = """
+            import hashlib, http.server, sys
+            body = open(sys.argv[1], 'rb').read()
+            digest = hashlib.sha256(body).hexdigest()
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def log_message(self, *args): pass
+                def do_GET(self):
+                    data = body if self.path.startswith('/api/mobile/data') else b'{"strikes":[],"total":0}'
+                    self.send_response(200)
+                    self.send_header('Content-Type', 'application/json')
+                    self.send_header('X-Content-Hash', digest)
+                    self.send_header('Content-Length', str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+            server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, payload]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw ValidationError("python3 could not serve the Picket payload")
+        }
+        self.port = port
+    }
+
+    /// Points the prepared Picket list source at this server (the stored copy stays), its key in
+    /// the key store the filter control reads on Linux (the shared preferences).
+    func pointListSource(container: AppGroupContainer) throws {
+        let database = try PepperDatabase(home: container.home)
+        let store = ListSourceStore(database: database)
+        guard var source = try store.source(named: "picket-bench") else { throw ValidationError("the prepared list is missing") }
+        source.location = "picket:http://127.0.0.1:\(port)"
+        try store.update(source)
+        try PreferencePicketKeyStore(database: database).setKey("opl_" + String(repeating: "0", count: 64), for: .listSource(source.name))
+    }
+
+    func stop() {
+        // SIGKILL, not terminate(): the child inherits the Swift runtime's blocked SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }
 

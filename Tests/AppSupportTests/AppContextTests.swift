@@ -201,10 +201,12 @@ struct ExtensionWorkTests {
         let temporary = try DNSTunnelTests.container(policy: .ask)
         let judge = ContentFilterJudge(container: temporary.container, ownBundleIdentifier: "org.example.pepper")
         let safari = "ABCDE12345.com.apple.mobilesafari"
-        #expect(judge.verdict(for: .init(host: "shop.acme.example", url: nil, sourceApp: safari)) == .drop(employerId: "emp_acme"))
+        #expect(
+            judge.verdict(for: .init(host: "shop.acme.example", url: nil, sourceApp: safari)) == .ask(employerId: "emp_acme"),
+            "under ask, the first flow to the employer goes to the control provider, which asks")
         #expect(
             judge.verdict(for: .init(host: nil, url: "https://WWW.Acme.Example./jobs", sourceApp: "ABCDE12345.org.example.news"))
-                == .drop(employerId: "emp_acme"), "a browser flow is judged by its URL's host")
+                == .drop(employerId: "emp_acme"), "a browser flow is judged by its URL's host; asked already: dropped")
         #expect(judge.verdict(for: .init(host: "example.org", url: nil, sourceApp: safari)) == .allow)
         #expect(judge.verdict(for: .init(host: nil, url: nil, sourceApp: safari)) == .allow, "no host: nothing to judge")
         #expect(
@@ -245,7 +247,7 @@ struct ActionTypeWordingTests {
             let notice = PicketNotice(
                 url: "acme.example", employer: "Acme", employerId: "emp", actionType: type.rawValue, organization: "Acme Workers",
                 location: nil, startDate: nil, endDate: nil, details: nil, source: "s", canProceed: true)
-            let question = PicketAskNotification(host: "acme.example", notice: notice)
+            let question = PicketAskNotification(host: "acme.example", notice: notice, app: .dnsLookup)
             #expect(question.title == "Acme: \(type.noun) in progress")
             #expect(!question.title.contains("_") && !question.body.contains("_"), "\(type)")
             #expect(question.body.contains("(\(type.noun) by Acme Workers)"))

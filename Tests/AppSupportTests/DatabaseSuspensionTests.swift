@@ -2,6 +2,7 @@ import AppExtensionSupport
 import AppSupport
 import Foundation
 import GRDB
+import ListSync
 import PepperActions
 import PepperTestSupport
 import Picket
@@ -178,6 +179,32 @@ struct DatabaseSuspensionTests {
         #expect(try Self.otherConnectionTakesTheWriteLock(temporary.container.databaseURL))
     }
 
+    /// The filter control provider, the one extension that writes: suspended between refreshes
+    /// (here from the start, as iOS would find it idle), awake while a refresh stores the
+    /// Picket list, suspended again after.
+    @Test func theFilterControlProviderWritesOnlyWhileItRefreshes() async throws {
+        let server = try await PicketKeyScanTests.Server.start()
+        let temporary = TemporaryContainer()
+        let source = ListSource(name: "picket-live", location: "picket:\(server.url.absoluteString)", format: "picket")
+        _ = try ListSourceStore(database: temporary.state.database).insert(source)
+        let keys = PicketKeyScanTests.MemoryKeychain()
+        try keys.setKey(try await server.key(), for: .listSource("picket-live"))
+        let suspension = SharedDatabaseSuspension(inBackground: true)
+        defer { suspension.enteredForeground() }
+        let control = FilterControl(
+            container: temporary.container, ownBundleIdentifier: "org.example.pepper", notifier: SilentAsker(), picketKeys: keys,
+            suspension: suspension)
+        suspension.timeExpiring()
+        #expect(suspension.isSuspended)
+
+        #expect(await control.refresh() == .changed(lists: ["picket-live"]))
+        let stored = try #require(try ListSourceStore(database: temporary.state.database).source(named: "picket-live"))
+        #expect(stored.etag != nil && stored.lastError == nil, "the refresh stored the list while suspended around it")
+        #expect(suspension.isSuspended)
+        #expect(try Self.otherConnectionTakesTheWriteLock(temporary.container.databaseURL))
+        await server.stop()
+    }
+
     @Test func aContextWithoutSuspensionIsNotSuspended() async throws {
         let temporary = TemporaryContainer()
         let context = try AppContext(container: temporary.container)
@@ -207,6 +234,11 @@ struct DatabaseSuspensionTests {
             return true
         }
     }
+}
+
+/// Asks nobody (the refresh asks no question).
+private struct SilentAsker: PicketAskNotifier {
+    func ask(_ notification: PicketAskNotification) {}
 }
 
 /// A flag one thread sets and another reads.

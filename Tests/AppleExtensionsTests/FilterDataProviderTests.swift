@@ -48,13 +48,22 @@ struct FilterDataProviderTests {
             "Pepper itself is never filtered")
     }
 
-    @Test func underAskTheFilterCannotAskSoItDrops() async throws {
+    @Test func underAskTheFirstFlowGoesToTheControlProviderAndTheRestAreDropped() async throws {
         let shared = SharedContainer()
         try shared.addPicketBlocklist(policy: .ask)
         let provider = FilterDataProvider(
             judge: ContentFilterJudge(container: shared.container, ownBundleIdentifier: "org.example.pepper"))
         _ = await Self.start(provider)
-        #expect(provider.handleNewFlow(Self.socketFlow(to: "acme.example", from: "T.com.example.app")).shimKind == .drop)
+        let before = shared.files()
+        #expect(
+            provider.handleNewFlow(Self.socketFlow(to: "acme.example", from: "T.com.example.app")).shimKind == .needRules,
+            "the data provider cannot notify: its control provider asks")
+        #expect(provider.handleNewFlow(Self.socketFlow(to: "www.acme.example", from: "T.com.example.other")).shimKind == .drop)
+        provider.handleRulesChanged()
+        #expect(
+            provider.handleNewFlow(Self.socketFlow(to: "acme.example", from: "T.com.example.app")).shimKind == .drop,
+            "asked within the last 10 minutes: rules read again, no second question")
+        #expect(shared.files() == before, "the data provider writes nothing")
     }
 
     @Test func beforeStartingAndAfterStoppingNothingIsDropped() async throws {

@@ -4,6 +4,7 @@ import AppleExtensions
 @_spi(ShimTesting) import AppleShims
 @_spi(ShimTesting) import AppleTestSupport
 import DNSFilter
+import DNSTestSupport
 import Foundation
 import PepperActions
 import Picket
@@ -224,6 +225,72 @@ struct PacketTunnelProviderTests {
         running.flow.inject([try Self.query("example.org", id: 21)])
         let answers = try Self.answers(await running.flow.waitForWrites(1))
         #expect(answers[21]?.message.responseCode == .serverFailure)
+    }
+
+    /// Starts the provider as the system makes it, its upstream read from `configuration` (the
+    /// VPN configuration the app saved).
+    static func start(
+        _ shared: SharedContainer, configuration: [String: Any]?
+    ) async -> (PacketTunnelProvider, StrictTunnelSystem, [String?]) {
+        let provider = PacketTunnelProvider(container: shared.container, notifier: RecordingAsker())
+        let system = StrictTunnelSystem()
+        let saved = NETunnelProviderProtocol()
+        saved.providerConfiguration = configuration
+        system.protocolConfiguration = saved
+        provider.shimSystem = system
+        let started = TunnelStartCompletion()
+        provider.startTunnel(options: nil, completionHandler: started.handler)
+        return (provider, system, await started.waitForResult())
+    }
+
+    @Test(DNSTools.trait(["dnsmasq"])) func theTunnelForwardsWhereItsConfigurationSaysAndFollowsTheAppsNewChoice() async throws {
+        let network = try await Dnsmasq(arguments: ["--address=/example.test/192.0.2.1", "--log-queries"])
+        let other = try await Dnsmasq(arguments: ["--address=/example.test/192.0.2.2", "--log-queries"])
+        defer {
+            network.stop()
+            other.stop()
+        }
+        let shared = SharedContainer()
+        try shared.addPicketBlocklist(policy: .block)
+        // What the app saves: the person's choice (the default) and the network's resolvers it read.
+        let resolvers = [ResolverAddress(host: IPAddress("127.0.0.1")!, port: network.port)]
+        let saved = TunnelUpstream(choice: .network, networkResolvers: resolvers)
+        let (provider, system, started) = await Self.start(shared, configuration: saved.providerConfiguration)
+        #expect(started == [nil])
+        #expect(await system.strictFlow.waitUntilReading())
+        system.strictFlow.inject([try Self.query("www.example.test", id: 1), try Self.query("www.acme.example", id: 2)])
+        var answers = try Self.answers(await system.strictFlow.waitForWrites(2))
+        #expect(answers[1]?.message.answers.first?.address == IPAddress("192.0.2.1"), "the network's resolver answered")
+        #expect(answers[2]?.message.responseCode == .nameError)
+        #expect(network.log.contains("query[A] www.example.test"))
+        #expect(!network.log.contains("acme.example"), "the struck employer's name never left the device")
+
+        // The app sends another upstream while the tunnel runs (here: other resolvers).
+        let chosen = TunnelUpstream(choice: .network, networkResolvers: [ResolverAddress(host: IPAddress("127.0.0.1")!, port: other.port)])
+        let applied = Locked(false)
+        provider.handleAppMessage(TunnelMessage.upstream(chosen).data) { _ in applied.withLock { $0 = true } }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while !applied.current, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        system.strictFlow.inject([try Self.query("mail.example.test", id: 3)])
+        answers = try Self.answers(await system.strictFlow.waitForWrites(3))
+        #expect(answers[3]?.message.answers.first?.address == IPAddress("192.0.2.2"), "the new upstream answered, without a restart")
+        #expect(other.log.contains("query[A] mail.example.test"))
+        #expect(!network.log.contains("mail.example.test"))
+        #expect(system.strictFlow.violations.isEmpty, "\(system.strictFlow.violations)")
+    }
+
+    @Test func withoutAConfiguredUpstreamTheTunnelDoesNotStart() async throws {
+        let shared = SharedContainer()
+        try shared.addPicketBlocklist(policy: .block)
+        let (_, system, started) = await Self.start(shared, configuration: nil)
+        #expect(started == [TunnelUpstreamError.notConfigured.description], "no built-in resolver to fall back on")
+        #expect(system.appliedSettings.isEmpty && !system.strictFlow.isReading)
+        let (_, _, refused) = await Self.start(
+            shared, configuration: [TunnelUpstream.Key.choice: "dns-over-https http://1.1.1.1/dns-query"])
+        #expect(refused.first??.contains("cannot be used") == true)
+        let (_, _, unread) = await Self.start(
+            shared, configuration: TunnelUpstream(choice: .network, networkResolvers: []).providerConfiguration)
+        #expect(unread == [TunnelUpstreamError.noNetworkResolvers.description])
     }
 
     @Test func withoutAnAppGroupTheTunnelDoesNotStart() async {

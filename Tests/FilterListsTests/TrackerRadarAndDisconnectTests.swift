@@ -91,8 +91,23 @@ struct TrackerRadarAndDisconnectTests {
         #expect(ads.domains.excluded == ["social.test", "socialads.test", "socialcdn.test"])
     }
 
+    /// The current services.json has `FingerprintingGeneral` and `FingerprintingInvasive` where
+    /// older ones had `Fingerprinting`: all are tracking, blocked by default; `Email` is not.
+    @Test func disconnectsFingerprintingCategoriesAreBlockedByDefault() throws {
+        let services = """
+            {"categories": {
+              "FingerprintingGeneral": [{"A": {"https://a.test/": ["fp-general.test"]}}],
+              "FingerprintingInvasive": [{"B": {"https://b.test/": ["fp-invasive.test"]}}],
+              "Fingerprinting": [{"C": {"https://c.test/": ["fp-old.test"]}}],
+              "Email": [{"D": {"https://d.test/": ["mail-pixel.test"]}}]
+            }}
+            """
+        let list = try FilterListParser().parse(services, name: "d", format: .disconnect)
+        #expect(Set(list.networkRules.map(\.pattern)) == ["fp-general.test^", "fp-invasive.test^", "fp-old.test^"])
+    }
+
     @Test func disconnectCategoriesCanBeChosen() throws {
-        let parser = FilterListParser(disconnectCategories: ["content", "Analytics"])
+        let parser = FilterListParser(categories: ["content", "Analytics"])
         let list = try parser.parse(fixture("disconnect-fixture.json"), name: "d", format: .disconnect)
         #expect(Set(list.networkRules.map(\.pattern)) == ["video.test^", "counter.test^"])
         #expect(
@@ -106,6 +121,57 @@ struct TrackerRadarAndDisconnectTests {
         let analytics = try #require(list.networkRules.first { $0.anchor == .host && $0.pattern == "google-analytics.com^" })
         #expect(analytics.party == .third)
         #expect(analytics.domains.excluded.contains("google.com"), "owned by Google LLC: first party on google.com")
+    }
+
+    /// Tracker Radar's categories, read from the real dataset: each tracker's `categories`, and
+    /// "No category" for the most of them that have none.
+    @Test func trackerRadarOffersEachTrackersCategoriesAndNoCategory() throws {
+        let data = try Data(contentsOf: Self.realTDS)
+        let offered = try #require(try FilterListParser.categories(in: data, name: "tds"))
+        let counts = Dictionary(uniqueKeysWithValues: offered.map { ($0.name, $0.domains) })
+        // The figures of the 2,951 trackers, counted from the JSON by hand (python3's json).
+        #expect(counts["Advertising"] == 247 && counts["Analytics"] == 182 && counts["Session Replay"] == 27)
+        #expect(counts[TrackerRadarConverter.noCategory] == 2_549)
+        #expect(offered.count == 23, "22 named categories and No category")
+        #expect(offered.last?.name == TrackerRadarConverter.noCategory)
+        #expect(Array(offered.dropLast().map(\.name)) == offered.dropLast().map(\.name).sorted())
+        // Lists of lines have none; Disconnect's are its sections, with their domains counted.
+        #expect(try FilterListParser.categories(in: Data("||ads.example^\n".utf8), name: "abp") == nil)
+        #expect(
+            try FilterListParser.categories(in: fixture("disconnect-fixture.json"), name: "d") == [
+                TrackerCategory(name: "Advertising", domains: 3), TrackerCategory(name: "Analytics", domains: 1),
+                TrackerCategory(name: "Content", domains: 1), TrackerCategory(name: "Social", domains: 2),
+            ])
+        #expect(throws: FilterListError.self) {
+            try FilterListParser.categories(in: Data(#"{"trackers": 5}"#.utf8), name: "bad", format: .tds)
+        }
+    }
+
+    /// Choosing categories of the real dataset keeps the trackers of those categories (a tracker
+    /// in several is kept when one is chosen), with the hosts that CNAME-cloak them, and leaves
+    /// out every other tracker whole.
+    @Test func choosingTrackerRadarCategoriesKeepsOnlyTheirTrackers() throws {
+        let data = try Data(contentsOf: Self.realTDS)
+        func blocked(_ categories: [String]?) throws -> Set<String> {
+            let list = try FilterListParser(categories: categories).parse(data, name: "tds", format: .tds)
+            return Set(list.networkRules.filter { $0.anchor == .host && !$0.isException }.map(\.pattern))
+        }
+        let all = try blocked(nil)
+        // adthrive.com: Advertising; amplitude.com: Analytics; 6sc.co: none; 33across.com: both and
+        // more; dtm.academy.com cloaks dotomi.com (Advertising), customersurveys.intuit.com
+        // cloaks qualtrics.com (Analytics and others, not Advertising).
+        let sample = [
+            "adthrive.com^", "amplitude.com^", "6sc.co^", "33across.com^", "dtm.academy.com^", "customersurveys.intuit.com^",
+        ]
+        #expect(sample.allSatisfy(all.contains), "every tracker by default")
+        let advertising = try blocked(["advertising"])
+        #expect(advertising.intersection(sample) == ["adthrive.com^", "33across.com^", "dtm.academy.com^"])
+        let analyticsAndNone = try blocked(["Analytics", TrackerRadarConverter.noCategory])
+        #expect(analyticsAndNone.intersection(sample) == ["amplitude.com^", "6sc.co^", "33across.com^", "customersurveys.intuit.com^"])
+        #expect(advertising.count < all.count && analyticsAndNone.count < all.count)
+        // Every category chosen is every tracker.
+        let everything = try #require(try FilterListParser.categories(in: data, name: "tds")).map(\.name)
+        #expect(try blocked(everything) == all)
     }
 
     static let realTDS = TestData.trackerRadar

@@ -11,7 +11,7 @@ struct InputsIdentityTests {
         name: "easylist", location: "https://example.org/easylist.txt", data: Data("||ads.example^".utf8), format: .abp)
     static let services = ListInput(
         name: "disconnect", location: "/lists/services.json", data: Data("{}".utf8), format: .disconnect,
-        disconnectCategories: ["Advertising", "Analytics"])
+        categories: ["Advertising", "Analytics"])
 
     static func identity(_ lists: [ListInput], allowlist: [String]? = nil, compiler: String = "program:1:1") -> InputsIdentity {
         InputsIdentity(lists: lists, allowlist: allowlist, compiler: compiler)
@@ -26,7 +26,7 @@ struct InputsIdentityTests {
         var rewritten = Self.list
         rewritten.data = Data("||ads.example^\n".utf8)
         var recategorized = Self.services
-        recategorized.disconnectCategories = ["Advertising"]
+        recategorized.categories = ["Advertising"]
         var moved = Self.list
         moved.location = "/elsewhere/easylist.txt"  // where it came from does not shape the rules
         var retagged = Self.list
@@ -60,9 +60,9 @@ struct InputsIdentityTests {
 
     @Test func partsDoNotRunTogether() {
         var one = Self.services
-        one.disconnectCategories = ["ab", "c"]
+        one.categories = ["ab", "c"]
         var other = Self.services
-        other.disconnectCategories = ["a", "bc"]
+        other.categories = ["a", "bc"]
         #expect(Self.identity([one]).digest != Self.identity([other]).digest)
         #expect(Self.identity([Self.list], allowlist: []).digest != Self.identity([Self.list], allowlist: nil).digest)
         #expect(Self.identity([Self.list], allowlist: ["x", "y"]).digest != Self.identity([Self.list], allowlist: ["x,y"]).digest)

@@ -60,7 +60,7 @@ struct ConcurrentChangeTests {
         let lists = Dictionary(uniqueKeysWithValues: try state.lists().map { ($0.name, $0) })
         #expect(lists["a"]?.enabled == false, "disabled during the update: stays disabled")
         #expect(lists["b"]?.enabled == true, "enabled during the update: stays enabled")
-        #expect(lists["c"]?.disconnectCategories == ["Analytics"], "categories changed during the update stay changed")
+        #expect(lists["c"]?.categories == ["Analytics"], "categories changed during the update stay changed")
         #expect(lists["d"] == nil, "removed during the update: stays removed")
         // What the update fetched is recorded all the same.
         #expect(lists["a"]?.lastSuccess != nil && lists["c"]?.lastSuccess != nil)

@@ -366,7 +366,7 @@ struct DNSEngineTests {
 
     static func disconnect(_ categories: [String]) -> ListInput {
         ListInput(
-            name: "disconnect", location: "/lists/services.json", data: services, format: .disconnect, disconnectCategories: categories)
+            name: "disconnect", location: "/lists/services.json", data: services, format: .disconnect, categories: categories)
     }
 
     /// The regression: the engine cache's key left the Disconnect categories out, so an engine

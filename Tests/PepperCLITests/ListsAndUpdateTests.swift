@@ -54,6 +54,73 @@ struct ListsAndUpdateTests {
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("lists/my-list").path))
     }
 
+    /// `pepper lists categories` and `pepper lists enable --categories` with the real Tracker
+    /// Radar dataset: the categories shown, a choice stored and followed by `pepper check`, a
+    /// name refused with the list's categories, and `--help` that explains.
+    @Test func categoriesAreShownAndChosenOnTheCommandLine() async throws {
+        let home = TestPaths.temporaryDirectory("home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for name in ["easylist", "easyprivacy"] { _ = try await PepperProcess.run(["lists", "disable", name, "--no-compile"], home: home) }
+        let added = try await PepperProcess.run(
+            ["lists", "add", TestData.trackerRadar.path, "--name", "tds", "--format", "tds"], home: home)
+        #expect(added.status == 0, "\(added.stderr)")
+        // amplitude.com is an Analytics tracker, adthrive.com an Advertising one.
+        func blocked(_ host: String) async throws -> Bool {
+            let check = try await PepperProcess.run(
+                ["check", "https://\(host)/t.js", "--source", "https://news.example/", "--type", "script"], home: home)
+            return check.stdout.hasPrefix("BLOCKED")
+        }
+        #expect(try await blocked("amplitude.com"))
+        #expect(try await blocked("adthrive.com"))
+
+        let shown = try await PepperProcess.run(["lists", "categories", "tds"], home: home)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.hasPrefix("tds: 23 of 23 categories blocked (the default)\n"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("blocked  No category") && shown.stdout.contains("2,549 domains"))
+
+        let set = try await PepperProcess.run(["lists", "categories", "tds", "--set", "advertising, Session Replay"], home: home)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.hasPrefix("tds: 2 of 23 categories blocked\n"), "\(set.stdout)")
+        #expect(set.stdout.contains("blocked  Advertising") && set.stdout.contains("-        Analytics"))
+        #expect(try await !blocked("amplitude.com"), "the choice is compiled at once")
+        #expect(try await blocked("adthrive.com"))
+        let listed = try await PepperProcess.run(["lists", "list", "--json"], home: home)
+        let sources = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(sources.first { $0["name"] as? String == "tds" }?["categories"] as? [String] == ["Advertising", "Session Replay"])
+
+        // The same choice through `enable --categories`, and a refused name changes nothing.
+        let enabled = try await PepperProcess.run(["lists", "enable", "tds", "--categories", "Analytics"], home: home)
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        #expect(try await blocked("amplitude.com"))
+        #expect(try await !blocked("adthrive.com"))
+        let refused = try await PepperProcess.run(["lists", "enable", "tds", "--categories", "Analytics,Weather"], home: home)
+        #expect(
+            refused.status == 1 && refused.stderr.contains("'Weather' is not one of its categories (Action Pixels, "), "\(refused.stderr)")
+        #expect(try await blocked("amplitude.com"))
+        #expect(try await !blocked("adthrive.com"))
+        let back = try await PepperProcess.run(["lists", "categories", "tds", "--default"], home: home)
+        #expect(back.stdout.hasPrefix("tds: 23 of 23 categories blocked (the default)"), "\(back.stdout)")
+        #expect(try await blocked("adthrive.com"))
+
+        // Lists without categories, or not downloaded yet, and a contradictory command.
+        let filterList = try await PepperProcess.run(["lists", "categories", "easylist"], home: home)
+        #expect(filterList.status == 1 && filterList.stderr.contains("has no categories"), "\(filterList.stderr)")
+        let notYet = try await PepperProcess.run(["lists", "categories", "duckduckgo-tds"], home: home)
+        #expect(notYet.status == 1 && notYet.stderr.contains("`pepper lists enable duckduckgo-tds` downloads it"), "\(notYet.stderr)")
+        #expect(try await PepperProcess.run(["lists", "categories", "tds", "--set", "Advertising", "--default"], home: home).status == 64)
+
+        // The help, with its line breaks taken out.
+        func help(_ command: [String]) async throws -> String {
+            try await PepperProcess.run(command + ["--help"], home: home).stdout.split(whereSeparator: \.isWhitespace).joined(
+                separator: " ")
+        }
+        let categoriesHelp = try await help(["lists", "categories"])
+        #expect(categoriesHelp.contains(#"they are the category "No category""#), "\(categoriesHelp)")
+        #expect(categoriesHelp.contains("Social), not Content") && categoriesHelp.contains("nor by `pepper dns serve`"))
+        let enableHelp = try await help(["lists", "enable"])
+        #expect(enableHelp.contains("For Tracker Radar and Disconnect lists: the categories to block"), "\(enableHelp)")
+    }
+
     @Test func anExpiredAllowlistEntryIsCompiledAwayByTheNextUpdate() async throws {
         let server = try ListServer(routes: ["/a.txt": .init(body: Self.listA, etag: true)])
         let home = TestPaths.temporaryDirectory("home")

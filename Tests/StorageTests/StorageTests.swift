@@ -87,11 +87,11 @@ struct StorageTests {
         #expect(source.id != nil)
         source.etag = "\"abc\""
         source.enabled = false
-        source.disconnectCategories = ["Advertising", "Social"]
+        source.categories = ["Advertising", "Social"]
         try store.update(source)
         let stored = try #require(try store.source(named: "mine"))
         #expect(stored.etag == "\"abc\"")
-        #expect(stored.disconnectCategories == ["Advertising", "Social"])
+        #expect(stored.categories == ["Advertising", "Social"])
         #expect(!(try store.enabled().contains { $0.name == "mine" }))
         #expect(throws: (any Error).self) { try store.insert(ListSource(name: "mine", location: "/x")) }
         #expect(try store.remove(named: "mine"))

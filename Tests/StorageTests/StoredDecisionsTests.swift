@@ -1,5 +1,6 @@
 import CallFilter
 import Foundation
+import GRDB
 import Testing
 
 @testable import Storage
@@ -125,5 +126,26 @@ struct StoredDecisionsTests {
         #expect(ListSource.isRemote("picket:https://picket.example") && ListSource.isRemote("https://lists.example/x"))
         #expect(!ListSource.isRemote("/etc/pepper/extra.txt") && !ListSource.isRemote("httpfile.txt"))
         #expect(ListSource(name: "p", location: "picket:https://p.example", format: "picket").isPicket)
+    }
+
+    /// The browsers' per-site counts: one row per day, site and list summed, read per site from
+    /// a day on, and days older than the retention removed as new counts are written.
+    @Test func siteBlockCountsAreSummedPerDaySiteAndListAndOldDaysRemoved() throws {
+        let database = try Self.database()
+        let store = SiteBlockCountStore(database: database)
+        let now = Date()
+        let old = now.addingTimeInterval(-Double(SiteBlockCountStore.retentionDays + 2) * 86_400)
+        let yesterday = now.addingTimeInterval(-86_400)
+        try store.record(
+            [.init(site: "a.test", list: "EasyList", at: old)]
+                + [.init(site: "a.test", list: "EasyList", at: now), .init(site: "a.test", list: "EasyList", at: now)]
+                + [.init(site: "a.test", list: "EasyPrivacy", at: yesterday), .init(site: "b.test", list: "EasyList", at: now)])
+        let a = try store.counts(for: "a.test", since: "2000-01-01")
+        #expect(a.total == 3, "the day older than the retention was removed")
+        #expect(a.lists == [.init(list: "EasyList", count: 2), .init(list: "EasyPrivacy", count: 1)])
+        #expect(try store.counts(for: "a.test", since: StoredDate.day(now)).total == 2, "from today on")
+        #expect(try store.counts(for: "c.test", since: "2000-01-01") == .init(site: "c.test", total: 0, lists: []))
+        let rows = try database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM browserSiteBlockDaily") }
+        #expect(rows == 3, "one row per day, site and list")
     }
 }

@@ -1,4 +1,5 @@
 import AppSupport
+import PepperActions
 import Picket
 import Screens
 import SwiftUI
@@ -37,6 +38,7 @@ struct LaborActionsView: View {
                     Toggle("DNS protection (a VPN on this device)", isOn: tunnel)
                 }
                 Text(protection.explanation).font(.footnote)
+                NavigationLink("Alerts and DNS") { ProtectionSettingsView() }
             }
             Section {
                 Button("Strike alerts near me") {
@@ -69,7 +71,8 @@ struct LaborActionsView: View {
             set: { on in
                 Task {
                     do {
-                        try await TunnelControl.set(on: on)
+                        let choice = await model.load { try $0.dnsUpstreamChoice() } ?? .network
+                        try await TunnelControl.set(on: on, choice: choice)
                     } catch {
                         model.notice = .error("DNS protection could not be turned \(on ? "on" : "off"): \(error).")
                     }

@@ -17,10 +17,15 @@ final class AppModel {
     let geofences: GeofenceMonitor?
     /// The last sentence an action returned.
     var notice: Notice?
+    /// The full-screen overlay of a question about a struck employer's site, while shown.
+    var picketOverlay: PicketOverlay?
+    /// Lists coming in: a file picked or opened in Pepper, and what adding one gave.
+    let listImports: ListImports
 
     init(opened: Result<AppContext, AppModelError>) {
         self.opened = opened
         geofences = (try? opened.get()).map { GeofenceMonitor(context: $0) }
+        listImports = ListImports()
     }
 
     /// Opens Pepper's state in the app-group container, with the Picket key in the Keychain and

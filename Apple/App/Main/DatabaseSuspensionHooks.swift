@@ -1,3 +1,4 @@
+import AppExtensionSupport
 import AppSupport
 import Foundation
 

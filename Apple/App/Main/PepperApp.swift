@@ -23,6 +23,9 @@ struct PepperApp: App {
     var body: some Scene {
         WindowGroup {
             RootView()
+                // A list shared to Pepper ("Open in Pepper"): copied into the app group at once.
+                .onOpenURL { url in Task { await delegate.model.listImports.receive(url, model: delegate.model) } }
+                .listImportSheet()
                 .environment(delegate.model)
                 .task { await delegate.model.started() }
         }
@@ -37,9 +40,9 @@ struct PepperApp: App {
     }
 }
 
-/// Owns the app's one context (opened before anything else runs), receives the answers to
-/// notifications (the tunnel's Proceed / Block), and on iOS wakes for location events after a
-/// relaunch.
+/// Owns the app's one context (opened before anything else runs), receives the notifications
+/// about struck employers' sites (a tap, Proceed / Block, their arrival while Pepper is in front),
+/// and on iOS wakes for location events after a relaunch.
 @MainActor
 final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
     /// The one `AppContext` of this process: GRDB's rule is one connection pool per database
@@ -65,18 +68,29 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
     nonisolated func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
         // Read what is needed here: the response is not Sendable and stays on this side.
         let content = response.notification.request.content
-        guard
-            let answer = PicketAskResponse(
-                actionIdentifier: response.actionIdentifier, categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
+        guard let alert = PicketAlert(categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
+            let event = Notifications.event(actionIdentifier: response.actionIdentifier),
             case .success(let context) = Self.opened
         else { return }
-        await Notifications.act(on: answer, context: context)
+        // A tap opens the overlay or only Pepper, as the person chose; Proceed lets the site through.
+        await show(await context.picketAlert(event, alert: alert))
     }
 
     nonisolated func userNotificationCenter(
         _ center: UNUserNotificationCenter, willPresent notification: UNNotification
     ) async -> UNNotificationPresentationOptions {
-        [.banner, .sound]
+        let content = notification.request.content
+        guard let alert = PicketAlert(categoryIdentifier: content.categoryIdentifier, userInfo: content.userInfo),
+            case .success(let context) = Self.opened
+        else { return [.banner, .sound] }
+        // Pepper is in front: the overlay at once (overlay mode), or the banner alone.
+        let step = await context.picketAlert(.arrivedWhileOpen, alert: alert)
+        await show(step)
+        return step == .showBanner ? [.banner, .sound] : []
+    }
+
+    private func show(_ step: PicketAlertStep) async {
+        await Notifications.show(step, model: model)
     }
 }
 

@@ -1,3 +1,4 @@
+import AppSupport
 import SwiftUI
 
 /// One tab per capability on iPhone; a sidebar with the same sections on iPad and Mac.
@@ -36,6 +37,7 @@ struct RootView: View {
     #endif
 
     var body: some View {
+        @Bindable var model = model
         Group {
             switch model.opened {
             case .failure(let error):
@@ -46,6 +48,12 @@ struct RootView: View {
             }
         }
         .noticeBanner()
+        // A question about a struck employer's site, in overlay mode: the notice, full screen.
+        #if os(iOS)
+        .fullScreenCover(item: $model.picketOverlay) { PicketOverlayView(overlay: $0).environment(model) }
+        #else
+        .sheet(item: $model.picketOverlay) { PicketOverlayView(overlay: $0).environment(model) }
+        #endif
     }
 
     @ViewBuilder private var layout: some View {

@@ -5,7 +5,8 @@ import Storage
 import SwiftUI
 
 /// Web protection: Safari's content blockers (confirmed with Safari), the lists and their
-/// Update button, the allowlist, and the DuckDuckGo suggestion with Safari's steps.
+/// Update button, the allowlist, the sites where Pepper's browser blocked the most in the last
+/// days (`BlockedSitesScreen`), and the DuckDuckGo suggestion with Safari's steps.
 struct WebProtectionView: View {
     @Environment(AppModel.self) private var model
     @State private var loaded: Loaded?
@@ -18,6 +19,7 @@ struct WebProtectionView: View {
         var lists: [ListsScreen.Row]
         var suggestionAnswered: Bool
         var unserved: Int
+        var blockedSites: BlockedSitesScreen.State
     }
 
     var body: some View {
@@ -56,8 +58,20 @@ struct WebProtectionView: View {
                     }
                 }
                 Button(updating ? "Updating…" : "Update now") { update() }.disabled(updating)
+                NavigationLink("Your lists, reports and categories") { ListsView() }
             }
             Section { NavigationLink("Allowlist") { AllowlistView() } }
+            Section(loaded.blockedSites.caption) {
+                if loaded.blockedSites.sites.isEmpty {
+                    Text(loaded.blockedSites.emptyText).foregroundStyle(.secondary)
+                }
+                ForEach(loaded.blockedSites.sites, id: \.site) { site in
+                    VStack(alignment: .leading) {
+                        LabeledContent(site.site, value: "\(site.total)")
+                        Text(site.listsText).font(.caption).foregroundStyle(.secondary)
+                    }
+                }
+            }
             if !loaded.suggestionAnswered {
                 Section("Search with DuckDuckGo") {
                     ForEach(SafariContentBlockers.duckDuckGoSteps, id: \.self) { Text($0) }
@@ -80,7 +94,8 @@ struct WebProtectionView: View {
             return Loaded(
                 safari: onboarding.browser, toTurnOn: settings.slotsToTurnOn(), lists: try await ListsScreen(state: state).load().lists,
                 suggestionAnswered: onboarding.search.answered,
-                unserved: state.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0)
+                unserved: state.manifest().map { ContentBlockerSlot.unservedLists(of: $0).count } ?? 0,
+                blockedSites: try await BlockedSitesScreen(state: state).load())
         }
     }
 

@@ -9,8 +9,10 @@ import NetworkExtension
 
 /// The content filter (managed and supervised devices: an MDM profile turns it on): judges each
 /// new network flow of every app through `ContentFilterJudge` — the same Picket gate and policy
-/// as the packet tunnel — and drops flows to struck employers' sites. This class only reads the
-/// flow's host, URL and app and turns the verdict into NetworkExtension's.
+/// as the packet tunnel — and drops flows to struck employers' sites. Under `ask`, the first
+/// flow to an employer goes to the filter control provider (`needRules`), which asks the person
+/// naming the app; when the control provider updates the rules, they are read again. This class
+/// only reads the flow's host, URL and app and turns the verdict into NetworkExtension's.
 public final class FilterDataProvider: NEFilterDataProvider {
     private let makeJudge: () throws -> ContentFilterJudge
     private var judge: ContentFilterJudge?
@@ -51,6 +53,13 @@ public final class FilterDataProvider: NEFilterDataProvider {
         switch verdict {
         case .allow: return .allow()
         case .drop: return .drop()
+        case .ask: return .needRules()
         }
+    }
+
+    /// The filter control provider changed the rules (`notifyRulesChanged()`): read them at the
+    /// next flow.
+    public override func handleRulesChanged() {
+        judge?.reloadNow()
     }
 }

@@ -6,31 +6,48 @@ import Foundation
 import AppleShims
 #else
 import NetworkExtension
-import UserNotifications
 #endif
 
 /// The packet tunnel: the device's DNS goes to an address inside the tunnel, and the tunnel
 /// answers it — struck employers' domains per the Picket policy, everything else through the
-/// upstream. `DNSTunnel` decides every answer and `TunnelPacketPump` bounds the work; this class
-/// only sets the tunnel up and hands packets between the interface and them.
+/// upstream the person chose (`TunnelUpstream`, from the configuration the app saved: the
+/// network's resolvers unless they chose a DNS-over-HTTPS server or their own Pepper).
+/// `DNSTunnel` decides every answer and `TunnelPacketPump` bounds the work; this class only
+/// sets the tunnel up and hands packets between the interface and them.
 public final class PacketTunnelProvider: NEPacketTunnelProvider {
-    private let makeTunnel: () throws -> DNSTunnel
+    private let openContainer: @Sendable () throws -> AppGroupContainer
+    private let notifier: any PicketAskNotifier
+    private let configured: DNSTunnel.Configuration?
     private let addresses: TunnelAddresses
     private var tunnel: DNSTunnel?
     private let pump = TunnelPacketPump.Handle()
 
-    /// The provider as the system makes it: its app group comes from its bundle, and questions
-    /// about struck employers' sites become notifications.
+    /// The provider as the system makes it: its app group comes from its bundle, its upstream
+    /// from its configuration, and questions about struck employers' sites become notifications.
     public override init() {
+        openContainer = { try AppGroupContainer.current() }
+        notifier = NotificationAsker()
+        configured = nil
         addresses = .pepper
-        makeTunnel = { DNSTunnel(container: try AppGroupContainer.current(), notifier: NotificationAsker()) }
         super.init()
     }
 
-    /// A provider over `container`, asking through `notifier` (tests).
+    /// A provider over `container` whose upstream comes from its configuration, as the
+    /// system's, asking through `notifier` (tests).
+    public init(container: AppGroupContainer, notifier: any PicketAskNotifier) {
+        openContainer = { container }
+        self.notifier = notifier
+        configured = nil
+        addresses = .pepper
+        super.init()
+    }
+
+    /// A provider over `container` working as `configuration` says, asking through `notifier` (tests).
     public init(container: AppGroupContainer, configuration: DNSTunnel.Configuration, notifier: any PicketAskNotifier) {
+        openContainer = { container }
+        self.notifier = notifier
+        configured = configuration
         addresses = configuration.addresses
-        makeTunnel = { DNSTunnel(container: container, configuration: configuration, notifier: notifier) }
         super.init()
     }
 
@@ -39,7 +56,8 @@ public final class PacketTunnelProvider: NEPacketTunnelProvider {
     public override func startTunnel(options: [String: NSObject]? = nil, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         let tunnel: DNSTunnel
         do {
-            tunnel = try makeTunnel()
+            let configuration = try configured ?? tunnelConfiguration()
+            tunnel = DNSTunnel(container: try openContainer(), configuration: configuration, notifier: notifier)
         } catch {
             completionHandler(error)
             return
@@ -60,10 +78,21 @@ public final class PacketTunnelProvider: NEPacketTunnelProvider {
         tunnel = nil
     }
 
-    /// The app changed the lists, the policy or the allowlist: read them again at the next query.
+    /// The app changed the lists, the policy or the allowlist (read them again at the next
+    /// query), or the upstream (forward the next queries there).
     public override func handleAppMessage(_ messageData: Data) async -> Data? {
-        await tunnel?.reloadNow()
+        switch TunnelMessage(data: messageData) {
+        case .reload: await tunnel?.reloadNow()
+        case .upstream(let upstream): await tunnel?.forward(to: upstream.upstream())
+        }
         return nil
+    }
+
+    /// The tunnel's work as the configuration the app saved says.
+    private func tunnelConfiguration() throws -> DNSTunnel.Configuration {
+        let saved = (protocolConfiguration as? NETunnelProviderProtocol)?.providerConfiguration
+        return DNSTunnel.Configuration(
+            addresses: addresses, upstream: try TunnelUpstream(providerConfiguration: saved).checked().upstream())
     }
 
     /// `addresses` as NetworkExtension settings: only the resolver's addresses are routed in.
@@ -102,28 +131,5 @@ struct TunnelInterface: @unchecked Sendable {
     func write(_ reply: UDPPacket) {
         let family = reply.version == .v4 ? AF_INET : AF_INET6
         _ = flow.writePackets([Data(reply.encoded())], withProtocols: [NSNumber(value: family)])
-    }
-}
-
-/// Shows the tunnel's questions as local notifications with Proceed and Block buttons.
-public struct NotificationAsker: PicketAskNotifier {
-    /// An asker through this process's notification centre.
-    public init() {}
-
-    public func ask(_ notification: PicketAskNotification) {
-        // The notification centre is not Sendable: it is reached where it is used.
-        UNUserNotificationCenter.current().add(Self.request(for: notification))
-    }
-
-    /// The notification request for a question: shown now, in the question's category (which
-    /// carries the Proceed and Block buttons), with the host for the app's answer.
-    public static func request(for notification: PicketAskNotification) -> UNNotificationRequest {
-        let content = UNMutableNotificationContent()
-        content.title = notification.title
-        content.body = notification.body
-        content.categoryIdentifier = PicketAskNotification.category
-        content.threadIdentifier = PicketAskNotification.category
-        content.userInfo = notification.userInfo
-        return UNNotificationRequest(identifier: notification.identifier, content: content, trigger: nil)
     }
 }

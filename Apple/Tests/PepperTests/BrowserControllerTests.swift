@@ -132,4 +132,100 @@ final class BrowserControllerTests: XCTestCase {
         XCTAssertTrue(refused, "the refusal is shown")
         XCTAssertEqual(try state.allowlistEntries().map(\.domain), [], "the site stays blocked")
     }
+
+    // MARK: The starter, and swipes through the restored history
+
+    /// Pages that need no network: `data:` addresses, loaded by the web view itself.
+    static let dataA = "data:text/html,A"
+    static let dataB = "data:text/html,B"
+
+    func testSwipesAndButtonsStepThroughTheRestoredHistoryToTheStarter() async throws {
+        await RuleListFixture.removeTestLists()
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try RuleListFixture.writeOutput(lists: [RuleListFixture.hideAds], to: container.container.outputURL)
+        // The history of the last launch: A then B, B current.
+        let earlier = try BrowserSession(state: state)
+        try earlier.engineAddedItem(url: Self.dataA)
+        try earlier.engineAddedItem(url: Self.dataB)
+
+        let browser = try await BrowserController.open(state: state)
+        XCTAssertFalse(browser.webView.allowsBackForwardNavigationGestures, "WebKit's own swipes would walk its empty list")
+        await browser.launch()
+        let onB = try await shows(Self.dataB, in: browser)
+        XCTAssertTrue(onB, "the restored page")
+        XCTAssertFalse(browser.webView.canGoBack, "WebKit's list starts empty")
+        XCTAssertTrue(browser.canGoBack)
+
+        // The page's edge swipe goes back through the restored history.
+        browser.swipe(.back, on: .page)
+        let onA = try await shows(Self.dataA, in: browser)
+        XCTAssertTrue(onA, "a swipe back loads the stored page")
+        // The Back button, the same function: the starter slides in over the first page.
+        browser.step(.back)
+        XCTAssertEqual(browser.screen, .starter)
+        XCTAssertEqual(browser.webView.url?.absoluteString, Self.dataA, "the page stays loaded behind the starter")
+        XCTAssertFalse(browser.canGoBack)
+        XCTAssertTrue(browser.canGoForward)
+        browser.swipe(.forward, on: .page)
+        XCTAssertEqual(browser.screen, .starter, "a swipe on the page that slid away does nothing")
+        // The starter's own swipe brings the page back; forward again goes on to B.
+        browser.swipe(.forward, on: .starter)
+        XCTAssertEqual(browser.screen, .page)
+        browser.step(.forward)
+        let backOnB = try await shows(Self.dataB, in: browser)
+        XCTAssertTrue(backOnB, "forward through the stored history")
+        XCTAssertEqual(browser.session.history.entries.map(\.url), [Self.dataA, Self.dataB])
+        await RuleListFixture.removeTestLists()
+    }
+
+    // MARK: Rules that never fail open
+
+    func testAnOutputTheStoreRefusesKeepsTheLastGoodListsAndIsShown() async throws {
+        await RuleListFixture.removeTestLists()
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try RuleListFixture.writeOutput(lists: [RuleListFixture.hideAds], to: container.container.outputURL)
+        let browser = try await BrowserController.open(state: state)
+        await browser.launch()
+        XCTAssertNil(browser.rulesNotice)
+        let good = try XCTUnwrap(browser.rules.lastGood)
+
+        // A new output whose list WebKit refuses: the next page keeps the last good lists.
+        try FileManager.default.removeItem(at: container.container.outputURL)
+        try RuleListFixture.writeOutput(lists: [RuleListFixture.refused], to: container.container.outputURL)
+        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        let loaded = try await shows("https://news.example/", in: browser)
+        XCTAssertTrue(loaded, "the page loads")
+        let hidden = try await RuleListFixture.adDisplay(in: browser.webView)
+        XCTAssertEqual(hidden, "none", "protected by the last good lists")
+        XCTAssertEqual(browser.rules.lastGood, good)
+        let notice = try XCTUnwrap(browser.rulesNotice, "the failure is shown")
+        XCTAssertTrue(notice.contains("list-1.json") && notice.contains("rule 2 of 2"), notice)
+        XCTAssertTrue(notice.contains("protected by the previous rules"), notice)
+
+        // The next launch: the last good set is loaded from the store.
+        let relaunched = try await BrowserController.open(state: state)
+        await relaunched.launch()
+        XCTAssertEqual(relaunched.rules.lastGood, good)
+        XCTAssertTrue(relaunched.rules.installed)
+        XCTAssertNotNil(relaunched.rulesNotice)
+        await RuleListFixture.removeTestLists()
+    }
+
+    func testWithoutAnyRulesAProtectedPageDoesNotLoad() async throws {
+        await RuleListFixture.removeTestLists()
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        try RuleListFixture.writeOutput(lists: [RuleListFixture.refused], to: container.container.outputURL)
+        let browser = try await BrowserController.open(state: state)
+        await browser.launch()
+        XCTAssertTrue(browser.rulesNotice?.contains("Pages do not load") == true)
+
+        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        let refused = try await eventually { browser.refusedLoads == 1 }
+        XCTAssertTrue(refused, "the load is cancelled")
+        XCTAssertNil(browser.webView.url, "nothing was shown")
+        await RuleListFixture.removeTestLists()
+    }
 }

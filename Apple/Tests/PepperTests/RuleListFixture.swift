@@ -7,6 +7,10 @@ import WebKit
 @MainActor
 enum RuleListFixture {
     static let hideAds = ##"[{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":"#ad"}}]"##
+    /// A list whose second rule WebKit refuses (an action type it does not know).
+    static let refused =
+        ##"[{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":"#ad"}},"##
+        + ##"{"trigger":{"url-filter":"x"},"action":{"type":"explode"}}]"##
     /// A page with an ad, to load under an https address (so the rule's trigger sees one).
     static let page = #"<html><body><div id="ad">ad</div><p>news</p></body></html>"#
     /// A list that is not Pepper's, which Pepper must leave in the store.

@@ -6,11 +6,14 @@ import Picket
 /// policy as the packet tunnel: a flow to a struck employer's site is dropped under `block`
 /// and `ask`; everything else is allowed.
 ///
-/// A filter provider runs in a sandbox that keeps it from reaching the person: it cannot ask
-/// ("Proceed" or "Block") as the tunnel does, so under `ask` it drops the flow and counts the
-/// app that tried, and the person proceeds from a browser's notice page or the app. Flows from
-/// Pepper itself (its app and extensions: their signing identifiers end in the app's bundle
-/// identifier) are never filtered: the app must reach its Picket server and list downloads.
+/// A filter-data provider runs in a sandbox that keeps it from reaching the person (no network,
+/// no writes, no notifications), so under `ask` the first flow to an employer within
+/// ``askInterval`` is handed to the filter control provider (``Verdict/ask(employerId:)``: the
+/// data provider answers `needRules`), which drops it and posts the question naming the app
+/// (``FilterControl``); later flows to that employer are dropped without asking again. Flows
+/// from Pepper itself (its app and extensions: their signing identifiers end in the app's
+/// bundle identifier) are never filtered: the app must reach its Picket server and list
+/// downloads.
 ///
 /// Thread-safe: the provider calls it from the system's filter queue.
 public final class ContentFilterJudge: Sendable {
@@ -36,8 +39,11 @@ public final class ContentFilterJudge: Sendable {
     public enum Verdict: Sendable, Hashable {
         /// Let it through.
         case allow
-        /// Drop it: a struck employer's site under `block` or `ask`.
+        /// Drop it: a struck employer's site under `block`, or under `ask` when the person was
+        /// asked about the employer within ``ContentFilterJudge/askInterval``.
         case drop(employerId: String)
+        /// Hand it to the filter control provider, which drops it and asks the person (`ask`).
+        case ask(employerId: String)
     }
 
     private struct State {
@@ -45,22 +51,36 @@ public final class ContentFilterJudge: Sendable {
         var gate = PicketDNSGate.open
         var loadedAt: Date?
         var dropsByApp: [String: Int] = [:]
+        var lastAsked: [String: Date] = [:]
     }
 
     private let state: LockedState<State>
     private let ownBundleIdentifier: String
     private let reloadInterval: TimeInterval
     private let clock: @Sendable () -> Date
+    /// How long after asking about an employer the person is asked again (as the tunnel).
+    public let askInterval: TimeInterval
 
     /// A judge over the shared state of `container`, for the app whose bundle identifier is
     /// `ownBundleIdentifier`; the state is looked at again every `reloadInterval` seconds.
-    public init(
-        container: AppGroupContainer, ownBundleIdentifier: String, reloadInterval: TimeInterval = 30,
+    public convenience init(
+        container: AppGroupContainer, ownBundleIdentifier: String, reloadInterval: TimeInterval = 30, askInterval: TimeInterval = 600,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        state = LockedState(State(inputs: PicketGateInputs(container: container)))
+        self.init(
+            inputs: PicketGateInputs(container: container), ownBundleIdentifier: ownBundleIdentifier, reloadInterval: reloadInterval,
+            askInterval: askInterval, clock: clock)
+    }
+
+    /// A judge over `inputs` (the filter control provider's, over the database it writes).
+    init(
+        inputs: PicketGateInputs, ownBundleIdentifier: String, reloadInterval: TimeInterval, askInterval: TimeInterval,
+        clock: @escaping @Sendable () -> Date
+    ) {
+        state = LockedState(State(inputs: inputs))
         self.ownBundleIdentifier = ownBundleIdentifier
         self.reloadInterval = reloadInterval
+        self.askInterval = askInterval
         self.clock = clock
     }
 
@@ -76,10 +96,31 @@ public final class ContentFilterJudge: Sendable {
             }
             switch state.gate.decision(forHost: host) {
             case .forward: return .allow
-            case .block(let notice), .ask(let notice):
+            case .block(let notice):
                 state.dropsByApp[flow.sourceApp ?? "unknown", default: 0] += 1
                 return .drop(employerId: notice.employerId)
+            case .ask(let notice):
+                state.dropsByApp[flow.sourceApp ?? "unknown", default: 0] += 1
+                let due = state.lastAsked[notice.employerId].map { now.timeIntervalSince($0) >= askInterval } ?? true
+                guard due else { return .drop(employerId: notice.employerId) }
+                state.lastAsked[notice.employerId] = now
+                return .ask(employerId: notice.employerId)
             }
+        }
+    }
+
+    /// What the shared state decides for `flow`'s host now (the filter control provider's
+    /// look at a flow it was handed): `nil` for a flow without a host or from Pepper itself.
+    public func decision(for flow: Flow) -> PicketDNSGate.Decision? {
+        guard let host = Self.host(of: flow) else { return nil }
+        if let app = flow.sourceApp, isPepper(app) { return nil }
+        let now = clock()
+        return state.withLock { state in
+            if state.loadedAt.map({ now.timeIntervalSince($0) >= reloadInterval }) ?? true {
+                state.loadedAt = now
+                state.gate = state.inputs.gate(clock: clock)
+            }
+            return state.gate.decision(forHost: host)
         }
     }
 

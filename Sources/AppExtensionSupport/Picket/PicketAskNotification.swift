@@ -1,9 +1,11 @@
 import Picket
 
-/// The notification the packet tunnel shows when a struck employer's site is looked up under
-/// the `ask` policy: what the action is, and two buttons. "Proceed" lets the site through for
-/// 24 hours (the app allowlists it, so the content blocker lets it through too); "Block" keeps
-/// it blocked. The app registers the category and handles the buttons.
+/// The notification the packet tunnel (a lookup) or the content filter (a connection) shows when
+/// a struck employer's site is reached for under the `ask` policy: what the action is, which app
+/// it was when iOS says (``AppAttribution``), and two buttons. "Proceed" lets the site through
+/// for 24 hours (the app allowlists it, so the content blocker lets it through too); "Block"
+/// keeps it blocked. The app registers the category and handles the buttons and a tap
+/// (`PicketAlert` in AppSupport: a full-screen overlay or the banner alone, as the person chose).
 public struct PicketAskNotification: Sendable, Hashable {
     /// The notification category (its buttons).
     public static let category = "pepper.picket.ask"
@@ -19,6 +21,8 @@ public struct PicketAskNotification: Sendable, Hashable {
     public static let hostKey = "host"
     /// The `userInfo` key of the employer's identifier.
     public static let employerKey = "employerId"
+    /// The `userInfo` key of the sentence about the app (``AppAttribution/sentence``).
+    public static let appKey = "app"
 
     /// One notification per employer: a later one replaces it.
     public var identifier: String
@@ -26,11 +30,12 @@ public struct PicketAskNotification: Sendable, Hashable {
     public var title: String
     /// The text.
     public var body: String
-    /// What the buttons' handler needs: ``hostKey`` and ``employerKey``.
+    /// What the buttons' handler needs: ``hostKey``, ``employerKey`` and ``appKey``.
     public var userInfo: [String: String]
 
-    /// The notification for a lookup of `host`, owned by the struck employer of `notice`.
-    public init(host: String, notice: PicketNotice) {
+    /// The notification for `host`, owned by the struck employer of `notice`, reached for by
+    /// `app` (a lookup: ``AppAttribution/dnsLookup``).
+    public init(host: String, notice: PicketNotice, app: AppAttribution) {
         identifier = "pepper.picket.ask." + notice.employerId
         // "work_stoppage" reads "work stoppage": the type's words, as every face shows them.
         let action = ActionType.noun(of: notice.actionType)
@@ -38,8 +43,8 @@ public struct PicketAskNotification: Sendable, Hashable {
         var text = "\(host) belongs to \(notice.employer)"
         if let organization = notice.organization, !organization.isEmpty { text += " (\(action) by \(organization))" }
         if let location = notice.location, !location.isEmpty { text += " (\(location))" }
-        body = text + ". It stays blocked unless you choose Proceed, which lets it through for 24 hours."
-        userInfo = [Self.hostKey: host, Self.employerKey: notice.employerId]
+        body = text + ". \(app.sentence) It stays blocked unless you choose Proceed, which lets it through for 24 hours."
+        userInfo = [Self.hostKey: host, Self.employerKey: notice.employerId, Self.appKey: app.sentence]
     }
 }
 

@@ -28,6 +28,13 @@ public struct PicketGateInputs: Sendable {
         self.container = container
     }
 
+    /// The inputs of the shared state in `container`, read through `database` (a process that
+    /// writes the state too opens it once: one connection pool per file per process).
+    public init(container: AppGroupContainer, database: PepperDatabase) {
+        self.container = container
+        self.database = database
+    }
+
     /// The gate as the shared state stands now, reading only what changed since the last call.
     /// Without a readable state (the app never ran) every name is let through, and the next
     /// call tries again.

@@ -7,8 +7,9 @@ import Storage
 
 /// The packet tunnel's work, portable: reads a packet from the tunnel interface and says what
 /// to write back. Queries to the tunnel's resolver are answered per ``PicketDNSGate``; the rest
-/// go to the upstream. Anything else — another destination, another transport, a fragment, a
-/// damaged packet or DNS message — is dropped, and counted.
+/// go to the upstream the person chose (``TunnelUpstream``: the network's resolvers by
+/// default). Anything else — another destination, another transport, a fragment, a damaged
+/// packet or DNS message — is dropped, and counted.
 ///
 /// The blocklist and the allowlist are read from the shared state (read-only) and kept in
 /// memory: queries never read the database. Every ``Configuration/reloadInterval`` (and at the
@@ -20,7 +21,7 @@ public actor DNSTunnel {
     public struct Configuration: Sendable {
         /// Its addresses.
         public var addresses: TunnelAddresses
-        /// Where forwarded queries go.
+        /// Where forwarded queries go (``TunnelUpstream/upstream(timeout:)``; there is no default).
         public var upstream: any DNSUpstream
         /// How long after asking about an employer the tunnel asks again.
         public var askInterval: TimeInterval
@@ -29,9 +30,9 @@ public actor DNSTunnel {
         /// The TTL of blocked answers' negative caching (short: a "Proceed" applies soon).
         public var blockTTL: UInt32
 
-        /// A configuration; the defaults are Pepper's.
+        /// A configuration forwarding to `upstream`; the other defaults are Pepper's.
         public init(
-            addresses: TunnelAddresses = .pepper, upstream: any DNSUpstream = DNSOverHTTPSUpstream(), askInterval: TimeInterval = 600,
+            addresses: TunnelAddresses = .pepper, upstream: any DNSUpstream, askInterval: TimeInterval = 600,
             reloadInterval: TimeInterval = 30, blockTTL: UInt32 = 10
         ) {
             self.addresses = addresses
@@ -75,7 +76,7 @@ public actor DNSTunnel {
         case notAQuery
     }
 
-    private let configuration: Configuration
+    private var configuration: Configuration
     private let notifier: any PicketAskNotifier
     private let clock: @Sendable () -> Date
     private var gate = PicketDNSGate.open
@@ -91,7 +92,7 @@ public actor DNSTunnel {
 
     /// A tunnel reading the shared state of `container`.
     public init(
-        container: AppGroupContainer, configuration: Configuration = Configuration(), notifier: any PicketAskNotifier,
+        container: AppGroupContainer, configuration: Configuration, notifier: any PicketAskNotifier,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         inputs = PicketGateInputs(container: container)
@@ -124,7 +125,7 @@ public actor DNSTunnel {
             let notify = lastAsked[notice.employerId].map { now.timeIntervalSince($0) >= configuration.askInterval } ?? true
             if notify {
                 lastAsked[notice.employerId] = now
-                notifier.ask(PicketAskNotification(host: question.name.lowercasedHost, notice: notice))
+                notifier.ask(PicketAskNotification(host: question.name.lowercasedHost, notice: notice, app: .dnsLookup))
             }
             return .reply(packet.reply(with: blockedAnswer(to: query)), .asked(employerId: notice.employerId, notified: notify))
         }
@@ -133,6 +134,11 @@ public actor DNSTunnel {
     /// Reads the blocklist and allowlist again at the next query.
     public func reloadNow() {
         loadedAt = nil
+    }
+
+    /// Forwards the next queries to `upstream` (the person chose another one).
+    public func forward(to upstream: any DNSUpstream) {
+        configuration.upstream = upstream
     }
 
     private func drop(_ reason: Drop) -> Outcome {

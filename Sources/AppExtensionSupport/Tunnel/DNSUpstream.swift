@@ -11,10 +11,11 @@ public protocol DNSUpstream: Sendable {
     func resolve(_ query: [UInt8]) async throws -> [UInt8]
 }
 
-/// DNS over HTTPS (RFC 8484): a query is POSTed as `application/dns-message`. Through URLSession,
-/// so it works in an iOS network extension as on Linux; a provider's own connections leave by
-/// the normal route, not through its tunnel, and an address given as an IP literal needs no
-/// DNS lookup of its own.
+/// DNS over HTTPS (RFC 8484) to a server the person chose (``TunnelUpstream``; Pepper names
+/// none of its own): a query is POSTed as `application/dns-message`. Through URLSession, so it
+/// works in an iOS network extension as on Linux; a provider's own connections leave by the
+/// normal route, not through its tunnel. A server given by an IP address needs no lookup; the
+/// lookups of a server's host name go to the network's resolvers (``BootstrappedUpstream``).
 public struct DNSOverHTTPSUpstream: DNSUpstream {
     /// The server's query URL.
     public let url: URL
@@ -22,11 +23,8 @@ public struct DNSOverHTTPSUpstream: DNSUpstream {
     public let timeout: TimeInterval
     private let session: URLSession
 
-    /// The default resolver: Cloudflare's, by IP address (its certificate names the address).
-    public static let defaultURL = URL(string: "https://1.1.1.1/dns-query")!
-
     /// An upstream at `url`.
-    public init(url: URL = DNSOverHTTPSUpstream.defaultURL, timeout: TimeInterval = 5) {
+    public init(url: URL, timeout: TimeInterval = 5) {
         self.url = url
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral

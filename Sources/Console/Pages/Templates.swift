@@ -197,6 +197,18 @@ enum Templates {
         <p>{{downloaded}}{{#rulesText}} · {{rulesText}}{{/rulesText}}</p>
         {{#lastError}}<p class="notice error">Last update failed: {{lastError}} The last good copy is in use.</p>{{/lastError}}
         {{#hasSkipped}}<details><summary>{{skippedText}}</summary><ul>{{#skipped}}<li><code>{{reason}}</code>: {{count}}</li>{{/skipped}}</ul></details>{{/hasSkipped}}
+        {{#categories}}<details class="categories"{{#open}} open{{/open}}><summary>{{summary}}</summary>
+        <form method="post" action="/lists/categories">\(csrf)<input type="hidden" name="name" value="{{name}}">
+        <fieldset{{#error}} aria-describedby="{{errorID}}"{{/error}}><legend>Block the trackers of these categories</legend>
+        {{#items}}<div class="choice"><input type="checkbox" id="{{id}}" name="categories[]" value="{{categoryName}}"{{#chosen}} checked{{/chosen}}>
+        <label for="{{id}}">{{categoryName}} <span class="detail">({{domains}})</span></label></div>{{/items}}
+        </fieldset>
+        {{#error}}<p class="field-error" id="{{errorID}}">{{error}}</p>{{/error}}
+        <button type="submit">Block these categories</button>
+        </form>
+        {{^isDefault}}<form method="post" action="/lists/categories/default">\(csrf)<input type="hidden" name="name" value="{{name}}"><button type="submit" class="quiet">Use the default categories</button></form>{{/isDefault}}
+        </details>{{/categories}}
+        {{#categoriesPending}}<p class="detail">Its categories can be chosen once it is downloaded.</p>{{/categoriesPending}}
         <div class="row">
         {{#enabled}}<form method="post" action="/lists/disable">\(csrf)<input type="hidden" name="name" value="{{name}}"><button type="submit" class="quiet">Disable</button></form>{{/enabled}}
         {{^enabled}}<form method="post" action="/lists/enable">\(csrf)<input type="hidden" name="name" value="{{name}}"><button type="submit">Enable</button></form>{{/enabled}}

@@ -31,6 +31,25 @@ struct ListsPage: ConsoleArea {
             var hasSkipped: Bool
             var skippedText: String
             var skipped: [ListsScreen.Skipped]
+            /// The categories form of a Tracker Radar or Disconnect list with a copy.
+            var categories: Categories?
+            /// A list with categories but no copy yet: nothing to choose from.
+            var categoriesPending: Bool
+        }
+        /// One list's categories: a checkbox each, the choice saved at once.
+        struct Categories {
+            struct Item {
+                var id: String
+                var categoryName: String
+                var domains: String
+                var chosen: Bool
+            }
+            var summary: String
+            var open: Bool
+            var isDefault: Bool
+            var items: [Item]
+            var error: String?
+            var errorID: String
         }
         struct Outcome {
             var kind: String
@@ -81,6 +100,19 @@ struct ListsPage: ConsoleArea {
             guard notice.isError else { return redirect("/lists", notice, context: context) }
             return await listsPage(screen, request: request, context: context, notice: notice, url: fields["url"], name: fields["name"])
         }
+        routes.post("categories") { request, context in
+            let fields = form(context)
+            let name = fields["name"] ?? ""
+            let notice = await screen.chooseCategories(fields.all("categories"), for: name)
+            guard notice.isError else { return redirect("/lists", notice, context: context) }
+            return await listsPage(screen, request: request, context: context, notice: notice, categoriesOf: name)
+        }
+        routes.post("categories/default") { request, context in
+            let name = form(context)["name"] ?? ""
+            let notice = await screen.useDefaultCategories(for: name)
+            guard notice.isError else { return redirect("/lists", notice, context: context) }
+            return await listsPage(screen, request: request, context: context, notice: notice, categoriesOf: name)
+        }
         routes.post("upload") { request, context in
             let fields = form(context)
             guard let file = fields.files["file"], !file.data.isEmpty else {
@@ -124,7 +156,8 @@ struct ListsPage: ConsoleArea {
     }
 
     private func listsPage(
-        _ screen: ListsScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, url: String? = nil, name: String? = nil
+        _ screen: ListsScreen, request: Request, context: ConsoleContext, notice: Notice? = nil, url: String? = nil, name: String? = nil,
+        categoriesOf refused: String? = nil
     ) async -> Response {
         let loaded: ListsScreen.State
         do {
@@ -156,7 +189,9 @@ struct ListsPage: ConsoleArea {
                 downloaded: row.lastSuccess.map { "Downloaded \(Format.date($0))" }
                     ?? (row.location.hasPrefix("/") ? "Local file" : "Not downloaded yet"),
                 rulesText: rules.isEmpty ? nil : rules.joined(separator: ", "), lastError: row.lastError, hasSkipped: skippedTotal > 0,
-                skippedText: "\(Format.count(skippedTotal)) lines skipped, by reason", skipped: row.skipped)
+                skippedText: "\(Format.count(skippedTotal)) lines skipped, by reason", skipped: row.skipped,
+                categories: Self.categoriesView(row, error: refused == row.name ? notice?.text : nil),
+                categoriesPending: row.categories != nil && row.categories?.offered == nil)
         }
         let view = ListsView(
             schedule: schedule, nextDue: nextDue, lastUpdate: lastNotice.map { .init(kind: $0.kind.rawValue, text: $0.text) }, lists: rows,
@@ -164,10 +199,34 @@ struct ListsPage: ConsoleArea {
             addURL: url ?? "", addName: name ?? "", urlError: notice?.field == "url" ? notice?.text : nil,
             nameError: notice?.field == "name" ? notice?.text : nil, fileError: notice?.field == "file" ? notice?.text : nil,
             uploadLimit: "\(PepperState.maximumUploadBytes / 1_048_576) MB")
-        let shown = notice.map { [$0.banner("Nothing was added")] } ?? []
+        // A refused choice of categories is shown in the list's categories form; a list that has
+        // none to show (a filter list, one never downloaded) gets the reason in the banner.
+        let refusedHasForm = rows.contains { $0.name == refused && $0.categories != nil }
+        let shown: [Notice]
+        if let notice, refused != nil, !refusedHasForm {
+            shown = [Notice(notice.kind, "Nothing was changed: \(notice.text)")]
+        } else {
+            shown = notice.map { [$0.banner(refused == nil ? "Nothing was added" : "Nothing was changed")] } ?? []
+        }
         return renderer.page(
             .lists, title: "Lists", view: view, chrome: chrome(request, context, notices: shown),
             status: .form(refused: notice?.isError == true))
+    }
+
+    /// The categories form of `row`, when it has categories to choose from.
+    private static func categoriesView(_ row: ListsScreen.Row, error: String?) -> ListsView.Categories? {
+        guard let categories = row.categories, let offered = categories.offered else { return nil }
+        let chosen = offered.filter(\.chosen).count
+        let summary =
+            "Categories: \(chosen) of \(offered.count) blocked" + (categories.isDefault ? " (the default)" : "")
+        return ListsView.Categories(
+            summary: summary, open: error != nil, isDefault: categories.isDefault,
+            items: offered.enumerated().map { index, category in
+                .init(
+                    id: "category-\(row.name)-\(index)", categoryName: category.name,
+                    domains: Format.count(category.domains) + (category.domains == 1 ? " domain" : " domains"), chosen: category.chosen)
+            },
+            error: error, errorID: "categories-\(row.name)-error")
     }
 
     static func duration(_ seconds: TimeInterval) -> String {

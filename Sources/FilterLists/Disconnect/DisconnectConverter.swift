@@ -4,8 +4,14 @@ import Foundation
 /// network rules: third-party requests to the domains of the selected categories are blocked,
 /// except on the sites of the entity that owns them.
 public enum DisconnectConverter {
-    /// The categories blocked when a source does not choose: tracking, not content.
-    public static let defaultCategories = ["Advertising", "Analytics", "Cryptomining", "Disconnect", "Fingerprinting", "Social"]
+    /// The categories blocked when a source does not choose: tracking, not content (nor
+    /// `Email`, `ConsentManagers`, `Anti-fraud`). Disconnect split `Fingerprinting` into
+    /// `FingerprintingGeneral` and `FingerprintingInvasive`; all three names are here, so older
+    /// and current lists block fingerprinting alike.
+    public static let defaultCategories = [
+        "Advertising", "Analytics", "Cryptomining", "Disconnect", "Fingerprinting", "FingerprintingGeneral", "FingerprintingInvasive",
+        "Social",
+    ]
 
     /// Converts a `services.json` document.
     ///
@@ -15,20 +21,7 @@ public enum DisconnectConverter {
     ///   - categories: Category names to block (case-insensitive); `nil` for the defaults.
     /// - Throws: ``FilterListError/invalidJSON(name:format:reason:)`` when it does not decode.
     public static func convert(json data: Data, name: String, categories: [String]? = nil) throws(FilterListError) -> ParsedFilterList {
-        let root: [String: Any]
-        do {
-            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw FilterListError.invalidJSON(name: name, format: .disconnect, reason: "the top level is not an object")
-            }
-            root = object
-        } catch let error as FilterListError {
-            throw error
-        } catch {
-            throw .invalidJSON(name: name, format: .disconnect, reason: String(describing: error))
-        }
-        guard let categoryTable = root["categories"] as? [String: Any] else {
-            throw .invalidJSON(name: name, format: .disconnect, reason: "no \"categories\" object")
-        }
+        let categoryTable = try categoryTable(data, name: name)
 
         // First pass: every entity's own sites, across all categories.
         var entitySites: [String: Set<String>] = [:]
@@ -85,6 +78,44 @@ public enum DisconnectConverter {
             let table = root["categories"] as? [String: Any]
         else { return [] }
         return table.keys.sorted()
+    }
+
+    /// The categories of a `services.json` document, by name, each with how many distinct
+    /// domains it lists (domains that are not valid names are not counted).
+    ///
+    /// - Throws: ``FilterListError/invalidJSON(name:format:reason:)`` when it does not decode.
+    public static func categoryCounts(in data: Data, name: String) throws(FilterListError) -> [TrackerCategory] {
+        let table = try categoryTable(data, name: name)
+        return table.keys.sorted().map { category in
+            var domains = Set<String>()
+            for case let entityObject as [String: Any] in table[category] as? [Any] ?? [] {
+                for case let homepages as [String: Any] in entityObject.values {
+                    for case let list as [String] in homepages.values {
+                        for domain in list { if let normalized = try? DomainName.normalize(domain) { domains.insert(normalized) } }
+                    }
+                }
+            }
+            return TrackerCategory(name: category, domains: domains.count)
+        }
+    }
+
+    /// The `categories` object of a `services.json` document.
+    private static func categoryTable(_ data: Data, name: String) throws(FilterListError) -> [String: Any] {
+        let root: [String: Any]
+        do {
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw FilterListError.invalidJSON(name: name, format: .disconnect, reason: "the top level is not an object")
+            }
+            root = object
+        } catch let error as FilterListError {
+            throw error
+        } catch {
+            throw .invalidJSON(name: name, format: .disconnect, reason: String(describing: error))
+        }
+        guard let table = root["categories"] as? [String: Any] else {
+            throw .invalidJSON(name: name, format: .disconnect, reason: "no \"categories\" object")
+        }
+        return table
     }
 }
 

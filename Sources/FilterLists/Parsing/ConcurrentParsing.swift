@@ -15,15 +15,16 @@ extension FilterListParser {
         public var name: String
         /// Its syntax, or `nil` to detect it.
         public var format: FilterListFormat?
-        /// For Disconnect lists: the categories to block (`nil` for the defaults).
-        public var disconnectCategories: [String]?
+        /// For Tracker Radar and Disconnect lists: the categories to block (``FilterListParser/categories``;
+        /// `nil` for the list's default).
+        public var categories: [String]?
 
         /// An input with the given fields.
-        public init(data: Data, name: String, format: FilterListFormat? = nil, disconnectCategories: [String]? = nil) {
+        public init(data: Data, name: String, format: FilterListFormat? = nil, categories: [String]? = nil) {
             self.data = data
             self.name = name
             self.format = format
-            self.disconnectCategories = disconnectCategories
+            self.categories = categories
         }
     }
 
@@ -49,7 +50,7 @@ extension FilterListParser {
         var listPlans: [Result<Plan, FilterListError>] = []
         var pieceJobs: [Job] = []
         for (index, input) in inputs.enumerated() {
-            let parser = FilterListParser(maximumLineLength: maximumLineLength, disconnectCategories: input.disconnectCategories)
+            let parser = FilterListParser(maximumLineLength: maximumLineLength, categories: input.categories)
             let plan = input.data.withUnsafeBytes { raw in
                 Result { () throws(FilterListError) in
                     try parser.plan(bytes: raw.bindMemory(to: UInt8.self), name: input.name, format: input.format)
@@ -73,7 +74,7 @@ extension FilterListParser {
         DispatchQueue.concurrentPerform(iterations: jobs.count) { jobIndex in
             let job = jobs[jobIndex]
             let input = inputs[job.input]
-            let parser = FilterListParser(maximumLineLength: maximumLineLength, disconnectCategories: input.disconnectCategories)
+            let parser = FilterListParser(maximumLineLength: maximumLineLength, categories: input.categories)
             let start = DispatchTime.now().uptimeNanoseconds
             let result = input.data.withUnsafeBytes { raw -> Result<ParsedFilterList, FilterListError> in
                 let bytes = raw.bindMemory(to: UInt8.self)
@@ -132,7 +133,7 @@ extension FilterListParser {
         _ inputs: [(data: Data, name: String, format: FilterListFormat?)], parser: FilterListParser = FilterListParser()
     ) throws(FilterListError) -> [ParsedFilterList] {
         let outcomes = parseAll(
-            inputs.map { Input(data: $0.data, name: $0.name, format: $0.format, disconnectCategories: parser.disconnectCategories) },
+            inputs.map { Input(data: $0.data, name: $0.name, format: $0.format, categories: parser.categories) },
             maximumLineLength: parser.maximumLineLength)
         return try outcomes.map { outcome throws(FilterListError) in try outcome.result.get() }
     }

@@ -8,13 +8,15 @@ import Foundation
 public struct FilterListParser: Sendable {
     /// Lines longer than this are skipped as `line-too-long` (real lists stay far below).
     public var maximumLineLength: Int
-    /// The Disconnect categories to block; `nil` for ``DisconnectConverter/defaultCategories``.
-    public var disconnectCategories: [String]?
+    /// The categories to block in a Tracker Radar or Disconnect list (case-insensitive; the
+    /// list's ``TrackerCategory`` names); `nil` for the list's default: every Tracker Radar
+    /// tracker, Disconnect's ``DisconnectConverter/defaultCategories``. Other formats have none.
+    public var categories: [String]?
 
     /// A parser with the default limits.
-    public init(maximumLineLength: Int = 65_536, disconnectCategories: [String]? = nil) {
+    public init(maximumLineLength: Int = 65_536, categories: [String]? = nil) {
         self.maximumLineLength = maximumLineLength
-        self.disconnectCategories = disconnectCategories
+        self.categories = categories
     }
 
     /// Parses a list held in memory.
@@ -87,8 +89,10 @@ public struct FilterListParser: Sendable {
     /// A JSON list (TDS or Disconnect), converted whole.
     func convert(json bytes: UnsafeBufferPointer<UInt8>, format: FilterListFormat, name: String) throws(FilterListError) -> ParsedFilterList
     {
-        if format == .tds { return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name) }
-        return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: disconnectCategories)
+        if format == .tds {
+            return try TrackerRadarConverter.convert(json: UnsafeRawBufferPointer(bytes), name: name, categories: categories)
+        }
+        return try DisconnectConverter.convert(json: Data(buffer: bytes), name: name, categories: categories)
     }
 
     /// Reads the lines of `bytes`, numbering them from `firstLine`, into `list`: a whole list,

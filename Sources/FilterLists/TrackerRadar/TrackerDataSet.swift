@@ -41,6 +41,10 @@ public struct TrackerDataSet: Decodable, Hashable, Sendable {
         public var `default`: String?
         /// Rules in priority order: the first that matches decides.
         public var rules: [Rule]?
+        /// What kinds of tracking it does (`Advertising`, `Analytics`, `Session Replay`, …), as
+        /// Tracker Radar classifies it; `nil` or empty for most trackers. A person's choice of
+        /// categories keeps or leaves out the whole tracker (``TrackerRadarConverter``).
+        public var categories: [String]?
     }
 
     /// An organisation and the domains it owns.

@@ -48,9 +48,11 @@ extension TrackerDataSet.Tracker {
         var owner: Owner?
         var defaultAction: String?
         var rules: [Rule]?
+        var categories: [String]?
         try reader.object { reader, key throws(TrackerDataSetReadError) in
             switch key {
             case "domain": domain = try reader.string()
+            case "categories": categories = try reader.optionalStrings()
             case "owner": owner = try reader.optional { reader throws(TrackerDataSetReadError) in try Owner(reading: &reader) }
             case "default": defaultAction = try reader.optionalString()
             case "rules":
@@ -61,7 +63,7 @@ extension TrackerDataSet.Tracker {
             }
         }
         guard let domain else { throw reader.missing("domain") }
-        self.init(domain: domain, owner: owner, default: defaultAction, rules: rules)
+        self.init(domain: domain, owner: owner, default: defaultAction, rules: rules, categories: categories)
     }
 }
 

@@ -23,12 +23,28 @@ import Foundation
 ///   entity exclusions.
 ///
 /// Rules are emitted in a stable order (trackers and CNAMEs sorted), so output is deterministic.
+///
+/// Categories: each tracker carries Tracker Radar's `categories` (most carry none, which counts
+/// as the category ``noCategory``). Given a choice of categories, a tracker is converted when
+/// one of its categories is chosen and left out whole otherwise — its domain, its rules and
+/// the hosts that CNAME-cloak it.
 public enum TrackerRadarConverter {
+    /// The category of the trackers Tracker Radar gives no category (most of them), so that a
+    /// choice can keep or leave them out like any other.
+    public static let noCategory = "No category"
+
     /// Converts a decoded dataset. `text` rules are synthesised in Adblock Plus syntax so that
     /// reports and `pepper check` can show them.
-    public static func convert(_ dataset: TrackerDataSet, name: String) -> ParsedFilterList {
+    ///
+    /// - Parameters:
+    ///   - dataset: The dataset.
+    ///   - name: The list's name in reports.
+    ///   - categories: The categories whose trackers are blocked (case-insensitive, with
+    ///     ``noCategory`` for trackers without one); `nil` for every tracker.
+    public static func convert(_ dataset: TrackerDataSet, name: String, categories: [String]? = nil) -> ParsedFilterList {
         var list = ParsedFilterList(name: name, format: .tds)
         var line = 0
+        let wanted = categories.map { Set($0.map { $0.lowercased() }) }
 
         // Cloaked hosts per tracker domain.
         var cloaks: [String: [String]] = [:]
@@ -40,6 +56,7 @@ public enum TrackerRadarConverter {
         var sitesByOwner: [OwnerKey: [String]] = [:]
         for trackerKey in dataset.trackers.keys.sorted() {
             let tracker = dataset.trackers[trackerKey]!
+            if let wanted, !categoryNames(of: tracker).contains(where: { wanted.contains($0.lowercased()) }) { continue }
             guard let domain = try? DomainName.normalize(tracker.domain) else {
                 list.skip(line: 0, text: tracker.domain, reason: .invalidDomain)
                 continue
@@ -62,13 +79,33 @@ public enum TrackerRadarConverter {
         return list
     }
 
-    /// Reads and converts a TDS JSON document from its bytes.
-    public static func convert(json bytes: UnsafeRawBufferPointer, name: String) throws(FilterListError) -> ParsedFilterList {
+    /// Reads and converts a TDS JSON document from its bytes; `categories` as in
+    /// ``convert(_:name:categories:)``.
+    public static func convert(
+        json bytes: UnsafeRawBufferPointer, name: String, categories: [String]? = nil
+    ) throws(FilterListError) -> ParsedFilterList {
         do {
-            return convert(try TrackerDataSet(json: bytes), name: name)
+            return convert(try TrackerDataSet(json: bytes), name: name, categories: categories)
         } catch {
             throw .invalidJSON(name: name, format: .tds, reason: error.description)
         }
+    }
+
+    /// The categories of a dataset's trackers, by name, each with how many trackers it has;
+    /// ``noCategory`` last, for the trackers without one.
+    public static func categories(in dataset: TrackerDataSet) -> [TrackerCategory] {
+        var counts: [String: Int] = [:]
+        for tracker in dataset.trackers.values {
+            for category in Set(categoryNames(of: tracker)) { counts[category, default: 0] += 1 }
+        }
+        let named = counts.filter { $0.key != noCategory }.sorted { $0.key < $1.key }
+        return (named + counts.filter { $0.key == noCategory }).map { TrackerCategory(name: $0.key, domains: $0.value) }
+    }
+
+    /// A tracker's categories, or ``noCategory`` when it has none.
+    static func categoryNames(of tracker: TrackerDataSet.Tracker) -> [String] {
+        let named = (tracker.categories ?? []).filter { !$0.isEmpty }
+        return named.isEmpty ? [noCategory] : named
     }
 
     /// The tracker a (CNAME target) host belongs to: the host or its nearest parent that is a tracker.

@@ -16,8 +16,8 @@ public struct ListInput: Sendable {
     public var data: Data
     /// Its format, or `nil` to detect.
     public var format: FilterListFormat?
-    /// For Disconnect lists: the categories to block.
-    public var disconnectCategories: [String]?
+    /// For Tracker Radar and Disconnect lists: the categories to block (`nil`: the list's default).
+    public var categories: [String]?
     /// The SHA-256 of `data` in hex, when already known (a stored copy hashed before).
     public var sha256: String?
 
@@ -27,14 +27,14 @@ public struct ListInput: Sendable {
     /// An input with the given fields.
     public init(
         name: String, location: String, etag: String? = nil, data: Data, format: FilterListFormat? = nil,
-        disconnectCategories: [String]? = nil, sha256: String? = nil
+        categories: [String]? = nil, sha256: String? = nil
     ) {
         self.name = name
         self.location = location
         self.etag = etag
         self.data = data
         self.format = format
-        self.disconnectCategories = disconnectCategories
+        self.categories = categories
         self.sha256 = sha256
     }
 
@@ -114,7 +114,7 @@ public enum BlockerBuilder {
     /// Parses every input, all of them at once on every core (`FilterListParser.parseAll`).
     public static func parse(_ inputs: [ListInput]) -> [ParsedInput] {
         let outcomes = FilterListParser.parseAll(
-            inputs.map { .init(data: $0.data, name: $0.name, format: $0.format, disconnectCategories: $0.disconnectCategories) })
+            inputs.map { .init(data: $0.data, name: $0.name, format: $0.format, categories: $0.categories) })
         return zip(inputs, outcomes).map { input, outcome in ParsedInput(input: input, result: outcome.result, seconds: outcome.seconds) }
     }
 
@@ -210,7 +210,7 @@ public enum BlockerBuilder {
         return ListInput(
             name: source.name, location: source.location, etag: source.etag, data: data,
             format: FilterListFormat(rawValue: source.format),
-            disconnectCategories: source.disconnectCategories, sha256: digest)
+            categories: source.categories, sha256: digest)
     }
 
     /// Rebuilds `home`'s output from its ``stateInputs(home:database:)`` and its allowlist, and

@@ -37,7 +37,7 @@ public enum CompileCache {
     }
 
     /// The key of the rules compiled from `inputs`: their ``InputsIdentity`` (names, formats,
-    /// Disconnect categories, bytes, and the compiling program) without the allowlist, which is
+    /// chosen categories, bytes, and the compiling program) without the allowlist, which is
     /// applied when the rules are laid out.
     public static func key(for inputs: [ListInput]) -> String {
         InputsIdentity(lists: inputs).digest

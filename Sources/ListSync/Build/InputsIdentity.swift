@@ -4,7 +4,7 @@ import FilterLists
 import Foundation
 
 /// The identity of everything a compiled result is made from: each list's name, format,
-/// Disconnect categories and bytes, in order; the program that compiles them; and, where the
+/// categories (Tracker Radar's, Disconnect's) and bytes, in order; the program that compiles them; and, where the
 /// result depends on it, the allowlist.
 ///
 /// Every cache of compiled work keys on it — the incremental compile (``CompileCache``), the
@@ -18,7 +18,7 @@ public struct InputsIdentity: Sendable, Hashable {
         public var name: String
         /// Its format (`auto` when detected from the bytes).
         public var format: String
-        /// The Disconnect categories taken from it (none for other formats).
+        /// The categories chosen for it (none for other formats, or the list's default).
         public var categories: [String]
         /// The SHA-256 of its bytes, in hex.
         public var sha256: String
@@ -38,7 +38,7 @@ public struct InputsIdentity: Sendable, Hashable {
         case bytes(String)
         /// A list's format changed.
         case format(String)
-        /// A list's Disconnect categories changed.
+        /// A list's chosen categories changed.
         case categories(String)
         /// The allowlist changed.
         case allowlist
@@ -70,7 +70,7 @@ public struct InputsIdentity: Sendable, Hashable {
         let digests = sha256 ?? lists.map(\.digest)
         precondition(digests.count == lists.count, "one digest per list")
         inputs = zip(lists, digests).map { list, digest in
-            Input(name: list.name, format: list.format?.rawValue ?? "auto", categories: list.disconnectCategories ?? [], sha256: digest)
+            Input(name: list.name, format: list.format?.rawValue ?? "auto", categories: list.categories ?? [], sha256: digest)
         }
         self.compiler = compiler
         self.allowlist = allowlist?.sorted()

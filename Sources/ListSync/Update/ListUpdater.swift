@@ -345,16 +345,22 @@ public struct ListUpdater: Sendable {
         }
     }
 
-    private func parse(_ data: Data, for source: ListSource) throws -> ParsedFilterList {
-        let parser = FilterListParser(disconnectCategories: source.disconnectCategories)
+    private func parse(_ data: Data, for source: ListSource, categories: [String]?) throws -> ParsedFilterList {
+        let parser = FilterListParser(categories: categories)
         return try parser.parse(data, name: source.name, format: FilterListFormat(rawValue: source.format))
     }
 
-    /// The new copy must be a list with at least one usable rule.
+    private func parse(_ data: Data, for source: ListSource) throws -> ParsedFilterList {
+        try parse(data, for: source, categories: source.categories)
+    }
+
+    /// The new copy must be a list with at least one usable rule. It is judged as its publisher
+    /// meant it (its default categories), not under the person's choice: a narrow choice that
+    /// blocks nothing today must not make a good copy look unusable and keep an old one.
     private func validate(_ data: Data, for source: ListSource) throws -> ParsedFilterList {
         let list: ParsedFilterList
         do {
-            list = try parse(data, for: source)
+            list = try parse(data, for: source, categories: nil)
         } catch {
             throw UpdateError.unusable(String(describing: error))
         }

@@ -12,7 +12,8 @@ public struct ListRequest: Sendable, Hashable {
     public var name: String?
     /// `auto`, `abp`, `hosts`, `domains`, `tds` or `disconnect`.
     public var format: String
-    /// For Disconnect lists: the categories to block.
+    /// For Tracker Radar and Disconnect lists: the categories to block, checked against what
+    /// the list offers once it is fetched (``ListCategories``); `nil` for the list's default.
     public var categories: [String]?
     /// For `picket:` sources: the API key (read:mobile).
     public var key: String?
@@ -100,8 +101,14 @@ extension PepperState {
         let name = request.name ?? ListRequest.derivedName(from: location)
         guard ListSource.isValidName(name) else { throw .invalidListName(name) }
         let store = ListSourceStore(database: database)
-        var proposed = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
-        if let categories = request.categories { proposed.disconnectCategories = categories }
+        // The categories are checked against the copy once it is fetched, and stored then.
+        let proposed = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
+        if request.categories != nil,
+            request.isPicket || !(request.format == "auto" || FilterListFormat(rawValue: request.format)?.isJSON == true)
+        {
+            throw .invalidCategories(
+                list: name, problem: .noCategories(format: request.isPicket ? PicketListSource.format : request.format))
+        }
         let keys = picketKeyStore
         let entry = try await onBlockingThreads { [proposed] () throws(ActionError) -> ListSource in
             do {
@@ -139,6 +146,23 @@ extension PepperState {
             forget()
             ListCopies.remove(name, home: home)
             throw .listUnusable(source: request.source, reason: reason)
+        }
+        if let categories = request.categories {
+            do {
+                try await onBlockingThreads { () throws(ActionError) in
+                    var added = try self.list(named: name)
+                    added.categories = try self.resolveCategories(categories, for: added)
+                    do {
+                        try store.updateSettings(added)
+                    } catch {
+                        throw .storage("cannot keep the list's categories: \(error)")
+                    }
+                }
+            } catch {
+                forget()
+                ListCopies.remove(name, home: home)
+                throw error
+            }
         }
         let outcome = rebuild ? try await self.rebuild() : nil
         return ListChange(name: name, rules: report.rules, fetchProblem: nil, outcome: outcome)
@@ -197,13 +221,38 @@ extension PepperState {
 
     /// Uses a list again, fetching it when it has no copy yet unless `fetch` is false (a failed
     /// fetch is reported, not thrown: the list stays enabled and the next update retries).
+    ///
+    /// With `categories` (Tracker Radar and Disconnect lists), those are chosen too
+    /// (``chooseCategories(_:for:rebuild:)``'s check): a list without a copy is fetched first,
+    /// since its copy says what it offers; a refused choice, or a fetch that fails then, changes
+    /// nothing.
     public func enableList(
         _ name: String, categories: [String]? = nil, fetch: Bool = true, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
     ) async throws(ActionError) -> ListChange {
+        var fetched: ListUpdater.Report?
+        if categories != nil {
+            let source = try await onBlockingThreads { () throws(ActionError) -> ListSource in try self.list(named: name) }
+            guard source.format == "auto" || FilterListFormat(rawValue: source.format)?.isJSON == true else {
+                throw .invalidCategories(list: name, problem: .noCategories(format: source.format))
+            }
+            if fetch, !FileManager.default.fileExists(atPath: ListCopies.url(name, home: home).path) {
+                let report: ListUpdater.Report
+                do {
+                    report = try await listUpdater().update(source, force: true, progress: progress)
+                } catch {
+                    throw .storage("\(error)")
+                }
+                if case .failed(let reason) = report.status {
+                    throw .invalidCategories(list: name, problem: .notDownloaded(reason: reason))
+                }
+                fetched = report
+            }
+        }
         let (source, hasCopy) = try await onBlockingThreads { () throws(ActionError) -> (ListSource, Bool) in
             var source = try self.list(named: name)
             source.enabled = true
-            if let categories { source.disconnectCategories = categories }
+            // Checked before anything is stored: a refused name leaves the list as it was.
+            if let categories { source.categories = try self.resolveCategories(categories, for: source) }
             do {
                 try ListSourceStore(database: self.database).updateSettings(source)
             } catch {
@@ -212,6 +261,7 @@ extension PepperState {
             return (source, FileManager.default.fileExists(atPath: self.home.listsURL.appendingPathComponent(name).path))
         }
         var change = ListChange(name: name)
+        change.rules = fetched?.rules
         if fetch, !hasCopy {
             let report: ListUpdater.Report
             do {

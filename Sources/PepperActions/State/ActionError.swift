@@ -51,6 +51,8 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidGroups(path: String, problem: GroupsFileProblem)
     /// A setting given with a value that cannot be used; `field` names it (`server`, `key`).
     case invalidField(field: String, problem: FieldProblem)
+    /// A choice of categories the list cannot take (``ListCategories``); nothing changed.
+    case invalidCategories(list: String, problem: CategoryProblem)
 
     public var description: String {
         switch self {
@@ -77,6 +79,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noContactNumbers(let problem): return problem.description
         case .invalidGroups(let path, let problem): return "groups file \(path): \(problem)"
         case .invalidField(_, let problem): return problem.description
+        case .invalidCategories(let list, let problem): return "\(list): \(problem)"
         }
     }
 }

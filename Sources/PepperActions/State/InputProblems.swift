@@ -112,10 +112,21 @@ public enum FieldProblem: Sendable, Hashable, CustomStringConvertible {
     case keyNeeded
     /// Not `opl_` and 64 hexadecimal digits.
     case malformedKey
+    /// Not one of the words the setting takes (given in order).
+    case unknownChoice([String])
+    /// Not the address of a DNS-over-HTTPS server; why.
+    case dnsOverHTTPSAddressNeeded(String)
+    /// Not the `IP:PORT` of a DNS server on the person's network; why.
+    case dnsServerAddressNeeded(String)
 
     public var description: String {
         switch self {
         case .tooLong(let what, let limit): "\(what) has at most \(limit) characters"
+        case .unknownChoice(let choices): "choose \(choices.dropLast().joined(separator: ", ")) or \(choices.last ?? "")"
+        case .dnsOverHTTPSAddressNeeded(let reason):
+            "give the server's DNS-over-HTTPS address, such as https://dns.example.net/dns-query (\(reason))"
+        case .dnsServerAddressNeeded(let reason):
+            "give your Pepper's address as IP:PORT on your network, the one pepper dns serve --listen was given, such as 192.168.1.10:5335 (\(reason))"
         case .serverAddressNeeded: "give the server's address, such as https://picket.example.org"
         case .keyNeeded: "give the API key the server's operator gave you (opl_ and 64 hexadecimal digits)"
         case .malformedKey: "an API key is opl_ followed by 64 hexadecimal digits"

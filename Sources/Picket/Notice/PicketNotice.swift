@@ -50,6 +50,64 @@ public struct PicketNotice: Hashable, Sendable {
     public static let proceedDuration: TimeInterval = 24 * 60 * 60
 }
 
+extension PicketNotice {
+    /// What every face shows of a notice — the browser's page, the DNS block page, the iOS
+    /// app's full-screen overlay — worded once, so that they say the same.
+    public struct Presentation: Sendable, Hashable {
+        /// One line of the facts' table: a label and its value.
+        public struct Fact: Sendable, Hashable {
+            /// What the value is ("Action", "Called by", …).
+            public var label: String
+            /// The value.
+            public var value: String
+        }
+
+        /// The page's title: "Acme: strike in progress".
+        public var title: String
+        /// The heading: "Picket line ahead: Acme".
+        public var heading: String
+        /// What is going on, and the workers' request.
+        public var situation: String
+        /// The organisers' description, when they gave one.
+        public var details: String?
+        /// The facts, in order: the action, who called it, where, when, the address, the list.
+        public var facts: [Fact]
+        /// Whether the person may go on (the `ask` policy).
+        public var canProceed: Bool
+        /// Under `block`, why there is no way on: "The Picket policy here blocks this site."
+        public var blockedNote: String?
+        /// The title of the button that goes on.
+        public var proceedTitle: String
+        /// The title of the button that turns back.
+        public var backTitle: String
+
+        /// The presentation of `notice`.
+        public init(_ notice: PicketNotice) {
+            // Every type the OPL apps send reads as words (`work_stoppage` → "Work stoppage"), and
+            // a lockout is said to be the employer's doing (ActionType).
+            let action = ActionType.label(of: notice.actionType)
+            var facts = [Fact(label: "Action", value: action)]
+            if let organization = notice.organization, !organization.isEmpty { facts.append(Fact(label: "Called by", value: organization)) }
+            if let location = notice.location, !location.isEmpty { facts.append(Fact(label: "Where", value: location)) }
+            let dates = [notice.startDate, notice.endDate].compactMap { $0 }.filter { !$0.isEmpty }.map(PicketNoticePage.day)
+            if !dates.isEmpty { facts.append(Fact(label: dates.count == 2 ? "Dates" : "Since", value: dates.joined(separator: " to "))) }
+            facts.append(Fact(label: "Address", value: notice.url))
+            facts.append(Fact(label: "Listed by", value: notice.source))
+            self.facts = facts
+            title = "\(notice.employer): \(ActionType.noun(of: notice.actionType)) in progress"
+            heading = "Picket line ahead: \(notice.employer)"
+            situation =
+                ActionType.situation(of: notice.actionType, at: notice.employer)
+                + " The workers ask you not to cross the picket line, online included."
+            details = notice.details.flatMap { $0.isEmpty ? nil : $0 }
+            canProceed = notice.canProceed
+            blockedNote = notice.canProceed ? nil : "The Picket policy here blocks this site."
+            proceedTitle = "Proceed anyway (for 24 hours)"
+            backTitle = "Go back"
+        }
+    }
+}
+
 /// The HTML of a ``PicketNotice``, shown in place of the employer's page.
 public enum PicketNoticePage {
     /// How the page's buttons reach whoever shows it.
@@ -71,30 +129,21 @@ public enum PicketNoticePage {
     /// `policyCommand` is how this face lets the person change it (`pepper picket policy ask` on
     /// Linux; the app has its own setting and gives none): the page names no face's command itself.
     public static func html(for notice: PicketNotice, controls: Controls, policyCommand: String? = nil) -> String {
-        // Every type the OPL apps send reads as words (`work_stoppage` → "Work stoppage"), and
-        // a lockout is said to be the employer's doing (ActionType).
-        let action = ActionType.label(of: notice.actionType)
-        var facts: [(String, String)] = [("Action", action)]
-        if let organization = notice.organization, !organization.isEmpty { facts.append(("Called by", organization)) }
-        if let location = notice.location, !location.isEmpty { facts.append(("Where", location)) }
-        let dates = [notice.startDate, notice.endDate].compactMap { $0 }.filter { !$0.isEmpty }.map(day)
-        if !dates.isEmpty { facts.append((dates.count == 2 ? "Dates" : "Since", dates.joined(separator: " to "))) }
-        facts.append(("Address", notice.url))
-        facts.append(("Listed by", notice.source))
-        let rows = facts.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined(separator: "\n")
-        let details = notice.details.map { $0.isEmpty ? "" : "<p class=\"details\">\(HTML.escape($0))</p>" } ?? ""
+        let shown = PicketNotice.Presentation(notice)
+        let rows = shown.facts.map { "<tr><th>\(HTML.escape($0.label))</th><td>\(HTML.escape($0.value))</td></tr>" }.joined(separator: "\n")
+        let details = shown.details.map { "<p class=\"details\">\(HTML.escape($0))</p>" } ?? ""
         let buttons: String
         switch controls {
         case .scriptMessages(let handler):
             let post = { (message: String) in "window.webkit.messageHandlers.\(handler).postMessage('\(message)')" }
             buttons =
-                "<button id=\"back\" onclick=\"\(post(backMessage))\">Go back</button>\n"
+                "<button id=\"back\" onclick=\"\(post(backMessage))\">\(shown.backTitle)</button>\n"
                 + (notice.canProceed
-                    ? "<button id=\"proceed\" onclick=\"\(post(proceedMessage))\">Proceed anyway (for 24 hours)</button>" : "")
+                    ? "<button id=\"proceed\" onclick=\"\(post(proceedMessage))\">\(shown.proceedTitle)</button>" : "")
         case .form(let path):
             buttons =
                 notice.canProceed
-                ? "<form method=\"post\" action=\"\(HTML.escape(path))\"><button type=\"submit\">Proceed anyway (for 24 hours)</button></form>"
+                ? "<form method=\"post\" action=\"\(HTML.escape(path))\"><button type=\"submit\">\(shown.proceedTitle)</button></form>"
                 : ""
         }
         let policy =
@@ -102,10 +151,9 @@ public enum PicketNoticePage {
             ? ""
             : "<p>The Picket policy here blocks this site"
                 + (policyCommand.map { " (<code>\(HTML.escape($0))</code> offers to proceed)" } ?? "") + ".</p>"
-        let employer = HTML.escape(notice.employer)
         return """
             <!doctype html>
-            <html><head><meta charset="utf-8"><title>\(employer): \(HTML.escape(ActionType.noun(of: notice.actionType))) in progress</title>
+            <html><head><meta charset="utf-8"><title>\(HTML.escape(shown.title))</title>
             <style>
             body { font: 15px/1.5 system-ui, sans-serif; max-width: 40em; margin: 3em auto; padding: 0 1em; color: #222; }
             h1 { font-size: 1.6em; margin-bottom: 0.2em; } th { text-align: left; padding-right: 1em; vertical-align: top; }
@@ -113,8 +161,8 @@ public enum PicketNoticePage {
             button { font: inherit; padding: 0.4em 1em; margin: 1em 1em 0 0; }
             </style></head>
             <body>
-            <h1>Picket line ahead: \(employer)</h1>
-            <p>\(HTML.escape(ActionType.situation(of: notice.actionType, at: notice.employer))) The workers ask you not to cross the picket line, online included.</p>
+            <h1>\(HTML.escape(shown.heading))</h1>
+            <p>\(HTML.escape(shown.situation))</p>
             \(details)
             <table>
             \(rows)

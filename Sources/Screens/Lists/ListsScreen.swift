@@ -7,7 +7,13 @@ import UTCTime
 
 /// The lists screen: the catalogue with enable / disable, add by address or upload, remove;
 /// "Update now" with its per-list result; what each list gave the content blocker (rules in,
-/// out, skipped by reason); and when the next update is due.
+/// out, skipped by reason); the categories of Tracker Radar and Disconnect lists, chosen per
+/// list; and when the next update is due.
+///
+/// The console's Lists page and the app's lists screen both bind it: adding by address
+/// (``adding(address:name:)``), by a file uploaded or picked (``uploading(_:fileName:name:)``,
+/// ``ListFileImport``), choosing categories (``chooseCategories(_:for:)``) go through the same
+/// actions, so both show the same outcome and the same report.
 public struct ListsScreen: Sendable {
     /// One list as the screen shows it.
     public struct Row: Sendable, Hashable {
@@ -33,6 +39,21 @@ public struct ListsScreen: Sendable {
         public var rulesOut: Int?
         /// Lines skipped at the last compile, by reason, most first.
         public var skipped: [Skipped]
+        /// Its categories and which are chosen (Tracker Radar and Disconnect lists); `nil` for a
+        /// list without categories.
+        public var categories: ListCategories?
+
+        /// Lines skipped at the last compile, all reasons together.
+        public var skippedTotal: Int { skipped.reduce(0) { $0 + $1.count } }
+    }
+
+    /// What adding a list did: the sentence, and the list as the catalogue now shows it — its
+    /// parse report (rules in, WebKit rules out, lines skipped by reason) and its categories.
+    public struct Added: Sendable, Hashable {
+        /// What happened, or why nothing was added.
+        public var notice: Notice
+        /// The added list, compiled; `nil` when nothing was added.
+        public var list: Row?
     }
 
     /// Lines skipped for one reason.
@@ -97,12 +118,15 @@ public struct ListsScreen: Sendable {
                     name: source.name, location: source.location, format: source.format, enabled: source.enabled, builtIn: source.builtIn,
                     lastSuccess: source.lastSuccess, lastError: source.lastError, expiresAt: source.expiresAt,
                     rulesIn: compiled[source.name]?.rulesIn ?? source.rulesIn, rulesOut: compiled[source.name]?.rulesOut ?? source.rulesOut,
-                    skipped: skipped(source.name))
+                    skipped: skipped(source.name),
+                    // A copy that cannot be read as its format offers nothing to choose; its
+                    // update reports why.
+                    categories: try? state.listCategories(of: source))
             }
             let mine = compiled[UserRuleStore.listName].map { source in
                 Row(
                     name: source.name, location: "", format: "abp", enabled: true, builtIn: false, lastSuccess: nil, lastError: nil,
-                    expiresAt: nil, rulesIn: source.rulesIn, rulesOut: source.rulesOut, skipped: skipped(source.name))
+                    expiresAt: nil, rulesIn: source.rulesIn, rulesOut: source.rulesOut, skipped: skipped(source.name), categories: nil)
             }
             return State(
                 lists: rows, myRules: rules, myRulesCompiled: mine,
@@ -150,27 +174,75 @@ public struct ListsScreen: Sendable {
 
     /// Subscribes to a list by address (fetched and checked first), then compiles.
     public func add(address: String, name: String? = nil) async -> Notice {
+        await adding(address: address, name: name).notice
+    }
+
+    /// ``add(address:name:)``, with the added list's report.
+    public func adding(address: String, name: String? = nil) async -> Added {
         let trimmed = address.trimmingCharacters(in: .whitespacesAndNewlines)
         guard ListSource.isWeb(trimmed) else {
-            return .error("Give the list's address, starting with https://.", field: "url")
+            return Added(notice: .error("Give the list's address, starting with https://.", field: "url"), list: nil)
         }
         let chosen = name?.trimmingCharacters(in: .whitespaces)
         do {
             let change = try await state.addList(ListRequest(source: trimmed, name: chosen?.isEmpty == false ? chosen : nil))
-            return .success("Added \(change.name) (\(Text.plural(change.rules ?? 0, "rule")))." + Self.compiled(change.outcome))
+            return await added(change)
         } catch {
-            return .failure(error, field: Self.field(for: error, default: "url"))
+            return Added(notice: .failure(error, field: Self.field(for: error, default: "url")), list: nil)
         }
     }
 
     /// Subscribes to an uploaded list file, then compiles.
     public func upload(_ data: Data, fileName: String, name: String? = nil) async -> Notice {
+        await uploading(data, fileName: fileName, name: name).notice
+    }
+
+    /// ``upload(_:fileName:name:)``, with the added list's report.
+    public func uploading(_ data: Data, fileName: String, name: String? = nil) async -> Added {
         let chosen = name?.trimmingCharacters(in: .whitespaces)
         do {
             let change = try await state.addUploadedList(data, fileName: fileName, name: chosen?.isEmpty == false ? chosen : nil)
-            return .success("Added \(change.name) (\(Text.plural(change.rules ?? 0, "rule")))." + Self.compiled(change.outcome))
+            return await added(change)
         } catch {
-            return .failure(error, field: Self.field(for: error, default: "file"))
+            return Added(notice: .failure(error, field: Self.field(for: error, default: "file")), list: nil)
+        }
+    }
+
+    /// The outcome of an add that worked: its sentence and the list's row as now compiled.
+    private func added(_ change: ListChange) async -> Added {
+        let notice = Notice.success("Added \(change.name) (\(Text.plural(change.rules ?? 0, "rule")))." + Self.compiled(change.outcome))
+        return Added(notice: notice, list: (try? await load())?.lists.first { $0.name == change.name })
+    }
+
+    /// Chooses which categories of a Tracker Radar or Disconnect list are blocked (names as the
+    /// list offers them), then compiles; the content blocker and the DNS filter both follow.
+    public func chooseCategories(_ names: [String], for list: String) async -> Notice {
+        do {
+            let change = try await state.chooseCategories(names, for: list)
+            let stored = try await blocking { () throws(ActionError) in try state.listCategories(list) }
+            return .success(Self.describe(stored, list: list) + Self.compiled(change.outcome))
+        } catch {
+            return .failure(error, field: "categories")
+        }
+    }
+
+    /// "duckduckgo-tds blocks 2 of its 23 categories: Advertising, Analytics."
+    static func describe(_ categories: ListCategories?, list: String) -> String {
+        guard let categories, let offered = categories.offered, let chosen = categories.chosen else { return "Chose \(list)'s categories." }
+        if categories.isDefault { return "\(list) blocks its default categories (\(chosen.count) of \(offered.count))." }
+        let names = chosen.count <= 5 ? ": " + chosen.joined(separator: ", ") : ""
+        return "\(list) blocks \(chosen.count) of its \(offered.count) categories\(names)."
+    }
+
+    /// Goes back to the default categories of a list (every Tracker Radar category; Disconnect's
+    /// tracking categories), then compiles.
+    public func useDefaultCategories(for list: String) async -> Notice {
+        do {
+            let change = try await state.chooseCategories(nil, for: list)
+            let stored = try await blocking { () throws(ActionError) in try state.listCategories(list) }
+            return .success(Self.describe(stored, list: list) + Self.compiled(change.outcome))
+        } catch {
+            return .failure(error, field: "categories")
         }
     }
 

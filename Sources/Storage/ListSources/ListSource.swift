@@ -19,7 +19,7 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
     public var enabled: Bool
     /// Whether it is one of Pepper's built-in entries.
     public var builtIn: Bool
-    /// Format-specific settings as JSON (e.g. Disconnect categories).
+    /// Format-specific settings as JSON (the chosen categories of a Tracker Radar or Disconnect list).
     public var settings: String?
     /// ETag of the stored copy.
     public var etag: String?
@@ -82,8 +82,11 @@ public struct ListSource: Codable, Hashable, Sendable, FetchableRecord, MutableP
     /// Whether `location` is the Picket blocklist of a server (`picket:https://SERVER`).
     public static func isPicket(_ location: String) -> Bool { location.hasPrefix("picket:") }
 
-    /// For Disconnect sources: the categories chosen in ``settings`` (`{"categories": [...]}`).
-    public var disconnectCategories: [String]? {
+    /// For Tracker Radar and Disconnect sources: the categories chosen in ``settings``
+    /// (`{"categories": [...]}`); `nil` when none were chosen (the list's default applies).
+    /// What a list offers and what a choice may be is decided in PepperActions
+    /// (`ListCategories`), the same for every face.
+    public var categories: [String]? {
         get {
             guard let settings, let data = settings.data(using: .utf8),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -21,6 +21,11 @@ public struct PreferenceStore: Sendable {
         /// The API key for ``picketServer`` (never shown back in full), where no other key store
         /// is configured (the app keeps it in the Keychain).
         case picketKey = "picket.key"
+        /// How the phone shows a question about a struck employer's site: `overlay` or `banner`.
+        case picketAlerts = "picket.alerts"
+        /// Where the phone's DNS protection sends names it does not answer: `network`,
+        /// `dns-over-https URL` or `pepper IP:PORT` (unset: `network`).
+        case dnsUpstream = "dns.upstream"
         /// The Picket list sources' API keys, a JSON object (list name → key), where no other key
         /// store is configured.
         case picketListKeys = "picket.list-keys"

@@ -79,7 +79,17 @@ struct ConsoleBrowserTests {
         let home = TestPaths.temporaryDirectory("console-browser")
         defer { try? FileManager.default.removeItem(at: home) }
         let settings = home.appendingPathComponent("xdg-config")
-        let lists = try ListServer(routes: ["/extra.txt": .init(body: "||ads.extra.test^\n##.sponsored\n", etag: true)])
+        let services = """
+            {"categories": {
+              "Advertising": [{"AdCo": {"https://adco.test/": ["adco.test"]}}],
+              "Analytics": [{"StatsCo": {"https://stats.test/": ["stats.test"]}}],
+              "Content": [{"VideoCo": {"https://video.test/": ["video.test"]}}]
+            }}
+            """
+        let lists = try ListServer(routes: [
+            "/extra.txt": .init(body: "||ads.extra.test^\n##.sponsored\n", etag: true),
+            "/services.json": .init(body: services, contentType: "application/json"),
+        ])
         let upstream = try await Dnsmasq(arguments: ["--address=/test/192.0.2.7"])
         defer { upstream.stop() }
 
@@ -99,7 +109,8 @@ struct ConsoleBrowserTests {
 
         let artifacts = TestPaths.artifacts.appendingPathComponent("console")
         let configuration: [String: String] = [
-            "link": link, "listURL": lists.url("/extra.txt"), "dnsAddress": "127.0.0.1:\(dnsPort)", "dnsPort": "\(dnsPort)",
+            "link": link, "listURL": lists.url("/extra.txt"), "servicesURL": lists.url("/services.json"),
+            "dnsAddress": "127.0.0.1:\(dnsPort)", "dnsPort": "\(dnsPort)",
             "dig": DNSTools.path("dig") ?? "dig", "artifacts": artifacts.path, "axe": axe ?? "", "upstreamAnswer": "192.0.2.7",
             "profile": home.appendingPathComponent("chromium").path,
         ]
@@ -107,17 +118,23 @@ struct ConsoleBrowserTests {
         try JSONSerialization.data(withJSONObject: configuration).write(to: file)
         let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.walk.path, file.path])
         #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)")
-        #expect(outcome.stdout.hasPrefix("OK setup dns-check gnome-web start lists rules dns allowlist phone"), "\(outcome.stdout)")
+        #expect(
+            outcome.stdout.hasPrefix("OK setup dns-check gnome-web start lists categories rules dns allowlist phone"), "\(outcome.stdout)")
 
         // What the person did is in the state every face reads.
         let allowlist = try await PepperProcess.run(["allowlist", "list"], home: home)
         #expect(allowlist.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["blocked-by-me.test", "shop.test"])
         #expect(try await PepperProcess.run(["rules", "list"], home: home).stdout == "||blocked-by-me.test^\n")
         #expect(try await PepperProcess.run(["lists"], home: home).stdout.contains("extra"))
+        let categories = try await PepperProcess.run(["lists", "categories", "services"], home: home)
+        #expect(categories.stdout.hasPrefix("services: 2 of 3 categories blocked\n"), "\(categories.stdout)")
+        #expect(categories.stdout.contains("blocked  Content") && categories.stdout.contains("-        Advertising"))
         let keyfile = try String(contentsOf: settings.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
         #expect(keyfile.contains("content-filters=['file://\(home.path)/.out."), "\(keyfile)")
         #expect(keyfile.contains("enable-adblock=true"))
-        for page in ["setup", "start", "update", "lists", "rules-error", "dns-live", "dns", "check", "allowlist", "lists-phone"] {
+        for page in [
+            "setup", "start", "update", "lists", "lists-categories", "rules-error", "dns-live", "dns", "check", "allowlist", "lists-phone",
+        ] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-\(page).png").path), "\(page)")
         }
     }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Walks `pepper console` in a real browser (Chromium driven by Selenium), as a person would:
-setup, lists, My rules, DNS, allowlist.
+setup, lists and a list's categories, My rules, DNS, allowlist.
 
 Run by ConsoleBrowserTests with one argument, a JSON file:
-  {"link", "listURL", "dnsAddress", "dnsPort", "dig", "artifacts", "axe", "profile"}
+  {"link", "listURL", "servicesURL", "dnsAddress", "dnsPort", "dig", "artifacts", "axe", "profile"}
 Every step asserts what the person would see; screenshots and the accessibility report
 (axe-core: no serious or critical violation allowed) go to `artifacts` (browser_support.py).
 """
@@ -104,6 +104,32 @@ try:
     axe("lists")
     shot("lists")
     steps.append("lists")
+
+    # 5b. A Disconnect list's categories: the tracking ones are chosen by default, not Content;
+    # a person blocks Content and stops blocking Advertising, with a checkbox each.
+    fill("#add-url", config["servicesURL"])
+    fill("#add-name", "services")
+    click_button("Add the list")
+    wait_for("the added services list", lambda: "Added services" in notices())
+    details = driver.find_element(By.CSS_SELECTOR, "details.categories")
+    check("Categories: 2 of 3 blocked (the default)" in details.text, "the summary: " + details.text)
+    details.find_element(By.TAG_NAME, "summary").click()
+    boxes = {box.get_attribute("value"): box for box in details.find_elements(By.CSS_SELECTOR, "input[type=checkbox]")}
+    check(sorted(boxes) == ["Advertising", "Analytics", "Content"], "one checkbox per category: %s" % sorted(boxes))
+    check(boxes["Advertising"].is_selected() and not boxes["Content"].is_selected(), "the default choice is shown")
+    # Clicked through their labels, as a person would.
+    for name in ("Advertising", "Content"):
+        driver.find_element(By.CSS_SELECTOR, "label[for='%s']" % boxes[name].get_attribute("id")).click()
+    click_button("Block these categories")
+    wait_for("the categories notice", lambda: "services blocks 2 of its 3 categories: Analytics, Content." in notices())
+    details = driver.find_element(By.CSS_SELECTOR, "details.categories")
+    details.find_element(By.TAG_NAME, "summary").click()
+    check("Categories: 2 of 3 blocked" in details.text and "(the default)" not in details.text, "the new summary: " + details.text)
+    chosen = [box.get_attribute("value") for box in details.find_elements(By.CSS_SELECTOR, "input[type=checkbox]") if box.is_selected()]
+    check(chosen == ["Analytics", "Content"], "the page shows the stored choice: %s" % chosen)
+    axe("lists-categories")
+    shot("lists-categories")
+    steps.append("categories")
 
     # 6. My rules: a bad line is refused with its reason, nothing is saved; then saved.
     driver.get(base + "/rules")

@@ -53,7 +53,7 @@ struct BrowserEndToEndTests {
             let browser = try launch()
             defer { transcript += browser.transcript }
             let start = try await browser.waitForPage()
-            #expect(start.startPage)
+            #expect(start.startPage && start.screen == "starter" && start.visibleView == "start")
             #expect(!start.backEnabled && !start.forwardEnabled)
             #expect(start.suggestionVisible, "the one-time search suggestion")
             #expect(start.rulesCompiled == true, "first launch: WebKit compiles the rules")
@@ -63,12 +63,18 @@ struct BrowserEndToEndTests {
             try await browser.send("open \(Self.pageA)")
             let onA = try await browser.waitForPage()
             #expect(onA.url == Self.pageA)
+            #expect(onA.screen == "page" && onA.visibleView == "web")
+            #expect(onA.lastTransition == "slideInFromTrailing" && onA.transitionsRun >= 1, "the page slid in over the starter")
             #expect(onA.title == "Page A", "the blocked script did not run")
             #expect(onA.blocked == 2)
             #expect(Set(onA.blockedURLs) == [Self.pixel, Self.script])
             #expect(onA.blockedRules == ["||tracker.test^", "||tracker.test^"], "the filter engine names the rule")
             #expect(onA.shield == "Shield: 2 blocked")
-            #expect(!onA.backEnabled)
+            // The per-site count, by list, in the bar under the page.
+            #expect(onA.siteSummary?.site == "a.test")
+            #expect(onA.siteSummary?.page == [.init(list: Self.listName, count: 2)])
+            #expect(onA.countsLine == "a.test: 2 blocked on this page (\(Self.listName) 2) · 2 in the last 7 days (\(Self.listName) 2)")
+            #expect(onA.backEnabled && !onA.canGoBack, "Back leads to the starter from the first page")
             #expect(requested("http://a.test/missing.png"), "page resources go through the proxy")
             #expect(!requested(Self.pixel) && !requested(Self.script), "blocked resources are never fetched")
             try await browser.send("screenshot \(artifacts.appendingPathComponent("page-with-shield.png").path)")
@@ -85,8 +91,26 @@ struct BrowserEndToEndTests {
             #expect(backToB.url == Self.pageB && backToB.forwardEnabled)
             try await browser.send("key alt+Left")
             let backToA = try await browser.waitForPage()
-            #expect(backToA.url == Self.pageA && !backToA.backEnabled)
+            #expect(backToA.url == Self.pageA && !backToA.canGoBack)
             #expect(backToA.blocked == 2, "a page back from WebKit's page cache reports its blocked requests again")
+
+            // Back from the first page: the starter slides in over it (its own view), and its
+            // own swipe brings the page back, without loading it again.
+            let requestsOfA = proxy.requests.filter { $0.path == Self.pageA }.count
+            try await browser.send("swipe back")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("starter-sliding-in.png").path)")
+            let starter = try await browser.waitForPage()
+            #expect(starter.screen == "starter" && starter.visibleView == "start" && starter.startPage)
+            #expect(starter.lastTransition == "slideInFromLeading" && starter.transitionsRun > onA.transitionsRun, "GTK ran the slide")
+            #expect(starter.url == Self.pageA, "the page stays loaded behind the starter")
+            #expect(!starter.backEnabled && starter.forwardEnabled)
+            #expect(starter.countsLine.isEmpty, "no page counts on the starter")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("starter.png").path)")
+            try await browser.send("swipe forward")
+            let pageAgain = try await browser.waitForPage()
+            #expect(pageAgain.screen == "page" && pageAgain.visibleView == "web" && pageAgain.lastTransition == "slideInFromTrailing")
+            #expect(pageAgain.url == Self.pageA && pageAgain.blocked == 2)
+            #expect(proxy.requests.filter { $0.path == Self.pageA }.count == requestsOfA, "the page was not loaded again")
             try await browser.send("key alt+Right")
             _ = try await browser.waitForPage()
             try await browser.send("key alt+Right")
@@ -113,15 +137,25 @@ struct BrowserEndToEndTests {
             #expect(!restored.suggestionVisible, "the suggestion was answered")
             #expect(restored.rulesCompiled == false, "same manifest identifier: the stored filters are loaded")
 
-            try await browser.send("click back")
+            // A swipe goes back through the restored history (WebKit's own list is empty), and the
+            // Back button, the same function, on to A.
+            try await browser.send("swipe back")
             let onB = try await browser.waitForPage()
-            #expect(onB.url == Self.pageB)
+            #expect(onB.url == Self.pageB && onB.historyIndex == 1)
             try await browser.send("click back")
             let onA = try await browser.waitForPage()
             #expect(onA.url == Self.pageA && onA.address == Self.pageA)
-            #expect(!onA.backEnabled && onA.forwardEnabled)
+            #expect(onA.backEnabled && !onA.canGoBack && onA.forwardEnabled, "behind A, only the starter")
             #expect(onA.engineZoom == 125, "zoom applied after each load")
             #expect(onA.blocked == 2)
+            #expect(onA.siteSummary?.recent.total == 4, "the site's count of the last days: this load and the first launch's")
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("page-counts.png").path)")
+
+            // Past the first page, the starter; forward from it, the page again.
+            try await browser.send("swipe back")
+            #expect(try await browser.waitForPage().screen == "starter")
+            try await browser.send("click forward")
+            #expect(try await browser.waitForPage().screen == "page")
 
             // A swipe goes forward and back again.
             try await browser.send("swipe forward")
@@ -207,6 +241,125 @@ struct BrowserEndToEndTests {
         try await browser.send("click back")
         let back = try await browser.waitForPage()
         #expect(back.url == Self.pageB && back.picketNotice == nil, "\(back)")
+        #expect(try await browser.quit() == 0)
+    }
+
+    /// The name `pepper lists add` gives the test list (its file's name, `trackers.txt`).
+    static let listName = "trackers"
+
+    /// A rule WebKit refuses (an action type it does not know), slipped into the first list of a
+    /// new output generation that `out` then points to, as a broken compile or a hand edit
+    /// would leave it. Returns the good and the broken manifest identifiers.
+    static func slipRefusedRule(into home: URL) throws -> (good: String, broken: String) {
+        let out = home.appendingPathComponent("out")
+        let good = out.resolvingSymlinksInPath()
+        let manifestData = try Data(contentsOf: good.appendingPathComponent("manifest.json"))
+        var manifest = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+        let identifier = try #require(manifest["identifier"] as? String)
+        let broken = String("0badbad" + identifier.dropFirst(7))
+        let folder = home.appendingPathComponent(".out.\(broken)")
+        try FileManager.default.copyItem(at: good, to: folder)
+        let list = folder.appendingPathComponent("blocker-1.json")
+        let json = try String(contentsOf: list, encoding: .utf8)
+        let refused = #"{"trigger":{"url-filter":"tracker"},"action":{"type":"explode"}}"#
+        try Data(json.replacingOccurrences(of: "[", with: "[" + refused + ",", options: [], range: json.range(of: "[")).utf8).write(
+            to: list)
+        var files = try #require(manifest["files"] as? [[String: Any]])
+        files[0]["rules"] = (files[0]["rules"] as? Int ?? 0) + 1
+        manifest["files"] = files
+        manifest["identifier"] = broken
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(
+            to: folder.appendingPathComponent("manifest.json"))
+        try point(out, at: folder)
+        return (identifier, broken)
+    }
+
+    /// Points the `out` link at `folder`, atomically.
+    static func point(_ out: URL, at folder: URL) throws {
+        let link = out.deletingLastPathComponent().appendingPathComponent(".out.link-test")
+        try? FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: folder.lastPathComponent)
+        guard rename(link.path, out.path) == 0 else { throw DriverError(message: "cannot point \(out.path) at \(folder.path)") }
+    }
+
+    /// Never fail open, in real WebKitGTK: a new output WebKit refuses leaves the last good rules
+    /// in force (pages stay protected) and the failure is shown with the file and rule that broke
+    /// it; without any good rules, protected pages do not load at all.
+    @Test(BrowserDriver.trait) func aListWebKitRefusesKeepsTheLastGoodRulesAndIsShown() async throws {
+        let display = try #require(try BrowserDriver.virtualDisplay(), "WebKitGTK and Xvfb are needed")
+        let proxy = try ListServer(routes: Self.routes)
+        let home = TestPaths.temporaryDirectory("browse-refused")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let artifacts = TestPaths.artifacts.appendingPathComponent("browser")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        var transcript: [String] = []
+        defer { try? Data(transcript.joined(separator: "\n").utf8).write(to: artifacts.appendingPathComponent("refused-rules.txt")) }
+        let list = home.appendingPathComponent("trackers.txt")
+        try Data("! Title: test trackers\n||tracker.test^\n".utf8).write(to: list)
+        #expect(try await PepperProcess.run(["lists", "add", list.path], home: home).status == 0)
+        func requested(_ url: String) -> Bool { proxy.requests.contains { $0.path == url } }
+
+        // A first launch compiles and installs the good rules.
+        do {
+            let browser = try BrowserDriver(home: home, display: display, proxy: proxy)
+            defer { transcript += browser.transcript }
+            let first = try await browser.waitForPage()
+            #expect(first.rulesCompiled == true && first.rulesFailure == nil)
+            #expect(try await browser.quit() == 0)
+        }
+        let goodFolder = home.appendingPathComponent("out").resolvingSymlinksInPath()
+        let (good, broken) = try Self.slipRefusedRule(into: home)
+
+        // The next launch: WebKit refuses the new output; the previous rules stay in force.
+        do {
+            let browser = try BrowserDriver(home: home, display: display, proxy: proxy)
+            defer { transcript += browser.transcript }
+            let launched = try await browser.waitForPage()
+            let failure = try #require(launched.rulesFailure, "the refused compile is reported")
+            #expect(failure.identifier == broken && failure.file == "blocker-1.json" && failure.lists == [Self.listName])
+            #expect(failure.rule?.number == 1 && failure.rule?.json.contains("explode") == true, "the rule that broke it: \(failure)")
+            #expect(!failure.reason.isEmpty)
+            #expect(launched.rulesInForce == good && launched.rulesIdentifier == good, "the last good rules")
+            #expect(launched.rulesNotice?.contains("protected by the previous rules") == true)
+            #expect(launched.rulesNotice?.contains("rule 1 of") == true)
+            try await browser.send("suggestion duckduckgo")
+            try await browser.send("open \(Self.pageA)")
+            let onA = try await browser.waitForPage()
+            #expect(onA.url == Self.pageA && onA.title == "Page A", "the page loads, and the tracker script did not run")
+            #expect(!requested(Self.pixel) && !requested(Self.script), "protected by the last good rules")
+            #expect(onA.blocked == 2 && onA.rulesNotice != nil)
+            try await browser.send("screenshot \(artifacts.appendingPathComponent("rules-refused-previous-kept.png").path)")
+            #expect(try await browser.quit() == 0)
+        }
+
+        // The output repaired (`out` back at the good generation): loaded from the store, no notice.
+        try Self.point(home.appendingPathComponent("out"), at: goodFolder)
+        do {
+            let browser = try BrowserDriver(home: home, display: display, proxy: proxy)
+            defer { transcript += browser.transcript }
+            let repaired = try await browser.waitForPage()
+            #expect(repaired.rulesFailure == nil && repaired.rulesNotice == nil && repaired.rulesInForce == good)
+            #expect(repaired.rulesCompiled == false)
+            #expect(try await browser.quit() == 0)
+        }
+
+        // A home whose very first output WebKit refuses: nothing to fall back to, so pages do not load.
+        let fresh = TestPaths.temporaryDirectory("browse-refused-fresh")
+        defer { try? FileManager.default.removeItem(at: fresh) }
+        #expect(try await PepperProcess.run(["lists", "add", list.path], home: fresh).status == 0)
+        _ = try Self.slipRefusedRule(into: fresh)
+        proxy.clearLog()
+        let browser = try BrowserDriver(home: fresh, display: display, proxy: proxy)
+        defer { transcript += browser.transcript }
+        let launched = try await browser.waitForPage()
+        #expect(launched.rulesInForce == nil && launched.rulesFailure?.rule?.number == 1)
+        #expect(launched.rulesNotice?.contains("Pages do not load") == true)
+        try await browser.send("open \(Self.pageA)")
+        let refused = try await browser.waitForPage()
+        #expect(refused.refusedLoads >= 1)
+        #expect(!requested(Self.pageA) && !requested(Self.pixel), "nothing is fetched without rules")
+        #expect(refused.shield == "No rules")
+        try await browser.send("screenshot \(artifacts.appendingPathComponent("rules-refused-no-page.png").path)")
         #expect(try await browser.quit() == 0)
     }
 

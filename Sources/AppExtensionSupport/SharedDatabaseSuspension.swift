@@ -1,4 +1,3 @@
-import AppExtensionSupport
 import Foundation
 import Storage
 
