@@ -39,6 +39,7 @@ FIXTURES=(
     "14 8004861 v-picket-3-content-time"
     "15 783125f v-console-3-on-main"
     "16 617178b v-browser-2-site-block-counts"
+    "17 601786c v-calls-3-message-rule-revision"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then

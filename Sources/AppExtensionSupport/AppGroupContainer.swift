@@ -10,6 +10,7 @@ import Storage
 /// <container>/Pepper/out/blocker-N.json            the content blockers' lists
 /// <container>/Pepper/extensions/call-directory.json   the version the call directory last loaded
 /// <container>/Pepper/extensions/unused-content-blocker.json   the list of a slot with no list
+/// <container>/Pepper/extensions/message-filter-counts.json    what the message filter filed, by action and rule
 /// ```
 public struct AppGroupContainer: Sendable, Hashable {
     /// The container's folder.
@@ -34,6 +35,9 @@ public struct AppGroupContainer: Sendable, Hashable {
     public var extensionsURL: URL { home.url.appendingPathComponent("extensions", isDirectory: true) }
     /// The call directory's checkpoint (``CallDirectoryCheckpoint``).
     public var callDirectoryCheckpointURL: URL { extensionsURL.appendingPathComponent("call-directory.json") }
+    /// What the message filter counted (``MessageFilterCounts``): written by the message-filter
+    /// extension only, read by the app's Info screen.
+    public var messageFilterCountsURL: URL { extensionsURL.appendingPathComponent("message-filter-counts.json") }
     /// The rule list a content-blocker slot without a list returns.
     public var unusedSlotListURL: URL { extensionsURL.appendingPathComponent("unused-content-blocker.json") }
 

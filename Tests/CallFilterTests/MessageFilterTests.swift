@@ -1,6 +1,17 @@
 import CallFilter
 import CallFilterTestSupport
+import Foundation
 import Testing
+
+/// The numbers a call block list was asked about.
+private final class AskedNumbers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [Int64] = []
+
+    func append(_ number: Int64) { lock.withLock { asked.append(number) } }
+    func removeAll() { lock.withLock { asked.removeAll() } }
+    var numbers: [Int64] { lock.withLock { asked } }
+}
 
 @Suite("Message filter")
 struct MessageFilterTests {
@@ -98,6 +109,38 @@ struct MessageFilterTests {
         var open = rules
         open.contactsOnly = false
         #expect(self.filter(open).classify(sender: "+1 888 555 0124", body: "Please verify").action == .allow)
+    }
+
+    @Test func sendersOnTheCallBlockListAreJunkAfterContactsAndBeforeWords() throws {
+        let asked = AskedNumbers()
+        let blockList = CallBlockList { number in
+            asked.append(number)
+            return number == 12_539_501_212 || number == 442_079_460_000
+        }
+        let rules = MessageFilterRules(
+            blockedSenders: ["spammer"], wordRules: [WordRule(word: "order", action: .transaction)], contacts: ["+14255550100"])
+        let filter = MessageFilter(rules: rules, parser: parser, callBlockList: blockList)
+        let blocked = filter.classify(sender: "(253) 950-1212", body: "your order")
+        #expect(blocked.action == .junk)
+        #expect(blocked.rule == .callBlockList(sender: "+12539501212"))
+        #expect(blocked.rule.kind == "call-block-list")
+        #expect(blocked.rule.description == "+12539501212 is on the call block list")
+        // A contact's messages stay allowed (the message filter's order), and an unlisted number
+        // goes on to the word rules.
+        #expect(filter.classify(sender: "+1 425 555 0100", body: "hi").rule == .contact(sender: "+14255550100"))
+        #expect(filter.classify(sender: "+1 206 555 0100", body: "your order").action == .transaction)
+        // Sender IDs are not numbers: the block list is not asked about them.
+        asked.removeAll()
+        #expect(filter.classify(sender: "SPAMMER", body: "hi").rule == .blockedSender(sender: "spammer"))
+        #expect(filter.classify(sender: "BANK", body: "hi").action == .allow)
+        #expect(asked.numbers.isEmpty)
+        // The same filter read in the receiver's country finds national numbers there.
+        let handler = try MessageFilterHandler(rules: rules, defaultRegion: "US", callBlockList: blockList)
+        #expect(
+            handler.verdict(for: MessageFilterQuery(sender: "020 7946 0000", messageBody: "", receiverISOCountryCode: "GB")).rule
+                == .callBlockList(sender: "+442079460000"))
+        #expect(handler.verdict(for: MessageFilterQuery(sender: "020 7946 0000", messageBody: "your order")).action == .transaction)
+        #expect(MessageFilter(rules: rules, parser: parser).classify(sender: "(253) 950-1212", body: "hi").action == .allow)
     }
 
     @Test func handlerAnswersExactlyOnceWithAMatchingSubAction() throws {

@@ -139,4 +139,21 @@ struct MessagesScreenTests {
         let counts = try await screen.load().counts
         #expect(counts.map(\.today) == [1, 0, 0, 1], "\(counts)")
     }
+
+    @Test func messagesFromNumbersBlockedForCallsAreJunkOnEveryFace() async throws {
+        let temporary = TemporaryState()
+        let state = temporary.state
+        let calls = CallsScreen(state: state)
+        let messages = MessagesScreen(state: state)
+        #expect(await calls.block("(206) 555-0199").kind == .success)
+        let trial = try await messages.tryMessage(from: "206 555 0199", text: "hello").get()
+        #expect(trial.action == "junk" && trial.ruleKind == "call-block-list", "\(trial)")
+        #expect(trial.explanation.contains("+12065550199 is on the call block list"), "\(trial.explanation)")
+        // The region the calls screen sets reads the senders too.
+        #expect(await calls.setRegion("GB").kind == .success)
+        #expect(await calls.block("020 7946 0000").kind == .success)
+        #expect(try await messages.tryMessage(from: "020 7946 0000", text: "hi").get().ruleKind == "call-block-list")
+        #expect(await calls.unblock("+12065550199").kind == .success)
+        #expect(try await messages.tryMessage(from: "+1 206 555 0199", text: "hello").get().action == "allow")
+    }
 }

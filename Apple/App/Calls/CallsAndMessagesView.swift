@@ -1,17 +1,23 @@
 #if os(iOS)
+import AppExtensionSupport
 import Screens
 import SwiftUI
 
-/// Calls and messages: what is in force (real counts from the shared database), the block
-/// list, and the SMS guard.
+/// Calls and messages: what the message filter counted (its counts file), what is in force
+/// (from the shared database), the block list, and the SMS guard.
 struct CallsAndMessagesView: View {
     @Environment(AppModel.self) private var model
     @State private var counts: (calls: CallsScreen.State, messages: MessagesScreen.State)?
+    @State private var filtered: [MessageFilterCounts.Line] = MessageFilterCounts.infoLines(nil)
     @State private var directoryOn = false
 
     var body: some View {
         List {
             Section("Info") {
+                ForEach(filtered, id: \.label) { line in LabeledContent(line.label, value: line.value) }
+                Text(MessageFilterCounts.infoNote).font(.footnote).foregroundStyle(.secondary)
+            }
+            Section("In force") {
                 if let calls = counts?.calls, let messages = counts?.messages {
                     LabeledContent("Numbers blocked", value: "\(calls.export.blocking)")
                     LabeledContent("Numbers identified", value: "\(calls.export.identification)")
@@ -25,8 +31,6 @@ struct CallsAndMessagesView: View {
                 Label(
                     directoryOn ? "Call blocking is on." : "Turn on Pepper in Settings › Apps › Phone › Call Blocking & Identification.",
                     systemImage: directoryOn ? "checkmark.circle" : "exclamationmark.circle")
-                Text("iOS does not tell apps which calls and messages it filtered, so there are no per-call counts here.")
-                    .font(.footnote).foregroundStyle(.secondary)
             }
             Section {
                 NavigationLink("Block list") { BlockListView(onChange: reload) }
@@ -42,6 +46,14 @@ struct CallsAndMessagesView: View {
 
     private func reloadAll() async {
         counts = await model.load { (try await CallsScreen(state: $0).load(), try await MessagesScreen(state: $0).load()) }
+        if let url = model.context?.container.messageFilterCountsURL {
+            // Written by the message-filter extension; read off the main actor.
+            let read = await Task.detached { Result { try MessageFilterCounts.read(from: url) } }.value
+            switch read {
+            case .success(let counts): filtered = MessageFilterCounts.infoLines(counts)
+            case .failure(let error): model.notice = .error("Cannot read the message filter's counts: \(error)")
+            }
+        }
         directoryOn = await CallDirectory.isEnabled()
     }
 }
@@ -53,6 +65,8 @@ struct BlockListView: View {
     @State private var state: CallsScreen.State?
     @State private var number = ""
     @State private var preview: String?
+    @State private var labelledNumber = ""
+    @State private var label = ""
 
     var body: some View {
         List {
@@ -70,7 +84,27 @@ struct BlockListView: View {
                     }
             }
             Section("Identified") {
-                ForEach(state?.identified ?? [], id: \.value) { entry in LabeledContent(entry.shown, value: entry.label ?? "") }
+                TextField("Number or range to label", text: $labelledNumber).keyboardType(.phonePad)
+                TextField("Label shown when it rings, such as Pizza place", text: $label)
+                Button("Save label") { change { [labelledNumber, label] screen in await screen.identify(labelledNumber, label: label) } }
+                    .disabled(labelledNumber.isEmpty || label.isEmpty)
+                // Tapping a line puts it in the fields above to change its label.
+                ForEach(state?.identified ?? [], id: \.value) { entry in
+                    Button {
+                        labelledNumber = entry.value
+                        label = entry.label ?? ""
+                    } label: {
+                        LabeledContent(entry.shown, value: entry.label ?? "")
+                    }
+                }
+                .onDelete { offsets in
+                    for value in offsets.compactMap({ state?.identified[$0].value }) { change { await $0.unidentify(value) } }
+                }
+            }
+            Section("Region") {
+                Picker("Numbers without a country code are", selection: region) {
+                    ForEach(state?.regions ?? [], id: \.self) { Text($0).tag($0) }
+                }
             }
             Section {
                 Toggle("Block all except contacts", isOn: blockAllExceptContacts)
@@ -81,6 +115,11 @@ struct BlockListView: View {
         .navigationTitle("Block list")
         .overlay { if state == nil { ProgressView() } }
         .task { await reload() }
+    }
+
+    /// The phone region: read by the block list, the labels and the message filter alike.
+    private var region: Binding<String> {
+        Binding(get: { state?.region ?? "US" }, set: { code in change { await $0.setRegion(code) } })
     }
 
     private var blockAllExceptContacts: Binding<Bool> {
@@ -104,7 +143,11 @@ struct BlockListView: View {
     private func change(_ action: @escaping @Sendable (CallsScreen) async -> Notice) {
         Task {
             await model.runCallChange { await action(CallsScreen(state: $0)) }
-            number = ""
+            if model.notice?.isError == false {
+                number = ""
+                labelledNumber = ""
+                label = ""
+            }
             await reload()
             onChange()
         }

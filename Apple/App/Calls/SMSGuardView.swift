@@ -11,6 +11,7 @@ struct SMSGuardView: View {
     @State private var state: MessagesScreen.State?
     @State private var word = ""
     @State private var action = "junk"
+    @State private var sender = ""
 
     var body: some View {
         List {
@@ -44,6 +45,11 @@ struct SMSGuardView: View {
                 }
             }
             Section("Blocked senders") {
+                HStack {
+                    TextField("Number or sender ID, such as PROMO", text: $sender).autocorrectionDisabled()
+                    Button("Block") { change { [sender] screen in await screen.blockSender(sender) } }.disabled(sender.isEmpty)
+                }
+                Text("Numbers on the call block list are junk here too.").font(.footnote).foregroundStyle(.secondary)
                 ForEach(state?.blockedSenders ?? [], id: \.self) { Text($0) }
                     .onDelete { offsets in
                         for sender in offsets.compactMap({ state?.blockedSenders[$0] }) { change { await $0.unblockSender(sender) } }
@@ -58,7 +64,10 @@ struct SMSGuardView: View {
     private func change(_ action: @escaping @Sendable (MessagesScreen) async -> Notice) {
         Task {
             await model.run { await action(MessagesScreen(state: $0)) }
-            word = ""
+            if model.notice?.isError == false {
+                word = ""
+                sender = ""
+            }
             await reload()
             onChange()
         }

@@ -12,7 +12,9 @@ import IdentityLookup
 #if os(iOS) || !canImport(ObjectiveC)
 
 /// The message-filter extension ("Unknown & Spam" in Settings › Messages): answers each query
-/// with `MessageFilterLoad`'s verdict, read from the shared rules without writing anything.
+/// with `MessageFilterLoad`'s verdict — the shared rules read without writing to the database,
+/// prepared once per rule revision for the whole process — and counts it in the app group's
+/// counts file (`MessageFilterCounts`), which the app's Info screen shows.
 public final class MessageFilterExtension: ILMessageFilterExtension {
     private let locate: () throws -> AppGroupContainer
 

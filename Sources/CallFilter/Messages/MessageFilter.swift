@@ -117,6 +117,8 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
     case contact(sender: String)
     /// The sender is blocked.
     case blockedSender(sender: String)
+    /// The sender's number is on the call block list (the design's "numbers in your block list").
+    case callBlockList(sender: String)
     /// A word rule for this sender matched.
     case senderWord(sender: String, word: String, matched: String)
     /// A word rule matched.
@@ -133,6 +135,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .contact: "contact"
         case .blockedSender: "sender"
+        case .callBlockList: "call-block-list"
         case .senderWord: "sender+word"
         case .word: "word"
         case .unknownSender: "unknown-sender"
@@ -144,7 +147,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
     /// The rule's value: the word, the sender, or `sender word`.
     public var value: String? {
         switch self {
-        case .contact(let sender), .blockedSender(let sender), .unknownSender(let sender): sender
+        case .contact(let sender), .blockedSender(let sender), .callBlockList(let sender), .unknownSender(let sender): sender
         case .senderWord(let sender, let word, _): "\(sender) \(word)"
         case .word(let word, _): word
         case .noMatch, .filterOff: nil
@@ -156,6 +159,7 @@ public enum MessageRule: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .contact(let sender): "sender \(sender) is a contact"
         case .blockedSender(let sender): "sender rule: \(sender) is blocked"
+        case .callBlockList(let sender): "\(sender) is on the call block list"
         case .senderWord(let sender, let word, let matched): "sender+word rule: \"\(word)\" from \(sender) matched \"\(matched)\""
         case .word(let word, let matched): "word rule \"\(word)\" matched \"\(matched)\""
         case .unknownSender(let sender): "unknown sender \(sender) (contacts only)"
@@ -203,10 +207,34 @@ public enum MessageSender {
     }
 }
 
+/// Whether a number is on the call block list, asked where the list is kept: the list can hold
+/// millions of numbers (CallKit's cap is 2,000,000), too many to copy into a message filter's
+/// memory, so the filter asks about the one sender instead (an index lookup in the database).
+public struct CallBlockList: Sendable {
+    private let lookup: @Sendable (Int64) -> Bool
+
+    /// A list answered by `contains`, which takes the number as CallKit's integer (`12539501212`).
+    public init(contains: @escaping @Sendable (Int64) -> Bool) {
+        lookup = contains
+    }
+
+    /// A list holding exactly `numbers` (CallKit integers).
+    public init(numbers: Set<Int64>) {
+        lookup = { numbers.contains($0) }
+    }
+
+    /// No numbers.
+    public static let empty = CallBlockList(contains: { _ in false })
+
+    /// Whether `number` (a CallKit integer) is blocked.
+    public func contains(_ number: Int64) -> Bool { lookup(number) }
+}
+
 /// Decides allow / junk / promotion / transaction for a message from its sender and text alone,
 /// as a message-filter extension must.
 ///
-/// Order: a contact's messages are allowed; a blocked sender's are junk; then word rules — a rule
+/// Order: a contact's messages are allowed; a blocked sender's, or one whose number is on the call
+/// block list, are junk; then word rules — a rule
 /// for this very sender first, else the strongest matching action (junk, then promotion, then
 /// transaction), the earliest match breaking ties; then, with "contacts only", unknown senders are
 /// junk; everything else is allowed.
@@ -219,14 +247,26 @@ public struct MessageFilter: Sendable {
         /// Phone-number senders as CallKit integers: looked up without building the E.164 string.
         let numericContacts: Set<Int64>
         let numericBlocked: Set<Int64>
+        let callBlockList: CallBlockList
 
-        init(rules: MessageFilterRules, parser: PhoneNumberParser) {
+        init(rules: MessageFilterRules, parser: PhoneNumberParser, callBlockList: CallBlockList) {
             self.rules = rules
             self.parser = parser
+            self.callBlockList = callBlockList
             self.matcher = WordMatcher(patterns: rules.wordRules.map(\.word))
             func numeric(_ keys: Set<String>) -> Set<Int64> { Set(keys.compactMap { $0.hasPrefix("+") ? Int64($0.dropFirst()) : nil }) }
             numericContacts = numeric(rules.contacts)
             numericBlocked = numeric(rules.blockedSenders)
+        }
+
+        /// The same prepared rules read with another parser (no second compilation of the words).
+        init(_ other: Storage, parser: PhoneNumberParser) {
+            rules = other.rules
+            self.parser = parser
+            callBlockList = other.callBlockList
+            matcher = other.matcher
+            numericContacts = other.numericContacts
+            numericBlocked = other.numericBlocked
         }
     }
 
@@ -236,9 +276,19 @@ public struct MessageFilter: Sendable {
     /// Reads senders' national numbers.
     public var parser: PhoneNumberParser { storage.parser }
 
-    /// A filter; `parser`'s region is where national sender numbers are dialled (the receiver's country).
-    public init(rules: MessageFilterRules, parser: PhoneNumberParser) {
-        storage = Storage(rules: rules, parser: parser)
+    /// A filter; `parser`'s region is where national sender numbers are dialled (the receiver's
+    /// country); senders whose number is on `callBlockList` are junk too.
+    public init(rules: MessageFilterRules, parser: PhoneNumberParser, callBlockList: CallBlockList = .empty) {
+        storage = Storage(rules: rules, parser: parser, callBlockList: callBlockList)
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// This filter reading national sender numbers with `parser`, sharing the compiled words.
+    public func reading(with parser: PhoneNumberParser) -> MessageFilter {
+        MessageFilter(storage: Storage(storage, parser: parser))
     }
 
     /// Classifies one message.
@@ -265,6 +315,9 @@ public struct MessageFilter: Sendable {
             }
             if storage.numericBlocked.contains(number) {
                 return MessageVerdict(action: .junk, subAction: .none, rule: .blockedSender(sender: key()))
+            }
+            if storage.callBlockList.contains(number) {
+                return MessageVerdict(action: .junk, subAction: .none, rule: .callBlockList(sender: key()))
             }
         } else if sender != nil, !storage.rules.contacts.isEmpty || !storage.rules.blockedSenders.isEmpty {
             let key = key()

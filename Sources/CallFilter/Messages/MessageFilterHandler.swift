@@ -32,17 +32,23 @@ public struct MessageFilterResponse: Sendable, Hashable, Codable {
 /// The logic of a message-filter extension: answers each query from the stored rules, calls the
 /// completion handler exactly once with an action and a matching sub-action, and reports each
 /// decision so the app can count what was filtered.
+///
+/// The words are compiled once, when the handler is made: a handler is meant to be kept and
+/// asked about many messages for as long as its rules are current.
 public struct MessageFilterHandler: Sendable {
-    private let rules: MessageFilterRules
     private let defaultRegion: String?
     private let fallback: MessageFilter
 
-    /// A handler; `defaultRegion` reads national sender numbers when the query has no receiver country.
-    public init(rules: MessageFilterRules, defaultRegion: String? = "US") throws(PhoneNumberError) {
-        self.rules = rules
+    /// A handler; `defaultRegion` reads national sender numbers when the query has no receiver
+    /// country; senders whose number is on `callBlockList` are junk.
+    public init(rules: MessageFilterRules, defaultRegion: String? = "US", callBlockList: CallBlockList = .empty) throws(PhoneNumberError) {
         self.defaultRegion = defaultRegion
-        self.fallback = MessageFilter(rules: rules, parser: try PhoneNumberParser(defaultRegion: defaultRegion))
+        self.fallback = MessageFilter(
+            rules: rules, parser: try PhoneNumberParser(defaultRegion: defaultRegion), callBlockList: callBlockList)
     }
+
+    /// The rules the handler answers with.
+    public var rules: MessageFilterRules { fallback.rules }
 
     /// Classifies a query.
     public func verdict(for query: MessageFilterQuery) -> MessageVerdict {
@@ -50,7 +56,8 @@ public struct MessageFilterHandler: Sendable {
         if let country = query.receiverISOCountryCode, !country.isEmpty, country.uppercased() != defaultRegion,
             let parser = try? PhoneNumberParser(defaultRegion: country)
         {
-            filter = MessageFilter(rules: rules, parser: parser)
+            // The receiver's country reads national numbers; the compiled words are shared.
+            filter = fallback.reading(with: parser)
         }
         return filter.classify(sender: query.sender, body: query.messageBody ?? "")
     }

@@ -28,6 +28,21 @@ extension PepperState {
         }
     }
 
+    /// The message filter's handler as the extension runs it: the stored rules, with senders
+    /// looked up in the call block list (`pepper sms classify`, ``checkMessage(from:text:region:record:contacts:)``).
+    public func messageFilterHandler(
+        region: String?, rules: MessageFilterRules? = nil
+    ) throws(ActionError) -> MessageFilterHandler {
+        let stored: MessageFilterRules
+        if let rules { stored = rules } else { stored = try messageRules() }
+        do {
+            return try MessageFilterHandler(
+                rules: stored, defaultRegion: region, callBlockList: CallListStore(database: database).blockList())
+        } catch {
+            throw .invalidNumber(input: region ?? "", problem: .unknownRegion(region ?? ""))
+        }
+    }
+
     /// Adds a word or phrase (or changes its action); `sender`, when given, limits it to messages
     /// from that sender.
     public func addMessageWord(
@@ -121,7 +136,8 @@ extension PepperState {
         let parser = try Self.numberParser(region: region)
         var rules = try messageRules()
         if let contacts { rules.contacts = VCardContacts.senderKeys(contacts, parser: parser) }
-        let verdict = MessageFilter(rules: rules, parser: parser).classify(sender: sender, body: text)
+        let verdict = try messageFilterHandler(region: region, rules: rules).verdict(
+            for: MessageFilterQuery(sender: sender, messageBody: text))
         let decision = Self.messageDecision(verdict, sender: sender, parser: parser)
         if record { try recordDecisions([decision]) }
         return MessageCheck(sender: decision.subject, verdict: verdict)

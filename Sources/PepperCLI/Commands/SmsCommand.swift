@@ -261,8 +261,7 @@ struct SmsCommand: AsyncParsableCommand {
             let state = try homeOptions.openState()
             let region = try regionOptions.region(in: state)
             let parser = try RegionOptions.parser(region)
-            let rules = try state.messageRules()
-            let handler = try MessageFilterHandler(rules: rules, defaultRegion: parser.defaultRegion)
+            let handler = try state.messageFilterHandler(region: parser.defaultRegion)
             let decoder = JSONDecoder()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -35,6 +35,20 @@ public struct CallListStore: Sendable, CallDirectorySource {
         self.database = database
     }
 
+    /// The block list as the message filter asks it: one index lookup per sender (the list may
+    /// hold millions of numbers, too many to keep in a message filter's memory). A lookup that
+    /// fails answers "not blocked": the message is then decided by the other rules.
+    public func blockList() -> CallBlockList {
+        let database = database
+        return CallBlockList { number in
+            (try? database.writer.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM callEntry WHERE kind = ? AND number = ?",
+                    arguments: [CallDirectoryEntryKind.blocking.rawValue, number])
+            }) == true
+        }
+    }
+
     /// The lists' current version.
     public func version() throws -> Int64 {
         try database.writer.read { db in try Self.version(db) }

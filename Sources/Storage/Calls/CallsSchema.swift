@@ -109,4 +109,33 @@ enum CallsSchema {
     static func shareContacts(_ db: Database) throws {
         try db.rename(table: "smsContact", to: "contact")
     }
+
+    /// `v-calls-3-message-rule-revision`: `messageRuleRevision.revision`, bumped by triggers on
+    /// every change to what the message filter prepares — words, blocked senders, its settings,
+    /// the contacts and the phone region — whichever code or process makes it, so the message
+    /// filter prepares its rules again only when they changed. The call block list is not
+    /// counted: the filter looks each sender up in it (``CallListStore/blockList()``).
+    static func addMessageRuleRevision(_ db: Database) throws {
+        try db.create(table: "messageRuleRevision") { table in
+            table.column("id", .integer).primaryKey().check { $0 == 1 }
+            table.column("revision", .integer).notNull()
+        }
+        try db.execute(sql: "INSERT INTO messageRuleRevision (id, revision) VALUES (1, 1)")
+        let bump = "UPDATE messageRuleRevision SET revision = revision + 1 WHERE id = 1"
+        for table in ["smsWord", "smsSender", "smsSetting", "contact"] {
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                try db.execute(
+                    sql: "CREATE TRIGGER messageRuleRevision_\(table)_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN \(bump); END")
+            }
+        }
+        // Of the preferences, only the region reads senders' numbers.
+        let region = "'\(PreferenceStore.Key.phoneRegion.rawValue)'"
+        for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER messageRuleRevision_preference_\(event.lowercased()) AFTER \(event) ON preference
+                    WHEN \(row).key = \(region) BEGIN \(bump); END
+                    """)
+        }
+    }
 }

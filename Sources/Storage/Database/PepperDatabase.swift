@@ -203,6 +203,7 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-picket-3-content-time", migrate: PicketSchema.addContentTime)
         migrator.registerMigration("v-console-3-sessions", migrate: ConsoleSessionStore.migrate)
         migrator.registerMigration("v-browser-2-site-block-counts", migrate: SiteBlockCountStore.migrate)
+        migrator.registerMigration("v-calls-3-message-rule-revision", migrate: CallsSchema.addMessageRuleRevision)
         return migrator
     }
 }

@@ -25,6 +25,14 @@ public struct MessageRuleStore: Sendable {
         }
     }
 
+    /// The rules' revision: it moves with every change to words, blocked senders, the filter's
+    /// settings, the contacts or the phone region (triggers, migration
+    /// `v-calls-3-message-rule-revision`), so a filter prepared at one revision is current while
+    /// it stays. One row read: cheap enough to ask before every message.
+    public func revision() throws -> Int64 {
+        try database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT revision FROM messageRuleRevision WHERE id = 1") ?? 0 }
+    }
+
     /// The word rules, sorted by word then sender.
     public func words() throws -> [WordRule] {
         try database.writer.read { db in try Self.words(db) }
