@@ -8,7 +8,7 @@ import Storage
 /// names one of them, and what applies when nobody chose.
 ///
 /// Two formats have categories: DuckDuckGo's Tracker Radar (each tracker's `categories`, plus
-/// ``FilterLists/TrackerRadarConverter/noCategory`` for the trackers without one) and
+/// `TrackerRadarConverter.noCategory` for the trackers without one) and
 /// Disconnect (its sections). What a list offers is read from its downloaded copy, so a list
 /// never downloaded offers nothing yet. The choice is stored with the list source
 /// (`ListSource.categories`); the compiled content blocker and the DNS filter both read it
@@ -17,7 +17,7 @@ import Storage
 ///
 /// The default, when no choice is stored: every category of a Tracker Radar list (it blocks all
 /// its trackers, as before categories could be chosen), and Disconnect's tracking categories
-/// (``FilterLists/DisconnectConverter/defaultCategories``: not `Content`, which would block
+/// (`DisconnectConverter.defaultCategories`: not `Content`, which would block
 /// embedded videos and maps). A choice equal to the default is stored as no choice, so that a
 /// category the list adds later follows the default.
 public struct ListCategories: Sendable, Hashable {
@@ -40,7 +40,7 @@ public struct ListCategories: Sendable, Hashable {
 
     /// The list's name.
     public var list: String
-    /// Its format: ``FilterLists/FilterListFormat/tds`` or ``FilterLists/FilterListFormat/disconnect``.
+    /// Its format: `FilterListFormat.tds` or `FilterListFormat.disconnect`.
     public var format: FilterListFormat
     /// The categories its copy offers, in the list's order; `nil` while it has no copy (it was
     /// never downloaded), when there is nothing to choose from yet.

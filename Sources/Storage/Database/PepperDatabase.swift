@@ -16,10 +16,12 @@ public final class PepperDatabase: Sendable {
 
     /// Opens (creating if needed) the database at `url` and applies pending migrations.
     ///
-    /// - Parameter observesSuspension: Whether ``DatabaseSuspension/suspend()`` stops this
-    ///   database from taking locks. iOS kills a process that is suspended holding a lock on a
-    ///   file in a shared container (`0xDEAD10CC`); the app and any extension that writes to the
-    ///   app group's database open it this way and suspend it before iOS suspends them.
+    /// - Parameters:
+    ///   - url: The database file (`pepper.sqlite` of a Pepper home).
+    ///   - observesSuspension: Whether ``DatabaseSuspension/suspend()`` stops this database from
+    ///     taking locks. iOS kills a process that is suspended holding a lock on a file in a
+    ///     shared container (`0xDEAD10CC`); the app and any extension that writes to the app
+    ///     group's database open it this way and suspend it before iOS suspends them.
     /// - Throws: ``PepperDatabaseError/newer(path:schema:known:unknown:)`` when a newer Pepper
     ///   wrote the database: nothing is written to the file or its `-wal`, and neither is
     ///   created (`-shm`, SQLite's shared-memory index, gets the read marks every reader leaves).
