@@ -138,8 +138,14 @@ extension AppContext {
     /// tunnel to read the allowlist again after ``PicketAlertStep/proceed(site:)``.
     public func picketAlert(_ event: PicketAlertEvent, alert: PicketAlert, now: Date = Date()) async -> PicketAlertStep {
         let mode = (try? state.picketAlertMode()) ?? .default
-        let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database)
-        let notice = index?.notice(for: "https://\(alert.host)/")
+        let index: PicketBlocklistIndex
+        do {
+            index = try PicketBlocklistIndex.load(home: state.home, database: state.database)
+        } catch {
+            // Not "no longer blocked": nothing is known, and the person is told so.
+            return .say("Pepper cannot read the struck employers' list: \(error).")
+        }
+        let notice = index.notice(for: "https://\(alert.host)/")
         let letThrough = (try? AllowlistStore(database: state.database).snapshot().covers(alert.host, at: now)) ?? false
         let step = PicketAlertStep.decide(event, alert: alert, mode: mode, notice: notice, letThrough: letThrough)
         guard case .proceed(let site) = step else { return step }

@@ -189,4 +189,16 @@ struct PicketAlertTests {
         defer { withExtendedLifetime(allowingContainer) {} }
         #expect(await allowing.picketAlert(.arrivedWhileOpen, alert: alert) == .nothing)
     }
+
+    @Test func aStateThatCannotBeReadIsSaidNotTakenForNoLongerBlocked() async throws {
+        let (context, temporary) = try AppContextTests.context(policy: .ask)
+        defer { withExtendedLifetime(temporary) {} }
+        try context.state.database.write { try $0.execute(sql: "DROP TABLE picketSetting") }
+        let step = await context.picketAlert(.opened, alert: PicketAlert(host: "acme.example", employerId: "emp_acme"))
+        guard case .say(let sentence) = step else {
+            Issue.record("a sentence, not \(step)")
+            return
+        }
+        #expect(sentence.hasPrefix("Pepper cannot read the struck employers' list"))
+    }
 }
