@@ -16,8 +16,9 @@ import NetworkExtension
 /// NetworkExtension's.
 public final class FilterControlProvider: NEFilterControlProvider {
     private let makeControl: () throws -> FilterControl
-    private var control: FilterControl?
-    private var refreshing: Task<Void, Never>?
+    // NetworkExtension calls start, stop and handleNewFlow on threads of its own: what start sets
+    // and stop clears is read and written under a lock.
+    private let running = RunningControl()
 
     /// The provider as the system makes it: its app group comes from its bundle, the app's
     /// bundle identifier is the extension's without its last part, questions become
@@ -62,17 +63,14 @@ public final class FilterControlProvider: NEFilterControlProvider {
             completionHandler(error)
             return
         }
-        self.control = control
         let provider = RulesChangedNotifier(provider: self)
-        refreshing = Task { await control.run { provider.notify() } }
+        running.start(control, refreshing: Task { await control.run { provider.notify() } })
         completionHandler(nil)
     }
 
     /// Stops refreshing.
     public override func stopFilter(with reason: NEProviderStopReason, completionHandler: @escaping @Sendable () -> Void) {
-        refreshing?.cancel()
-        refreshing = nil
-        control = nil
+        running.stop()
         completionHandler()
     }
 
@@ -80,7 +78,7 @@ public final class FilterControlProvider: NEFilterControlProvider {
     /// the person is asked, naming the app, and the flow is dropped — unless the shared state no
     /// longer blocks it.
     public override func handleNewFlow(_ flow: NEFilterFlow, completionHandler: @escaping @Sendable (NEFilterControlVerdict) -> Void) {
-        guard let control else {
+        guard let control = running.control else {
             completionHandler(.allow(withUpdateRules: false))
             return
         }
@@ -106,5 +104,30 @@ private final class RulesChangedNotifier: @unchecked Sendable {
 
     func notify() {
         provider?.notifyRulesChanged()
+    }
+}
+
+/// The provider's running control and its refresh task, behind a lock.
+private final class RunningControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: FilterControl?
+    private var refreshing: Task<Void, Never>?
+
+    var control: FilterControl? { lock.withLock { current } }
+
+    func start(_ control: FilterControl, refreshing task: Task<Void, Never>) {
+        let previous = lock.withLock {
+            defer { (current, refreshing) = (control, task) }
+            return refreshing
+        }
+        previous?.cancel()
+    }
+
+    func stop() {
+        let task = lock.withLock {
+            defer { (current, refreshing) = (nil, nil) }
+            return refreshing
+        }
+        task?.cancel()
     }
 }
