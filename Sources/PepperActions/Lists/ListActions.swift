@@ -224,8 +224,9 @@ extension PepperState {
     ///
     /// With `categories` (Tracker Radar and Disconnect lists), those are chosen too
     /// (``chooseCategories(_:for:rebuild:)``'s check): a list without a copy is fetched first,
-    /// since its copy says what it offers; a refused choice, or a fetch that fails then, changes
-    /// nothing.
+    /// since its copy says what it offers. A refused choice, or a fetch that fails then, leaves
+    /// the list disabled with its categories as they were (a copy that was fetched is kept, as
+    /// an update would keep it).
     public func enableList(
         _ name: String, categories: [String]? = nil, fetch: Bool = true, progress: ListDownloader.Progress? = nil, rebuild: Bool = true
     ) async throws(ActionError) -> ListChange {
