@@ -140,6 +140,13 @@ struct TunnelUpstreamTests {
                 "encrypted, to dns.example.net, which sees the names and your IP address. Its own name, dns.example.net, is looked up through the network's resolvers."
             ))
         #expect(!DNSUpstreamChoice.dnsOverHTTPS(URL(string: "https://192.0.2.9/dns-query")!).privacyStatement.contains("Its own name"))
+        // The tunnel's lookup and the sentence about it follow one answer (serverNameToLookUp).
+        for address in ["https://192.0.2.9/dns-query", "https://dns.example.net/dns-query", "https://[2001:db8::1]/dns-query"] {
+            let choice = DNSUpstreamChoice.dnsOverHTTPS(URL(string: address)!)
+            let looksUp = TunnelUpstream(choice: choice, networkResolvers: [Self.resolver]).upstream() is BootstrappedUpstream
+            #expect(looksUp == choice.privacyStatement.contains("Its own name"), "\(address)")
+            #expect(looksUp == (choice.serverNameToLookUp != nil), "\(address)")
+        }
         #expect(
             DNSUpstreamChoice.pepper(try ListenAddress("192.168.1.10:5335")).privacyStatement.contains(
                 "unencrypted, to your Pepper at 192.168.1.10:5335"))

@@ -89,8 +89,7 @@ public struct TunnelUpstream: Sendable, Hashable, Codable {
             return network
         case .dnsOverHTTPS(let url):
             let encrypted = DNSOverHTTPSUpstream(url: url, timeout: timeout)
-            guard let host = url.host?.lowercased(), IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) == nil
-            else { return encrypted }
+            guard let host = choice.serverNameToLookUp else { return encrypted }
             return BootstrappedUpstream(serverName: host, bootstrap: network, upstream: encrypted)
         case .pepper(let address):
             return PlainDNSUpstream(servers: [ResolverAddress(host: address.host, port: address.port)], timeout: min(timeout, 2))

@@ -118,6 +118,17 @@ public enum DNSUpstreamChoice: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The DNS-over-HTTPS server's name when it must be looked up, through the network's
+    /// resolvers, before the server can be reached: `nil` for the other choices and for a server
+    /// given by its address. The tunnel does this lookup and ``privacyStatement`` says so, from
+    /// this one answer.
+    public var serverNameToLookUp: String? {
+        guard case .dnsOverHTTPS(let url) = self, let host = url.host?.lowercased(),
+            IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) == nil
+        else { return nil }
+        return host
+    }
+
     /// What leaves the phone with this choice: said on the settings screen, in the same words
     /// as `Apple/README.md`. Names of struck employers that the policy blocks or asks about
     /// never leave it; every other name the phone looks up does, to the chosen resolver.
@@ -130,9 +141,7 @@ public enum DNSUpstreamChoice: Sendable, Hashable, CustomStringConvertible {
                 + " Every other name the phone looks up goes, unencrypted, to the resolvers of the network you are on, as it would without Pepper."
         case .dnsOverHTTPS(let url):
             let host = url.host ?? url.absoluteString
-            let lookup =
-                IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) == nil
-                ? " Its own name, \(host), is looked up through the network's resolvers." : ""
+            let lookup = serverNameToLookUp.map { " Its own name, \($0), is looked up through the network's resolvers." } ?? ""
             return kept
                 + " Every other name the phone looks up goes, encrypted, to \(host), which sees the names and your IP address."
                 + lookup
