@@ -104,7 +104,7 @@ extension PepperState {
         // The categories are checked against the copy once it is fetched, and stored then.
         let proposed = ListSource(name: name, location: location, format: request.isPicket ? PicketListSource.format : request.format)
         if request.categories != nil,
-            request.isPicket || !(request.format == "auto" || FilterListFormat(rawValue: request.format)?.isJSON == true)
+            request.isPicket || !ListCategories.mayOffer(format: request.format)
         {
             throw .invalidCategories(
                 list: name, problem: .noCategories(format: request.isPicket ? PicketListSource.format : request.format))
@@ -233,7 +233,7 @@ extension PepperState {
         var fetched: ListUpdater.Report?
         if categories != nil {
             let source = try await onBlockingThreads { () throws(ActionError) -> ListSource in try self.list(named: name) }
-            guard source.format == "auto" || FilterListFormat(rawValue: source.format)?.isJSON == true else {
+            guard ListCategories.mayOffer(format: source.format) else {
                 throw .invalidCategories(list: name, problem: .noCategories(format: source.format))
             }
             if fetch, !FileManager.default.fileExists(atPath: ListCopies.url(name, home: home).path) {

@@ -73,6 +73,12 @@ public struct ListCategories: Sendable, Hashable {
 
     // MARK: The decision
 
+    /// Whether a list in `format` may offer categories before its copy is read: a JSON format,
+    /// or `auto` (its copy decides). What a list actually offers is ``format(of:copyStart:)``'s.
+    public static func mayOffer(format: String) -> Bool {
+        format == "auto" || FilterListFormat(rawValue: format)?.isJSON == true
+    }
+
     /// The format whose categories `source` offers: its own when it says `tds` or `disconnect`;
     /// for `auto`, what its copy is (`copyStart`: the copy's first 64 KB, when it has one);
     /// `nil` for a list without categories.
