@@ -56,6 +56,9 @@ let package = Package(
         // MARK: Formats, models and persistence (portable)
         // Dates' UTC fields and texts by arithmetic (no ICU): stored dates, shown times, ISO 8601.
         .target(name: "UTCTime"),
+        // One Pepper across a person's devices: hybrid logical clocks, records that merge per
+        // field, tombstones, and the exchange between a serving home and those that follow it.
+        .target(name: "DeviceSync"),
         .target(name: "FilterLists"),
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
@@ -332,6 +335,7 @@ let package = Package(
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
+        .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),
