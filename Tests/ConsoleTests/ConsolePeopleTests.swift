@@ -213,6 +213,10 @@ struct ConsolePeopleTests {
         let longNameRefused = try await post("/picket/report/step", [("step", "employer"), ("employer.name", longName)])
         #expect(
             longNameRefused.status == .unprocessableContent && longNameRefused.text.contains("At most 200 characters (this has 10000)."))
+        #expect(
+            longNameRefused.text.contains("At most 200 characters (this has 10000). See the form below.")
+                && !longNameRefused.text.contains("Something is missing"),
+            "the banner says what is wrong, not that something is missing")
         let employer: [(String, String)] = [
             ("step", "employer"), ("employer.name", "Fair Widgets"), ("employer.industry", "Manufacturing"),
             ("employer.website", "https://fair-widgets.example"),
