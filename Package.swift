@@ -339,6 +339,10 @@ let package = Package(
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),
+        // A real Picket server on a loopback port, for every suite that talks to one.
+        .target(
+            name: "PicketTestSupport", dependencies: ["Picket", "PicketServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PicketTestSupport"),
         // Strict fakes of the Apple contexts (subclasses of the shims) enforcing Apple's documented rules.
         .target(
             name: "AppleTestSupport",
@@ -363,6 +367,7 @@ let package = Package(
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
+                "PicketTestSupport",
                 "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions",
                 "UTCTime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -386,6 +391,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
+                "PicketTestSupport",
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
                 "UTCTime",
                 // The browser walks (Browser/) run the built `pepper console`, as a person would.
@@ -404,6 +410,7 @@ let package = Package(
         .testTarget(
             name: "AppSupportTests",
             dependencies: [
+                "PicketTestSupport",
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key
@@ -415,6 +422,7 @@ let package = Package(
         .testTarget(
             name: "AppleExtensionsTests",
             dependencies: [
+                "PicketTestSupport",
                 "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
                 "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport", "DNSTestSupport", "PicketServer",
                 .product(name: "Logging", package: "swift-log"),
@@ -433,6 +441,7 @@ let package = Package(
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
+                "PicketTestSupport",
                 "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport", "Picket", "PicketServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -441,6 +450,7 @@ let package = Package(
         .testTarget(
             name: "UpgradeTests",
             dependencies: [
+                "PicketTestSupport",
                 "PepperActions", "Storage", "FilterEngine", "CallFilter", "CallFilterTestSupport", "Console", "Picket", "PicketServer",
                 "PepperTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
