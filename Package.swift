@@ -71,6 +71,7 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "UTCTime",
+                "DeviceSync",
                 "FilterLists",
                 "CallFilter",
                 "Picket",
@@ -359,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             // GRDB itself: stored dates are compared with GRDB's own text for them.
-            dependencies: ["Storage", "UTCTime", "CallFilter", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Storage", "UTCTime", "CallFilter", "DeviceSync", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),

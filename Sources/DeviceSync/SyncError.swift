@@ -10,6 +10,9 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A record whose fields or key are larger than the receiving home takes.
     case recordTooLarge(SyncRecordID, bytes: Int, limit: Int)
 
+    /// A stored replica whose parts do not fit together.
+    case inconsistentLedger(String)
+
     public var description: String {
         switch self {
         case .invalidDeviceID(let text):
@@ -18,6 +21,8 @@ public enum SyncError: Error, Hashable, Sendable, CustomStringConvertible {
             "a change stamped \(stamp) is more than the allowed drift ahead of this home's clock (\(limit) ms): check the sending device's clock"
         case .batchTooLarge(let records, let limit):
             "a batch of \(records) records is more than the \(limit) taken at once"
+        case .inconsistentLedger(let why):
+            "the stored sync state is inconsistent: \(why)"
         case .recordTooLarge(let id, let bytes, let limit):
             "record \(id) has \(bytes) bytes, more than the \(limit) taken"
         }

@@ -14,11 +14,43 @@ public struct SyncFollower: Sendable {
     /// last page of that restart.
     private var seenSinceRestart: Set<SyncRecordID>?
 
-    /// A follower over `replica` (whose role must be ``SyncRole/following``).
-    public init(replica: SyncReplica) {
+    /// A follower over `replica` (whose role must be ``SyncRole/following``), at `position`.
+    public init(replica: SyncReplica, position: Position = Position()) {
         precondition(replica.role == .following, "a follower follows")
         self.replica = replica
+        cursor = position.cursor
+        numbering = position.numbering
+        acknowledgedThrough = position.acknowledgedThrough
+        seenSinceRestart = position.seenSinceRestart.map(Set.init)
     }
+
+    /// Where a follower stands with the serving home, as a store keeps it.
+    public struct Position: Hashable, Sendable, Codable {
+        /// See ``SyncFollower/cursor``.
+        public var cursor: UInt64 = 0
+        /// See ``SyncFollower/numbering``.
+        public var numbering = ""
+        /// See ``SyncFollower/acknowledgedThrough``.
+        public var acknowledgedThrough: UInt64 = 0
+        /// The records seen since a restart began, while it lasts.
+        public var seenSinceRestart: [SyncRecordID]?
+
+        /// The position of a follower that never synced.
+        public init() {}
+    }
+
+    /// Where this follower stands, for the store.
+    public var position: Position {
+        var position = Position()
+        position.cursor = cursor
+        position.numbering = numbering
+        position.acknowledgedThrough = acknowledgedThrough
+        position.seenSinceRestart = seenSinceRestart.map { $0.sorted() }
+        return position
+    }
+
+    /// The replica's records changed since the last call (see ``SyncReplica/takeUnsaved()``).
+    public mutating func takeUnsaved() -> [(id: SyncRecordID, saved: SavedRecord?)] { replica.takeUnsaved() }
 
     /// Whether this home has changes the serving home has not acknowledged.
     public var hasUnsentChanges: Bool { replica.changes(after: acknowledgedThrough, limit: 1).records.isEmpty == false }

@@ -45,11 +45,50 @@ public struct SyncReplica: Sendable {
     /// home restored from a backup), so counterparts do not mistake the new numbers for the old.
     public private(set) var numbering: String = UUID().uuidString
     private var numbers: [SyncRecordID: UInt64] = [:]
+    /// Records changed since ``takeUnsaved()`` was last called, for the store that keeps them.
+    private var unsaved: Set<SyncRecordID> = []
 
     /// An empty replica for `device`.
     public init(device: DeviceID, role: SyncRole, maximumDrift: Duration = .seconds(24 * 3600)) {
         self.role = role
         clock = HybridLogicalClock(device: device, maximumDrift: maximumDrift)
+    }
+
+    /// A replica as a store kept it (see ``ledger`` and ``takeUnsaved()``).
+    ///
+    /// - Throws: ``SyncError/inconsistentLedger(_:)`` when the records and the ledger do not fit
+    ///   together (a number beyond the ledger's sequence, two records with one number).
+    public init(ledger: SyncLedger, records saved: [SavedRecord]) throws(SyncError) {
+        role = ledger.role
+        clock = HybridLogicalClock(device: ledger.latest.device, maximumDrift: .seconds(ledger.maximumDriftSeconds), latest: ledger.latest)
+        sequence = ledger.sequence
+        horizon = ledger.horizon
+        forgottenThrough = ledger.forgottenThrough
+        numbering = ledger.numbering
+        var seen: Set<UInt64> = []
+        for saved in saved {
+            if let number = saved.number {
+                guard number <= ledger.sequence, seen.insert(number).inserted else {
+                    throw .inconsistentLedger("record \(saved.record.id) has change number \(number) (sequence \(ledger.sequence))")
+                }
+                numbers[saved.record.id] = number
+            }
+            records[saved.record.id] = saved.record
+        }
+    }
+
+    /// What a store keeps of this replica besides its records.
+    public var ledger: SyncLedger {
+        SyncLedger(
+            role: role, latest: clock.latest, maximumDriftSeconds: clock.maximumDrift.components.seconds, sequence: sequence,
+            horizon: horizon, forgottenThrough: forgottenThrough, numbering: numbering)
+    }
+
+    /// The records changed since the last call, as they are now (`nil` for one that is gone),
+    /// for the store that keeps the replica.
+    public mutating func takeUnsaved() -> [(id: SyncRecordID, saved: SavedRecord?)] {
+        defer { unsaved = [] }
+        return unsaved.sorted().map { id in (id, records[id].map { SavedRecord(record: $0, number: numbers[id]) }) }
     }
 
     /// This home's device.
@@ -113,6 +152,7 @@ public struct SyncReplica: Sendable {
             } else {
                 // The counterpart has this very copy: no need to send it back.
                 records[merged.id] = merged
+                unsaved.insert(merged.id)
             }
             if (existing?.isLive ?? false) != merged.isLive || (merged.isLive && existing?.values != merged.values) {
                 outcome.changed.append(merged)
@@ -131,6 +171,7 @@ public struct SyncReplica: Sendable {
         guard let record = records[id] else { return nil }
         let kept = record.keeping(from: horizon)
         records[id] = kept
+        unsaved.insert(id)
         if kept == nil { numbers[id] = nil }
         let now = kept ?? SyncRecord(id: id)
         return now.isLive != record.isLive || now.values != record.values ? now : nil
@@ -148,6 +189,7 @@ public struct SyncReplica: Sendable {
         self.horizon = horizon
         for (id, record) in records where !record.isLive && (record.deletion?.millis ?? .min) < horizon {
             records[id] = nil
+            unsaved.insert(id)
             forgottenThrough = max(forgottenThrough, numbers.removeValue(forKey: id) ?? 0)
         }
     }
@@ -181,6 +223,40 @@ public struct SyncReplica: Sendable {
         sequence += 1
         records[record.id] = record
         numbers[record.id] = sequence
+        unsaved.insert(record.id)
+    }
+}
+
+/// What a home keeps of its replica besides the records.
+public struct SyncLedger: Hashable, Sendable, Codable {
+    /// Whether the home serves or follows.
+    public var role: SyncRole
+    /// The clock's latest reading (its device is the home's).
+    public var latest: SyncStamp
+    /// The clock's allowed drift, in seconds.
+    public var maximumDriftSeconds: Int64
+    /// The latest change number.
+    public var sequence: UInt64
+    /// Changes older than this may have been forgotten.
+    public var horizon: Int64
+    /// The highest change number among forgotten records.
+    public var forgottenThrough: UInt64
+    /// The identity of the change numbers.
+    public var numbering: String
+}
+
+/// One record as a store keeps it: the record and its change number here (none for a record
+/// received as the counterpart had it, which needs no sending back).
+public struct SavedRecord: Hashable, Sendable, Codable {
+    /// The record.
+    public var record: SyncRecord
+    /// Its change number on this home.
+    public var number: UInt64?
+
+    /// A record and its number.
+    public init(record: SyncRecord, number: UInt64?) {
+        self.record = record
+        self.number = number
     }
 }
 
