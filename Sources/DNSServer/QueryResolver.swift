@@ -162,7 +162,7 @@ final class QueryResolver: Sendable {
         if let edns = query.edns, edns.version != 0 {
             // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
             var response = DNSMessage.response(to: query)
-            response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
+            response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1, dnssecOK: edns.dnssecOK)
             metrics?.answered(.unsupported, overTCP: overTCP)
             return .reply(response.encoded(maximumSize: limit))
         }
