@@ -184,7 +184,11 @@ final class QueryResolver: Sendable {
                 return .reply(response.encoded(maximumSize: limit))
             }
         }
-        let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
+        // DO and CD are in the key: an answer with DNSSEC records never goes to a client that did
+        // not ask for them (RFC 3225 §3, RFC 4035 §3.2.1), and an answer the upstream did not
+        // validate (CD=1) never to one that relies on its validation (RFC 4035 §3.2.2).
+        let key = ResponseCache.Key(
+            question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.flags.checkingDisabled)
         var stale: DNSMessage?
         switch cache.find(key) {
         case .fresh(let cached):
@@ -195,14 +199,14 @@ final class QueryResolver: Sendable {
             // A refresh failed moments ago: the stale answer at once, and a refresh in the
             // background at most once per interval (the name recovers soon after the upstreams).
             metrics?.cacheLookup(hit: true)
-            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
                 respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
         case .stale(let expired, recheck: true) where health.upstreamsDown():
             // The upstreams are failing for other names: no client should wait on them for
             // this one either. The stale answer at once, a refresh in the background.
             metrics?.cacheLookup(hit: true)
-            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
                 respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
         case .stale(let expired, recheck: true):
@@ -248,7 +252,7 @@ final class QueryResolver: Sendable {
             answer(fallback)
         }
         forwarder.resolve(
-            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
+            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: forwarding.key.checkingDisabled, on: eventLoop
         ).whenComplete { result in
             timer.cancel()
             switch result {
@@ -271,9 +275,9 @@ final class QueryResolver: Sendable {
 
     /// Asks the upstreams for an expired answer without a client waiting: a success replaces
     /// it in the cache, a failure is noted (its stale answer keeps being given at once).
-    private func refresh(_ question: DNSQuestion, key: ResponseCache.Key, checkingDisabled: Bool) {
+    private func refresh(_ question: DNSQuestion, key: ResponseCache.Key) {
         let eventLoop = forwarder.eventLoop
-        forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: checkingDisabled, on: eventLoop).whenComplete { result in
+        forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: key.checkingDisabled, on: eventLoop).whenComplete { result in
             switch result {
             case .success(let upstream):
                 self.health.succeeded()
