@@ -303,7 +303,11 @@ final class QueryResolver: Sendable {
         }
         var response = DNSMessage.response(to: query)
         response.header.flags.isAuthoritative = false
-        response.header.flags.authenticData = upstream.header.flags.authenticData
+        // The upstream is always asked with AD set, so its answer says whether it validated the
+        // data; the client hears it only when it asked with DO or AD (RFC 6840 §5.7, §5.8), so
+        // one cached answer serves both kinds of client.
+        let wantsAD = query.header.flags.authenticData || query.edns?.dnssecOK == true
+        response.header.flags.authenticData = upstream.header.flags.authenticData && wantsAD
         response.header.flags.responseCode = DNSResponseCode(rawValue: upstream.responseCode.rawValue & 0xF)
         // Records owned by the question's name take the client's spelling (cached answers were
         // stored under another client's).
