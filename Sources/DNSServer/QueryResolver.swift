@@ -153,7 +153,7 @@ final class QueryResolver: Sendable {
         }
         guard query.header.flags.opcode == 0 else {
             metrics?.answered(.unsupported, overTCP: overTCP)
-            return .reply(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
+            return .reply(Self.notImplemented(query).encoded(maximumSize: limit))
         }
         guard query.questions.count == 1, let question = query.questions.first else {
             report(clientAddress, query, .malformed, .formatError, overTCP: overTCP)
@@ -324,8 +324,20 @@ final class QueryResolver: Sendable {
         return response.encoded(maximumSize: limit)
     }
 
-    /// FORMERR for a query whose header can be read (and that is not a response); nothing
-    /// otherwise.
+    /// The answer to a query of an opcode other than QUERY: NOTIMP (RFC 1035 §4.1.1). Only the
+    /// ID, opcode, RD and CD come from the query (RFC 6895 §2 expects just RD and CD copied;
+    /// RFC 4035 §3.2.2 requires CD), and DO with EDNS (RFC 3225 §3). RA stays clear: no
+    /// recursion is offered for a kind of query this server does not implement (unbound
+    /// answers so; dnsmasq sets RA).
+    static func notImplemented(_ query: DNSMessage) -> DNSMessage {
+        var response = DNSMessage.response(to: query, code: .notImplemented)
+        response.header.flags.recursionAvailable = false
+        return response
+    }
+
+    /// FORMERR for a query whose header can be read (and that is not a response), or NOTIMP
+    /// when its opcode is not QUERY (this server cannot tell the format of a kind of query it
+    /// does not implement); nothing otherwise.
     private func formatError(_ bytes: ByteBuffer) -> [UInt8]? {
         guard bytes.readableBytes >= DNSHeader.size, let id = bytes.getInteger(at: bytes.readerIndex, as: UInt16.self),
             let rawFlags = bytes.getInteger(at: bytes.readerIndex + 2, as: UInt16.self)
@@ -336,8 +348,9 @@ final class QueryResolver: Sendable {
         flags.isResponse = true
         flags.opcode = queryFlags.opcode
         flags.recursionDesired = queryFlags.recursionDesired
-        flags.recursionAvailable = true
-        flags.responseCode = .formatError
+        flags.checkingDisabled = queryFlags.checkingDisabled
+        flags.recursionAvailable = queryFlags.opcode == 0
+        flags.responseCode = queryFlags.opcode == 0 ? .formatError : .notImplemented
         return DNSMessage(header: DNSHeader(id: id, flags: flags)).encoded()
     }
 
