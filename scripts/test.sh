@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
-# Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python
-# bindings, Xvfb, curl, PostgreSQL, HAProxy, dig, dnsmasq, dnsperf, dnsdist, openssl, Chromium
+# Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python bindings,
+# Xvfb, curl, PostgreSQL, HAProxy, dig, dnsmasq, dnsperf, dnsdist, openssl, BIND, unbound, Chromium
 # with its driver and Selenium, GNOME Web, systemd; axe-core from PyPI), checks the systemd units in
 # deploy/ (scripts/check-units.sh) and formatting with `swift format lint`, builds, starts a
 # throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit,
@@ -15,8 +15,10 @@ cd "$(dirname "$0")/.."
 
 # bind9-dnsutils (dig), dnsmasq-base and dnsperf: the real DNS client, upstream and load
 # generator of the DNS tests; dnsdist and openssl: a DNS-over-TLS and DNS-over-HTTPS upstream
-# with a test CA; postgresql: the Picket store's scale-out database; haproxy: the load balancer in
-# front of several Picket servers (deploy/haproxy-picket.cfg, run as it is by PicketClusterTests).
+# with a test CA; bind9 (named), bind9-utils (dnssec-keygen, dnssec-signzone) and unbound: a
+# signed zone, a bogus one and a validating resolver for the DNSSEC bits tests; postgresql: the
+# Picket store's scale-out database; haproxy: the load balancer in front of several Picket
+# servers (deploy/haproxy-picket.cfg, run as it is by PicketClusterTests).
 # chromium, chromium-driver and python3-selenium: the real browser the console's screens are
 # walked in; epiphany-browser (GNOME Web, with its settings schemas), libglib2.0-bin (gsettings)
 # and dbus (a session bus of its own): the console's GNOME Web step and GNOME Web itself.
@@ -24,6 +26,7 @@ cd "$(dirname "$0")/.."
 # dpkg-dev, lintian and debootstrap: the Debian package, checked and installed in a fresh root;
 # libcurl4-openssl-dev and libxml2-dev: what the static Swift Foundation of its binaries links.
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
+    bind9 bind9-utils unbound
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
     dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)

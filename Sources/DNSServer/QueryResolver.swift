@@ -153,7 +153,7 @@ final class QueryResolver: Sendable {
         }
         guard query.header.flags.opcode == 0 else {
             metrics?.answered(.unsupported, overTCP: overTCP)
-            return .reply(DNSMessage.response(to: query, code: .notImplemented).encoded(maximumSize: limit))
+            return .reply(Self.notImplemented(query).encoded(maximumSize: limit))
         }
         guard query.questions.count == 1, let question = query.questions.first else {
             report(clientAddress, query, .malformed, .formatError, overTCP: overTCP)
@@ -162,7 +162,7 @@ final class QueryResolver: Sendable {
         if let edns = query.edns, edns.version != 0 {
             // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
             var response = DNSMessage.response(to: query)
-            response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1)
+            response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1, dnssecOK: edns.dnssecOK)
             metrics?.answered(.unsupported, overTCP: overTCP)
             return .reply(response.encoded(maximumSize: limit))
         }
@@ -184,7 +184,11 @@ final class QueryResolver: Sendable {
                 return .reply(response.encoded(maximumSize: limit))
             }
         }
-        let key = ResponseCache.Key(question, dnssecOK: query.edns?.dnssecOK ?? false)
+        // DO and CD are in the key: an answer with DNSSEC records never goes to a client that did
+        // not ask for them (RFC 3225 §3, RFC 4035 §3.2.1), and an answer the upstream did not
+        // validate (CD=1) never to one that relies on its validation (RFC 4035 §3.2.2).
+        let key = ResponseCache.Key(
+            question, dnssecOK: query.edns?.dnssecOK ?? false, checkingDisabled: query.header.flags.checkingDisabled)
         var stale: DNSMessage?
         switch cache.find(key) {
         case .fresh(let cached):
@@ -195,14 +199,14 @@ final class QueryResolver: Sendable {
             // A refresh failed moments ago: the stale answer at once, and a refresh in the
             // background at most once per interval (the name recovers soon after the upstreams).
             metrics?.cacheLookup(hit: true)
-            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
                 respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
         case .stale(let expired, recheck: true) where health.upstreamsDown():
             // The upstreams are failing for other names: no client should wait on them for
             // this one either. The stale answer at once, a refresh in the background.
             metrics?.cacheLookup(hit: true)
-            if cache.claimRefresh(key) { refresh(question, key: key, checkingDisabled: query.header.flags.checkingDisabled) }
+            if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
                 respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
         case .stale(let expired, recheck: true):
@@ -248,7 +252,7 @@ final class QueryResolver: Sendable {
             answer(fallback)
         }
         forwarder.resolve(
-            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: query.header.flags.checkingDisabled, on: eventLoop
+            forwarding.question, dnssecOK: forwarding.key.dnssecOK, checkingDisabled: forwarding.key.checkingDisabled, on: eventLoop
         ).whenComplete { result in
             timer.cancel()
             switch result {
@@ -271,9 +275,9 @@ final class QueryResolver: Sendable {
 
     /// Asks the upstreams for an expired answer without a client waiting: a success replaces
     /// it in the cache, a failure is noted (its stale answer keeps being given at once).
-    private func refresh(_ question: DNSQuestion, key: ResponseCache.Key, checkingDisabled: Bool) {
+    private func refresh(_ question: DNSQuestion, key: ResponseCache.Key) {
         let eventLoop = forwarder.eventLoop
-        forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: checkingDisabled, on: eventLoop).whenComplete { result in
+        forwarder.resolve(question, dnssecOK: key.dnssecOK, checkingDisabled: key.checkingDisabled, on: eventLoop).whenComplete { result in
             switch result {
             case .success(let upstream):
                 self.health.succeeded()
@@ -299,7 +303,11 @@ final class QueryResolver: Sendable {
         }
         var response = DNSMessage.response(to: query)
         response.header.flags.isAuthoritative = false
-        response.header.flags.authenticData = upstream.header.flags.authenticData
+        // The upstream is always asked with AD set, so its answer says whether it validated the
+        // data; the client hears it only when it asked with DO or AD (RFC 6840 §5.7, §5.8), so
+        // one cached answer serves both kinds of client.
+        let wantsAD = query.header.flags.authenticData || query.edns?.dnssecOK == true
+        response.header.flags.authenticData = upstream.header.flags.authenticData && wantsAD
         response.header.flags.responseCode = DNSResponseCode(rawValue: upstream.responseCode.rawValue & 0xF)
         // Records owned by the question's name take the client's spelling (cached answers were
         // stored under another client's).
@@ -316,8 +324,20 @@ final class QueryResolver: Sendable {
         return response.encoded(maximumSize: limit)
     }
 
-    /// FORMERR for a query whose header can be read (and that is not a response); nothing
-    /// otherwise.
+    /// The answer to a query of an opcode other than QUERY: NOTIMP (RFC 1035 §4.1.1). Only the
+    /// ID, opcode, RD and CD come from the query (RFC 6895 §2 expects just RD and CD copied;
+    /// RFC 4035 §3.2.2 requires CD), and DO with EDNS (RFC 3225 §3). RA stays clear: no
+    /// recursion is offered for a kind of query this server does not implement (unbound
+    /// answers so; dnsmasq sets RA).
+    static func notImplemented(_ query: DNSMessage) -> DNSMessage {
+        var response = DNSMessage.response(to: query, code: .notImplemented)
+        response.header.flags.recursionAvailable = false
+        return response
+    }
+
+    /// FORMERR for a query whose header can be read (and that is not a response), or NOTIMP
+    /// when its opcode is not QUERY (this server cannot tell the format of a kind of query it
+    /// does not implement); nothing otherwise.
     private func formatError(_ bytes: ByteBuffer) -> [UInt8]? {
         guard bytes.readableBytes >= DNSHeader.size, let id = bytes.getInteger(at: bytes.readerIndex, as: UInt16.self),
             let rawFlags = bytes.getInteger(at: bytes.readerIndex + 2, as: UInt16.self)
@@ -328,8 +348,9 @@ final class QueryResolver: Sendable {
         flags.isResponse = true
         flags.opcode = queryFlags.opcode
         flags.recursionDesired = queryFlags.recursionDesired
-        flags.recursionAvailable = true
-        flags.responseCode = .formatError
+        flags.checkingDisabled = queryFlags.checkingDisabled
+        flags.recursionAvailable = queryFlags.opcode == 0
+        flags.responseCode = queryFlags.opcode == 0 ? .formatError : .notImplemented
         return DNSMessage(header: DNSHeader(id: id, flags: flags)).encoded()
     }
 

@@ -17,19 +17,24 @@ import NIOCore
 /// Bounded: when full, entries past their stale limit go first, then expired ones, then
 /// arbitrary ones (a cache is allowed to forget).
 final class ResponseCache: Sendable {
-    /// What a cached answer is looked up by: the lower-cased question and the DO bit (DNSSEC
-    /// records are only in answers to queries that asked for them).
+    /// What a cached answer is looked up by: the lower-cased question and the query's DO and CD
+    /// bits, which are also what the upstream was asked with. DO: DNSSEC records only go to
+    /// clients that asked for them (RFC 3225 §3, RFC 4035 §3.2.1). CD: an answer the upstream
+    /// did not validate (CD=1, possibly bogus) must not reach a client that relies on its
+    /// validation, which gets SERVFAIL for bogus data (RFC 4035 §3.2.2).
     struct Key: Hashable, Sendable {
         var name: [UInt8]
         var type: UInt16
         var recordClass: UInt16
         var dnssecOK: Bool
+        var checkingDisabled: Bool
 
-        init(_ question: DNSQuestion, dnssecOK: Bool) {
+        init(_ question: DNSQuestion, dnssecOK: Bool, checkingDisabled: Bool = false) {
             name = question.name.lowercased().wire
             type = question.type.rawValue
             recordClass = question.recordClass.rawValue
             self.dnssecOK = dnssecOK
+            self.checkingDisabled = checkingDisabled
         }
     }
 

@@ -235,10 +235,13 @@ final class UpstreamForwarder: Sendable {
     }
 
     /// The query sent upstream: recursion desired, EDNS with our payload size and the client's
-    /// DO bit, the client's CD bit.
+    /// DO bit, the client's CD bit, and AD set so that a validating upstream says whether it
+    /// validated the answer even without DO (RFC 6840 §5.7); the resolver passes that on only
+    /// to clients that asked with DO or AD.
     static func query(_ question: DNSQuestion, id: UInt16, dnssecOK: Bool, checkingDisabled: Bool) -> DNSMessage {
         var flags = DNSFlags(rawValue: 0)
         flags.recursionDesired = true
+        flags.authenticData = true
         flags.checkingDisabled = checkingDisabled
         return DNSMessage(
             header: DNSHeader(id: id, flags: flags), questions: [question],

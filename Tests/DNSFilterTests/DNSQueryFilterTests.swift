@@ -55,6 +55,13 @@ struct DNSQueryFilterTests {
         let refused = try Self.filter(Self.rules, response: .refused).blockedResponse(to: query)
         #expect(refused.responseCode == .refused)
         #expect(try DNSMessage(decoding: refused.encoded()).responseCode == .refused)
+
+        // RFC 3225 §3: DO copied into the answer's OPT record; RFC 4035 §3.2.2: CD copied.
+        var signed = try DNSMessageTests.query("ads.tracker.test", .a, id: 8, edns: EDNS(udpPayloadSize: 4096, dnssecOK: true))
+        signed.header.flags.checkingDisabled = true
+        let answer = try DNSMessage(decoding: try Self.filter(Self.rules).blockedResponse(to: signed).encoded())
+        #expect(answer.edns?.dnssecOK == true && answer.header.flags.checkingDisabled)
+        #expect(nx.edns?.dnssecOK == false && !nx.header.flags.checkingDisabled, "nothing set that was not asked")
     }
 
     @Test func cnameChainsToBlockedNamesAreFound() throws {

@@ -401,6 +401,24 @@ struct ResponseCacheTests {
         #expect(cache.lookup(upper, now: 0) != nil, "keys ignore case")
     }
 
+    /// RFC 4035 §3.2.2 and RFC 3225 §3: an answer to a CD=1 query (not validated upstream) is
+    /// never a CD=0 query's, and one asked with DO (with RRSIGs) never a query's without DO.
+    @Test func answersToCDAndDOQueriesAreKeptApart() throws {
+        let name = try DNSName("x.test")
+        let question = DNSQuestion(name: name, type: .a)
+        let cache = ResponseCache(capacity: 10)
+        let plain = ResponseCache.Key(question, dnssecOK: false, checkingDisabled: false)
+        let unchecked = ResponseCache.Key(question, dnssecOK: false, checkingDisabled: true)
+        let signed = ResponseCache.Key(question, dnssecOK: true, checkingDisabled: false)
+        cache.store(try Self.response(.noError, answers: [.a(name, IPAddress("192.0.2.66")!, ttl: 100)]), for: unchecked, now: 0)
+        #expect(cache.lookup(unchecked, now: 0)?.answers.first?.address == IPAddress("192.0.2.66"))
+        #expect(cache.lookup(plain, now: 0) == nil, "not validated: never for a CD=0 query")
+        cache.store(try Self.response(.noError, answers: [.a(name, IPAddress("192.0.2.1")!, ttl: 100)]), for: signed, now: 0)
+        #expect(cache.lookup(plain, now: 0) == nil, "asked with DO: never for a query without DO")
+        #expect(cache.lookup(signed, now: 0)?.answers.first?.address == IPAddress("192.0.2.1"))
+        #expect(cache.lookup(unchecked, now: 0)?.answers.first?.address == IPAddress("192.0.2.66"), "each kept")
+    }
+
     @Test func negativeAnswersLiveForTheSOAMinimum() throws {
         let soa = DNSRecord.soa(
             try DNSName("test"),

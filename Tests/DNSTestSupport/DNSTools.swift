@@ -174,6 +174,23 @@ public struct DigAnswer: Sendable {
 
     /// The data of each answer (the last field), e.g. addresses.
     public var data: [String] { answers.compactMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.map(String.init) } }
+
+    /// The types of the answer records (`A`, `RRSIG`…).
+    public var answerTypes: [String] {
+        answers.compactMap { line in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.count > 3 ? String(fields[3]) : nil
+        }
+    }
+
+    /// The flags of the answer's OPT record (`do`), or `nil` when it has none (dig's
+    /// `; EDNS: version: 0, flags: do; udp: 1232` line).
+    public var ednsFlags: [String]? {
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("; EDNS:") }),
+            let start = line.range(of: "flags:")?.upperBound
+        else { return nil }
+        return line[start...].prefix { $0 != ";" }.split(separator: " ").map(String.init)
+    }
 }
 
 /// Runs `dig`.

@@ -154,8 +154,9 @@ extension DNSRecord {
 }
 
 extension DNSMessage {
-    /// The skeleton of a response to `query`: same ID, opcode, RD and CD; QR and RA set; the
-    /// question echoed (as the client spelled it); an OPT record when the query had one.
+    /// The skeleton of a response to `query`: same ID, opcode, RD and CD (RFC 4035 §3.2.2); QR
+    /// and RA set; the question echoed (as the client spelled it); an OPT record when the query
+    /// had one, with the query's DO bit (RFC 3225 §3: a responder copies it).
     public static func response(to query: DNSMessage, code: DNSResponseCode = .noError) -> DNSMessage {
         var flags = DNSFlags(rawValue: 0)
         flags.isResponse = true
@@ -166,7 +167,7 @@ extension DNSMessage {
         flags.responseCode = code
         return DNSMessage(
             header: DNSHeader(id: query.header.id, flags: flags), questions: Array(query.questions.prefix(1)),
-            edns: query.edns.map { _ in EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize) })
+            edns: query.edns.map { EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, dnssecOK: $0.dnssecOK) })
     }
 
     /// The UDP payload size this server advertises and accepts (the DNS Flag Day 2020 value).
