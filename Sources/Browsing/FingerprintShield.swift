@@ -8,9 +8,9 @@ import Foundation
 /// | surface | what the script does |
 /// |---|---|
 /// | canvas | `HTMLCanvasElement.toDataURL` and `toBlob` read a copy of the canvas, and `CanvasRenderingContext2D.getImageData` its pixels, with the lowest bit of one colour channel of some opaque pixels flipped — which ones depends on the site's seed, the pixel's position and its colour |
-/// | WebGL | `getParameter` answers `WebKit` and `WebKit WebGL` for the unmasked vendor and renderer (`WEBGL_debug_renderer_info`), whatever the GPU; `readPixels` gets the canvas's noise |
+/// | WebGL | `getParameter` answers `Apple Inc.` and `Apple GPU` for the unmasked vendor and renderer (`WEBGL_debug_renderer_info`), whatever the GPU — the strings WebKit itself gives when it masks them, so the shield adds nothing that sets Pepper apart; `readPixels` gets the canvas's noise |
 /// | audio | `AudioBuffer.getChannelData` and `copyFromChannel` (what an `OfflineAudioContext` rendering is read through) scale each sample by 1 ± 10⁻⁶ (−120 dB, inaudible), and `AnalyserNode`'s frequency readouts get the same noise |
-/// | navigator | `hardwareConcurrency` is 4, `deviceMemory` (where the engine has it) 8, `languages` is only the first language |
+/// | navigator | `hardwareConcurrency` is 4 (WebKit itself says 4 or 8), `deviceMemory` (where the engine has it) 8, `languages` is only the first language |
 ///
 /// The noise is deterministic for a site: the same drawing reads the same on every visit (a
 /// site that checks its canvas twice sees no change), and differently on every other site, so
@@ -197,8 +197,8 @@ public struct FingerprintShield: Sendable {
     public static let normalizedHardwareConcurrency = 4
     /// What `navigator.deviceMemory` says on every site, where the engine has it.
     public static let normalizedDeviceMemory = 8
-    /// The unmasked WebGL vendor every site reads.
-    public static let webGLVendor = "WebKit"
-    /// The unmasked WebGL renderer every site reads.
-    public static let webGLRenderer = "WebKit WebGL"
+    /// The unmasked WebGL vendor every site reads (WebKit's own masked value).
+    public static let webGLVendor = "Apple Inc."
+    /// The unmasked WebGL renderer every site reads (WebKit's own masked value).
+    public static let webGLRenderer = "Apple GPU"
 }

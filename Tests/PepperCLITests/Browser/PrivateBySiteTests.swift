@@ -52,6 +52,12 @@ struct PrivateBySiteTests {
           var ext = gl && gl.getExtension('WEBGL_debug_renderer_info');
           out.glVendor = !gl ? 'unavailable' : ext ? gl.getParameter(ext.UNMASKED_VENDOR_WEBGL) : 'no-extension';
           out.glRenderer = !gl ? 'unavailable' : ext ? gl.getParameter(ext.UNMASKED_RENDERER_WEBGL) : 'no-extension';
+          if (gl) {
+            gl.clearColor(0.2, 0.4, 0.6, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+            var read = new Uint8Array(32 * 32 * 4);
+            gl.readPixels(0, 0, 32, 32, gl.RGBA, gl.UNSIGNED_BYTE, read);
+            out.glPixels = hash(Array.prototype.join.call(read, ','));
+          }
         } catch (e) { out.glVendor = 'error:' + e; }
         out.cores = navigator.hardwareConcurrency;
         out.languages = (navigator.languages || []).join(',');
@@ -209,6 +215,10 @@ struct PrivateBySiteTests {
             fingerprintA["cores"] == "\(FingerprintShield.normalizedHardwareConcurrency)" && fingerprintB["cores"] == fingerprintA["cores"])
         #expect(fingerprintA["languages"]?.contains(",") == false)
         if fingerprintA["glVendor"] != "unavailable" {
+            let a = try #require(fingerprintA["glPixels"])
+            #expect(
+                a == fingerprintAAgain["glPixels"] && a != fingerprintB["glPixels"], "WebGL's readPixels: stable within a site, not between"
+            )
             #expect(
                 fingerprintA["glVendor"] == FingerprintShield.webGLVendor && fingerprintA["glRenderer"] == FingerprintShield.webGLRenderer)
         }
