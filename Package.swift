@@ -56,6 +56,9 @@ let package = Package(
         // MARK: Formats, models and persistence (portable)
         // Dates' UTC fields and texts by arithmetic (no ICU): stored dates, shown times, ISO 8601.
         .target(name: "UTCTime"),
+        // One Pepper across a person's devices: hybrid logical clocks, records that merge per
+        // field, tombstones, and the exchange between a serving home and those that follow it.
+        .target(name: "DeviceSync"),
         .target(name: "FilterLists"),
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
@@ -68,6 +71,7 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "UTCTime",
+                "DeviceSync",
                 "FilterLists",
                 "CallFilter",
                 "Picket",
@@ -338,9 +342,14 @@ let package = Package(
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
+        .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),
+        // A real Picket server on a loopback port, for every suite that talks to one.
+        .target(
+            name: "PicketTestSupport", dependencies: ["Picket", "PicketServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PicketTestSupport"),
         // Strict fakes of the Apple contexts (subclasses of the shims) enforcing Apple's documented rules.
         .target(
             name: "AppleTestSupport",
@@ -357,7 +366,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             // GRDB itself: stored dates are compared with GRDB's own text for them.
-            dependencies: ["Storage", "UTCTime", "CallFilter", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Storage", "UTCTime", "CallFilter", "DeviceSync", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "CallFilterTests", dependencies: ["CallFilter", "CallFilterTestSupport"]),
         .testTarget(name: "FilterEngineTests", dependencies: ["FilterEngine", "FilterLists", "PepperTestSupport"]),
         .testTarget(name: "BrowsingTests", dependencies: ["Browsing", "FilterEngine", "FilterLists", "Picket", "Storage"]),
@@ -365,6 +374,7 @@ let package = Package(
         .testTarget(
             name: "PicketServerTests",
             dependencies: [
+                "PicketTestSupport",
                 "PicketServer", "Picket", "Storage", "PepperTestSupport", "ServerMetrics", "Screens", "PepperActions",
                 "UTCTime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -388,6 +398,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
+                "PicketTestSupport",
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
                 "UTCTime",
                 // The browser walks (Browser/) run the built `pepper console`, as a person would.
@@ -406,6 +417,7 @@ let package = Package(
         .testTarget(
             name: "AppSupportTests",
             dependencies: [
+                "PicketTestSupport",
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key
@@ -417,6 +429,7 @@ let package = Package(
         .testTarget(
             name: "AppleExtensionsTests",
             dependencies: [
+                "PicketTestSupport",
                 "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
                 "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport", "DNSTestSupport", "PicketServer",
                 .product(name: "Logging", package: "swift-log"),
@@ -435,6 +448,7 @@ let package = Package(
         .testTarget(
             name: "ListSyncTests",
             dependencies: [
+                "PicketTestSupport",
                 "ListSync", "ContentBlocker", "FilterLists", "Storage", "PepperTestSupport", "Picket", "PicketServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -443,6 +457,7 @@ let package = Package(
         .testTarget(
             name: "UpgradeTests",
             dependencies: [
+                "PicketTestSupport",
                 "PepperActions", "Storage", "FilterEngine", "CallFilter", "CallFilterTestSupport", "Console", "Picket", "PicketServer",
                 "PepperTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,8 +1,8 @@
 import AppSupport
 import Foundation
-import Logging
 import Picket
 import PicketServer
+import PicketTestSupport
 import ServerMetrics
 import Storage
 import Testing
@@ -19,9 +19,8 @@ struct GeofenceCoordinatorTests {
     final class Servers: @unchecked Sendable {
         let store: SQLitePicketStore
         let key: String
-        let ports: [Int]
+        let servers: [LoopbackPicketServer]
         let metrics: MetricsEndpoint
-        private let tasks: [Task<Void, any Error>]
         private let folder: URL
 
         init(count: Int = 1) async throws {
@@ -40,24 +39,14 @@ struct GeofenceCoordinatorTests {
                     ]))
             key = try await APIKeys.create(scopes: [.readMobile], in: store).key
             metrics = MetricsEndpoint(host: "127.0.0.1", port: 0)
-            var logger = Logger(label: "pepper.test.coordinator")
-            logger.logLevel = .critical
-            var ports: [Int] = []
-            var tasks: [Task<Void, any Error>] = []
+            var servers: [LoopbackPicketServer] = []
             for _ in 0..<count {
-                let server = PicketServer(
-                    store: store, configuration: .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0), logger: logger,
-                    metrics: PicketServerMetrics(factory: metrics.factory))
-                let (announced, continuation) = AsyncStream.makeStream(of: Int.self)
-                tasks.append(Task { try await server.run(handleSignals: false) { continuation.yield($0) } })
-                var iterator = announced.makeAsyncIterator()
-                ports.append(try #require(await iterator.next()))
+                servers.append(try await .start(store: store, metrics: PicketServerMetrics(factory: metrics.factory)))
             }
-            self.ports = ports
-            self.tasks = tasks
+            self.servers = servers
         }
 
-        func address(_ index: Int = 0) -> String { "http://127.0.0.1:\(ports[index])" }
+        func address(_ index: Int = 0) -> String { servers[index].address }
 
         /// How many `data` requests were answered, and how many of them with 304.
         func dataRequests() -> (all: Int, notModified: Int) {
@@ -89,10 +78,7 @@ struct GeofenceCoordinatorTests {
         }
 
         func stop() async {
-            for task in tasks {
-                task.cancel()
-                _ = try? await task.value
-            }
+            for server in servers { await server.stop() }
             await store.close()
             try? FileManager.default.removeItem(at: folder)
         }
@@ -222,7 +208,7 @@ struct GeofenceCoordinatorTests {
     @Test func aServerThatFailsIsAskedAgainFiveMinutesLater() async throws {
         let servers = try await Servers()
         let (context, container) = try Self.context(servers)
-        let port = servers.ports[0]
+        let port = servers.servers[0].port
         await servers.stop()
         let t0 = Date()
         let failed = await context.geofencing.refresh(.location(Self.seattle), now: t0, lowPowerMode: false)

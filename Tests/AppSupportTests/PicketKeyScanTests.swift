@@ -3,10 +3,10 @@ import AppSupport
 import Foundation
 import GRDB
 import ListSync
-import Logging
 import PepperActions
 import Picket
 import PicketServer
+import PicketTestSupport
 import Screens
 import Storage
 import Testing
@@ -35,10 +35,11 @@ struct PicketKeyScanTests {
 
     /// A Picket server on loopback whose store lives outside the container, as a remote one.
     struct Server {
-        let url: URL
+        let server: LoopbackPicketServer
         let store: SQLitePicketStore
         let folder: URL
-        let task: Task<Void, any Error>
+
+        var url: URL { server.url }
 
         static func start() async throws -> Server {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-keyscan-server-\(UUID())")
@@ -53,22 +54,13 @@ struct PicketKeyScanTests {
                             startDate: now.addingTimeInterval(-86_400), description: "On strike",
                             coordinate: GeoCoordinate(latitude: 47.2529, longitude: -122.4443), status: .approved, origin: "import")
                     ]))
-            var logger = Logger(label: "test")
-            logger.logLevel = .critical
-            let server = PicketServer(
-                store: store, configuration: .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0), logger: logger)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let task = Task { try await server.run(handleSignals: false) { continuation.yield($0) } }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            return Server(url: URL(string: "http://127.0.0.1:\(port)")!, store: store, folder: folder, task: task)
+            return Server(server: try await LoopbackPicketServer.start(store: store), store: store, folder: folder)
         }
 
         func key() async throws -> String { try await APIKeys.create(scopes: APIScope.allCases, in: store).key }
 
         func stop() async {
-            task.cancel()
-            _ = try? await task.value
+            await server.stop()
             try? FileManager.default.removeItem(at: folder)
         }
     }

@@ -4,12 +4,12 @@ import AppleExtensions
 @_spi(ShimTesting) import AppleShims
 @_spi(ShimTesting) import AppleTestSupport
 import Foundation
-import Logging
 import PepperActions
 import Picket
 import PicketServer
 import Storage
 import Testing
+import PicketTestSupport
 
 /// The content filter's two providers together, as iOS runs them (`StrictFilterSystem`): the
 /// data provider judges flows and hands questions over; the control provider asks, naming the
@@ -181,10 +181,11 @@ private final class WritingDataProvider: NEFilterDataProvider, @unchecked Sendab
 
 /// A Picket server on loopback (the real one, over SQLite) with Acme on strike, and a read key.
 struct PicketFixture {
-    let port: Int
+    let server: LoopbackPicketServer
     let key: String
-    let task: Task<Void, any Error>
     let folder: URL
+
+    var port: Int { server.port }
 
     static func start() async throws -> PicketFixture {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-picket-server-\(UUID().uuidString.prefix(8))")
@@ -200,20 +201,11 @@ struct PicketFixture {
                         origin: "import")
                 ]))
         let key = try await APIKeys.create(scopes: [.readMobile], in: store).key
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let server = PicketServer(
-            store: store, configuration: .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0), logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await server.run(handleSignals: false) { continuation.yield($0) } }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        return PicketFixture(port: port, key: key, task: task, folder: folder)
+        return PicketFixture(server: try await LoopbackPicketServer.start(store: store), key: key, folder: folder)
     }
 
     func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 }

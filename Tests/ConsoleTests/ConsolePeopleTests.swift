@@ -3,12 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import NIOCore
 import PepperActions
 import PepperTestSupport
 import Picket
 import PicketServer
+import PicketTestSupport
 import Storage
 import Testing
 import UTCTime
@@ -21,23 +21,16 @@ import UTCTime
 final class HomePicketServer: Sendable {
     let url: String
     let key: String
-    private let task: Task<Void, any Error>
+    private let server: LoopbackPicketServer
 
     init(_ console: ConsoleHarness) async throws {
         let store = SQLitePicketStore(database: console.state.database)
-        var logger = Logger(label: "pepper.test.console-picket")
-        logger.logLevel = .critical
-        let server = PicketServer(
-            store: store, configuration: .init(host: "127.0.0.1", port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
-            logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
-        var iterator = ports.makeAsyncIterator()
-        url = "http://127.0.0.1:\(await iterator.next() ?? 0)"
+        server = try await LoopbackPicketServer.start(store: store)
+        url = server.address
         key = try await APIKeys.create(scopes: APIScope.allCases, label: "console test", in: store).key
     }
 
-    deinit { task.cancel() }
+    deinit { Task { [server] in await server.stop() } }
 }
 
 @Suite("Console: calls, messages, labor actions, moderation")
@@ -213,6 +206,10 @@ struct ConsolePeopleTests {
         let longNameRefused = try await post("/picket/report/step", [("step", "employer"), ("employer.name", longName)])
         #expect(
             longNameRefused.status == .unprocessableContent && longNameRefused.text.contains("At most 200 characters (this has 10000)."))
+        #expect(
+            longNameRefused.text.contains("At most 200 characters (this has 10000). See the form below.")
+                && !longNameRefused.text.contains("Something is missing"),
+            "the banner says what is wrong, not that something is missing")
         let employer: [(String, String)] = [
             ("step", "employer"), ("employer.name", "Fair Widgets"), ("employer.industry", "Manufacturing"),
             ("employer.website", "https://fair-widgets.example"),

@@ -1,9 +1,9 @@
 import ContentBlocker
 import FilterLists
 import Foundation
-import Logging
 import Picket
 import PicketServer
+import PicketTestSupport
 import Testing
 
 @testable import ListSync
@@ -16,9 +16,8 @@ struct PicketListSourceTests {
         let home: PepperHome
         let database: PepperDatabase
         let server: SQLitePicketStore
-        let port: Int
+        let picket: LoopbackPicketServer
         let key: String
-        let task: Task<Void, any Error>
         /// The key the updater's key store gives the source (the source's settings hold none).
         let keys = KeyBox()
 
@@ -42,18 +41,11 @@ struct PicketListSourceTests {
                             origin: "import")
                     ]))
             let key = try await APIKeys.create(scopes: [.readMobile], in: store).key
-            var logger = Logger(label: "test")
-            logger.logLevel = .critical
-            let server = PicketServer(
-                store: store, configuration: .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0), logger: logger)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let task = Task { try await server.run(handleSignals: false) { continuation.yield($0) } }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            return Fixture(home: home, database: database, server: store, port: port, key: key, task: task)
+            let picket = try await LoopbackPicketServer.start(store: store)
+            return Fixture(home: home, database: database, server: store, picket: picket, key: key)
         }
 
-        var location: String { "picket:http://127.0.0.1:\(port)" }
+        var location: String { "picket:" + picket.address }
 
         func addSource(key: String? = nil) throws -> ListSource {
             keys.value = key ?? self.key
@@ -71,10 +63,7 @@ struct PicketListSourceTests {
                 picketKey: { [keys] source in source.name == "picket-test" ? keys.value : nil })
         }
 
-        func stop() async {
-            task.cancel()
-            _ = try? await task.value
-        }
+        func stop() async { await picket.stop() }
     }
 
     @Test("update: 200 stores the payload and strikes; unchanged is a 304; an approval brings new rules")

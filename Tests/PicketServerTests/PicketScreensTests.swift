@@ -62,6 +62,7 @@ struct PicketScreensTests {
         report.action.startDate = "1899-12-31"
         advanced = report.advance(from: .action)
         #expect(!advanced)
+        #expect(Notice.formProblems(report.errors) == .error("6 fields need a change: see the form below.", field: "action.description"))
         #expect(
             report.errors.keys.sorted() == [
                 "action.description", "action.durationDays", "action.learnMoreUrl", "action.location", "action.organization",
@@ -101,6 +102,7 @@ struct PicketScreensTests {
         long.employer.name = String(repeating: "W", count: 10_000)
         (notice, long) = await screen.submit(long)
         #expect(notice.isError && long.step == .employer && long.errors["employer.name"] == "At most 200 characters (this has 10000).")
+        #expect(notice.text == "At most 200 characters (this has 10000). See the form below." && notice.field == "employer.name")
         #expect(try await test.store.pendingSubmissions().isEmpty)
         // The rules are the server's: the same name sent straight to the server is refused there,
         // and its words go next to the same field.

@@ -3,56 +3,11 @@ import Logging
 import PepperTestSupport
 import Picket
 import PicketServer
+import PicketTestSupport
 import Testing
 
-/// A Picket server on a free loopback port, for the length of a test.
-final class TestServer: Sendable {
-    let url: URL
-    let port: Int
-    private let task: Task<Void, any Error>
-
-    private init(port: Int, task: Task<Void, any Error>) {
-        self.port = port
-        self.url = URL(string: "http://127.0.0.1:\(port)")!
-        self.task = task
-    }
-
-    /// Starts a server over `store`; by default it checks the store's revision on every request
-    /// (interval 0), so changes made through another connection show at once.
-    static func start(
-        store: any PicketStore,
-        configuration: PicketServer.Configuration = .init(port: 0, requestsPerMinute: nil, revisionCheckInterval: 0),
-        metrics: PicketServerMetrics = PicketServerMetrics()
-    ) async throws -> TestServer {
-        var configuration = configuration
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        var logger = Logger(label: "pepper.test.picket")
-        logger.logLevel = .critical
-        let server = PicketServer(store: store, configuration: configuration, logger: logger, metrics: metrics)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // On the cooperative threads, as in production: the tests wait for their child
-        // processes on threads of their own (`onOwnThread`), never on these.
-        let task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
-        }
-        return TestServer(port: port, task: task)
-    }
-
-    /// A client with `key`.
-    func client(_ key: String) -> PicketClient {
-        PicketClient(server: url, apiKey: key, timeout: 20)
-    }
-
-    /// Stops the server (gracefully) and waits for it.
-    func stop() async {
-        task.cancel()
-        _ = try? await task.value
-    }
-}
+/// The suite's name for the shared loopback server.
+typealias TestServer = LoopbackPicketServer
 
 /// Keys for tests.
 struct TestKeys {

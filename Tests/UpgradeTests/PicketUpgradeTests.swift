@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import Picket
+import PicketTestSupport
 import Storage
 import Testing
 
@@ -82,24 +82,13 @@ struct PicketUpgradeTests {
         let stored = try await store.apiKeys()
         #expect(stored.contains { $0.hash == APIKeys.hash(key) && $0.revokedAt == nil })
 
-        var logger = Logger(label: "pepper.test.upgrade")
-        logger.logLevel = .critical
-        let server = PicketServer(
-            store: store, configuration: .init(host: "127.0.0.1", port: 0, requestsPerMinute: nil, revisionCheckInterval: 0), logger: logger
-        )
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await server.run(handleSignals: false) { port in continuation.yield(port) } }
-        defer { task.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let address = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let strikes = try await PicketClient(server: address, apiKey: key, timeout: 20).activeStrikes()
+        let server = try await LoopbackPicketServer.start(store: store)
+        let strikes = try await server.client(key).activeStrikes()
         for id in actions { #expect(strikes.strikes.contains { $0.id == id }, "the server does not serve \(id) to the old key") }
         // The key is what lets the client in: another one is refused.
         await #expect(throws: PicketClientError.self) {
-            _ = try await PicketClient(server: address, apiKey: APIKeys.generate(), timeout: 20).activeStrikes()
+            _ = try await server.client(APIKeys.generate()).activeStrikes()
         }
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
     }
 }

@@ -167,7 +167,7 @@ struct LaborActionsPage: ConsoleArea {
                 }
                 (notice, report) = await screen.useCurrentLocation(report, at: here)
             default:
-                if !report.advance(from: step) { notice = Notice(.error, "Something is missing: see the form below.") }
+                if !report.advance(from: step) { notice = .formProblems(report.errors) }
             }
             keep(report, at: \.strikeReport, context)
             // A place found shows beside the address; only a failed lookup, or an address that

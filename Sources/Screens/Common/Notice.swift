@@ -38,6 +38,18 @@ public struct Notice: Error, Sendable, Hashable {
     /// An error, about `field` when given.
     public static func error(_ text: String, field: String? = nil) -> Notice { Notice(.error, text, field: field) }
 
+    /// The banner over a form whose fields have `problems` (by field path): the problem itself
+    /// when there is one, so a text too long is not called missing; how many otherwise. About
+    /// the first field in path order, which the form focuses.
+    public static func formProblems(_ problems: [String: String]) -> Notice {
+        let first = problems.keys.sorted().first
+        switch problems.count {
+        case 0: return .error("Something is missing: see the form below.")
+        case 1: return .error(problems.values.first! + " See the form below.", field: first)
+        default: return .error("\(problems.count) fields need a change: see the form below.", field: first)
+        }
+    }
+
     /// An action's failure as a sentence that starts with a capital.
     static func failure(_ error: ActionError, field: String? = nil) -> Notice {
         Notice(.error, Text.sentence(error.description), field: field)

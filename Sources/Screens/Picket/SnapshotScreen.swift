@@ -195,13 +195,13 @@ public struct SnapshotScreen: Sendable {
     /// The server's refusals go next to the fields they name.
     public func submit(_ draft: GPSSnapshotDraft, device: (any Geocoder)? = nil) async -> (Notice, GPSSnapshotDraft) {
         var draft = draft
-        guard draft.submission() != nil else { return (.error("Something is missing: see the form below."), draft) }
+        guard draft.submission() != nil else { return (.formProblems(draft.errors), draft) }
         if draft.stage == .pointChosen {
             var (notice, shown) = await showAddress(draft, device: device)
             if !notice.isError { notice = Notice(.warning, "Nothing was sent yet: " + notice.text) }
             return (notice, shown)
         }
-        guard let submission = draft.submission() else { return (.error("Something is missing: see the form below."), draft) }
+        guard let submission = draft.submission() else { return (.formProblems(draft.errors), draft) }
         let connection: PicketConnection
         switch PicketServerErrors.connection(state) {
         case .success(let found): connection = found

@@ -57,7 +57,7 @@ public struct StrikeReportScreen: Sendable {
     public func submit(_ report: StrikeReport) async -> (Notice, StrikeReport) {
         var report = report
         guard report.firstIncompleteStep() == nil, let submission = report.submission else {
-            return (.error("Something is missing: see the form below.", field: report.errors.keys.sorted().first), report)
+            return (.formProblems(report.errors), report)
         }
         let connection: PicketConnection
         switch PicketServerErrors.connection(state) {
