@@ -143,7 +143,13 @@ let package = Package(
 
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
-        .target(name: "Browsing", dependencies: ["FilterLists", "FilterEngine", "Picket", "Storage", "PepperActions"]),
+        .target(
+            name: "Browsing",
+            dependencies: [
+                "FilterLists", "FilterEngine", "Picket", "Storage", "PepperActions",
+                // The fingerprinting shield's per-site seeds (HMAC-SHA256) and the data stores' identifiers.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
 
         // A fixed number of threads of their own for synchronous work that waits (SQLite through
         // GRDB's synchronous API), so Swift's shared cooperative threads never wait on the disk.

@@ -36,9 +36,20 @@ final class BrowserWindow {
     private let starterView: UnsafeMutablePointer<GtkWidget>
     private let startLabel: UnsafeMutablePointer<GtkWidget>
     private let countsLabel: UnsafeMutablePointer<GtkWidget>
-    private let webView: UnsafeMutablePointer<WebKitWebView>
-    private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
-    private let backForwardList: UnsafeMutablePointer<WebKitBackForwardList>
+    /// The web view of the current site (replaced when the main frame goes to another site).
+    private var webView: UnsafeMutablePointer<WebKitWebView>
+    private var contentManager: UnsafeMutablePointer<WebKitUserContentManager>
+    private var backForwardList: UnsafeMutablePointer<WebKitBackForwardList>
+    /// The site whose website data store the web view uses (first-party isolation).
+    private(set) var partition = SitePartition(site: nil)
+    /// Each site's web context, over an ephemeral website data manager of its own, kept for the
+    /// window's life: a site finds its cookies and storage again within a run, no other site
+    /// sees them, and nothing survives a relaunch.
+    private var contexts: [SitePartition: UnsafeMutablePointer<WebKitWebContext>] = [:]
+    /// The web view's signal handlers, disconnected when the view is replaced.
+    private var viewHandlers: [(instance: UnsafeMutableRawPointer, id: gulong)] = []
+    /// How many web views were made (one per move to another site's store).
+    private(set) var webViewsMade = 0
 
     /// The page's touchpad swipes.
     private var pageSwipe = SwipeTracker()
@@ -90,7 +101,8 @@ final class BrowserWindow {
     /// Builds the window (not shown until ``start()``).
     init(configuration: BrowserConfiguration) throws(BrowsingError) {
         self.configuration = configuration
-        session = try BrowserSession(state: configuration.state)
+        let session = try BrowserSession(state: configuration.state)
+        self.session = session
         filters = ContentFilters(
             outputDirectory: configuration.home.outputURL,
             storeDirectory: configuration.home.url.appendingPathComponent("browser/content-filters", isDirectory: true))
@@ -149,33 +161,15 @@ final class BrowserWindow {
         gtk_widget_set_margin_top(countsLabel, 3)
         gtk_widget_set_margin_bottom(countsLabel, 3)
 
-        // An ephemeral website data manager: cookies, caches and storage last as long as the
-        // window. What survives a relaunch is Pepper's own state: history, zoom, search engine.
-        let dataManager = webkit_website_data_manager_new_ephemeral()!
-        if let proxy = configuration.proxy {
-            let settings = webkit_network_proxy_settings_new(proxy, nil)
-            webkit_website_data_manager_set_network_proxy_settings(dataManager, WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings)
-            webkit_network_proxy_settings_free(settings)
-        }
-        let context = webkit_web_context_new_with_website_data_manager(dataManager)!
-        g_object_unref(raw(dataManager))
-        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
-        let viewWidget = webkit_web_view_new_with_context(context)!
-        g_object_unref(raw(context))
-        webView = cast(viewWidget)
+        // The first view is the store of pages that are no web site (the starter, `about:`);
+        // the first page of a site moves to a view of that site's store (``load(_:)``).
+        let context = Self.makeContext(proxy: configuration.proxy)
+        contexts[partition] = context
+        webView = Self.makeWebView(context: context, shieldScript: session.fingerprintShield.script(for: partition))
+        webViewsMade = 1
+        let viewWidget: UnsafeMutablePointer<GtkWidget> = cast(webView)
         contentManager = webkit_web_view_get_user_content_manager(webView)
         backForwardList = webkit_web_view_get_back_forward_list(webView)
-        // Swipes are recognised here (SwipeTracker), so that they follow the session's history
-        // rather than WebKit's list, which is empty after a relaunch.
-        webkit_settings_set_enable_back_forward_navigation_gestures(webkit_web_view_get_settings(webView), 0)
-
-        // The same page script as the app's browser (Browsing's PageScript), so the count means
-        // the same in both.
-        let script = webkit_user_script_new(
-            PageScript.source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
-        webkit_user_content_manager_add_script(contentManager, script)
-        webkit_user_script_unref(script)
-        webkit_user_content_manager_register_script_message_handler(contentManager, PageScript.handlerName)
 
         // The starter and the page slide into each other (the Samaritan design's transitions).
         stack = gtk_stack_new()
@@ -192,6 +186,45 @@ final class BrowserWindow {
         gtk_box_pack_start(cast(column), countsLabel, 0, 0, 0)
         gtk_container_add(cast(window), column)
         connectSignals()
+    }
+
+    /// A web context over an ephemeral website data manager of its own (one per site: cookies,
+    /// caches and storage last as long as the window; what survives a relaunch is Pepper's own
+    /// state: history, zoom, search engine), with the test proxy when there is one.
+    private static func makeContext(proxy: String?) -> UnsafeMutablePointer<WebKitWebContext> {
+        let dataManager = webkit_website_data_manager_new_ephemeral()!
+        if let proxy {
+            let settings = webkit_network_proxy_settings_new(proxy, nil)
+            webkit_website_data_manager_set_network_proxy_settings(dataManager, WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings)
+            webkit_network_proxy_settings_free(settings)
+        }
+        let context = webkit_web_context_new_with_website_data_manager(dataManager)!
+        g_object_unref(raw(dataManager))
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        return context
+    }
+
+    /// A web view of `context` with the page script and the site's fingerprinting shield, both
+    /// injected in every frame at document start (the shield before the page's own scripts can
+    /// keep a reference to what it replaces).
+    private static func makeWebView(
+        context: UnsafeMutablePointer<WebKitWebContext>, shieldScript: String
+    ) -> UnsafeMutablePointer<WebKitWebView> {
+        let view: UnsafeMutablePointer<WebKitWebView> = cast(webkit_web_view_new_with_context(context)!)
+        // Swipes are recognised here (SwipeTracker), so that they follow the session's history
+        // rather than WebKit's list, which is empty after a relaunch.
+        webkit_settings_set_enable_back_forward_navigation_gestures(webkit_web_view_get_settings(view), 0)
+        let manager = webkit_web_view_get_user_content_manager(view)!
+        // The same scripts as the app's browser (Browsing's FingerprintShield and PageScript),
+        // so the shield and the count mean the same in both.
+        for source in [shieldScript, PageScript.source] {
+            let script = webkit_user_script_new(
+                source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+            webkit_user_content_manager_add_script(manager, script)
+            webkit_user_script_unref(script)
+        }
+        webkit_user_content_manager_register_script_message_handler(manager, PageScript.handlerName)
+        return view
     }
 
     private static let shieldTooltip = "Requests blocked on this page; click to turn blocking off or on for this site"
@@ -274,78 +307,97 @@ final class BrowserWindow {
             openTyped(borrowString(gtk_entry_get_text(cast(entry))) ?? "")
         }
         Signal.connect(raw(infoBar), "response", integer: { [self] response in answerSuggestion(response) })
-
-        let view = raw(webView)
-        Signal.connect(view, "load-changed", integer: { [self] event in loadChanged(event) })
-        Signal.connect(
-            view, "load-failed",
-            loadFailed: { [self] uri in
-                // The stopped load of a struck employer's page: the notice is the page, not an error.
-                guard let uri, uri == noticeAddress || session.picketNotice(for: uri) != nil else { return false }
-                return true
-            })
-        Signal.connect(view, "notify::title") { [self] in
-            if let title = borrowString(webkit_web_view_get_title(webView)) { attempt { try $0.titleChanged(title) } }
-            refresh()
-        }
-        Signal.connect(view, "notify::uri") { [self] in refresh() }
-        Signal.connect(view, "notify::estimated-load-progress") { [self] in
-            let progress = webkit_web_view_is_loading(webView) != 0 ? webkit_web_view_get_estimated_load_progress(webView) : 0
-            gtk_entry_set_progress_fraction(cast(entry), progress >= 1 ? 0 : progress)
-        }
-        Signal.connect(
-            view, "resource-load-started",
-            twoPointers: { [self] _, request in
-                guard let request,
-                    let uri = borrowString(webkit_uri_request_get_uri(request.assumingMemoryBound(to: WebKitURIRequest.self)))
-                else { return }
-                session.resourceStarted(uri)
-            })
-        Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event, on: .page) })
         Signal.connect(raw(starterView), "scroll-event", event: { [self] event in handleScroll(event, on: .starter) })
         Signal.connect(raw(stack), "notify::transition-running") { [self] in
             if gtk_stack_get_transition_running(cast(stack)) != 0 { transitionsRun += 1 }
         }
-        Signal.connect(
-            view, "button-press-event",
-            event: { [self] event in
-                // The mouse's back and forward buttons.
-                guard let event else { return false }
-                switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
-                case 8: navigate(.back)
-                case 9: navigate(.forward)
-                default: return false
-                }
-                return true
+        connectViewSignals()
+    }
+
+    /// The web view's signals (again for each new view), remembered to be disconnected when it is replaced.
+    private func connectViewSignals() {
+        let view = raw(webView)
+        func keep(_ instance: UnsafeMutableRawPointer, _ id: gulong) { viewHandlers.append((instance, id)) }
+        keep(view, Signal.connect(view, "load-changed", integer: { [self] event in loadChanged(event) }))
+        keep(
+            view,
+            Signal.connect(
+                view, "load-failed",
+                loadFailed: { [self] uri in
+                    // The stopped load of a struck employer's page: the notice is the page, not an error.
+                    guard let uri, uri == noticeAddress || session.picketNotice(for: uri) != nil else { return false }
+                    return true
+                }))
+        keep(
+            view,
+            Signal.connect(view, "notify::title") { [self] in
+                if let title = borrowString(webkit_web_view_get_title(webView)) { attempt { try $0.titleChanged(title) } }
+                refresh()
             })
-        Signal.connect(view, "decide-policy", policy: { [self] decision, type in decidePolicy(decision, type: type) })
-        Signal.connect(
-            raw(contentManager), "script-message-received::\(PageScript.handlerName)",
-            pointer: { [self] result in
-                guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
-                    let body = takeString(jsc_value_to_string(value))
-                else { return }
-                switch body {
-                case PicketNoticePage.proceedMessage:
-                    proceedPastPicketLine()
-                    return
-                case PicketNoticePage.backMessage:
-                    // Back, or to the starter from the first page.
-                    navigate(.back)
-                    return
-                default: break
-                }
-                switch PageScript.message(body) {
-                case .restoredFromCache?:
-                    session.pageRestoredFromCache()
-                    refresh()
-                case .failed(let url, let type)?:
-                    if session.subresourceFailed(url, type: type) { refresh() }
-                case nil:
-                    break
-                }
+        keep(view, Signal.connect(view, "notify::uri") { [self] in refresh() })
+        keep(
+            view,
+            Signal.connect(view, "notify::estimated-load-progress") { [self] in
+                let progress = webkit_web_view_is_loading(webView) != 0 ? webkit_web_view_get_estimated_load_progress(webView) : 0
+                gtk_entry_set_progress_fraction(cast(entry), progress >= 1 ? 0 : progress)
             })
-        Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) })
+        keep(
+            view,
+            Signal.connect(
+                view, "resource-load-started",
+                twoPointers: { [self] _, request in
+                    guard let request,
+                        let uri = borrowString(webkit_uri_request_get_uri(request.assumingMemoryBound(to: WebKitURIRequest.self)))
+                    else { return }
+                    session.resourceStarted(uri)
+                }))
+        keep(view, Signal.connect(view, "scroll-event", event: { [self] event in handleScroll(event, on: .page) }))
+        keep(
+            view,
+            Signal.connect(
+                view, "button-press-event",
+                event: { [self] event in
+                    // The mouse's back and forward buttons.
+                    guard let event else { return false }
+                    switch event.assumingMemoryBound(to: GdkEventButton.self).pointee.button {
+                    case 8: navigate(.back)
+                    case 9: navigate(.forward)
+                    default: return false
+                    }
+                    return true
+                }))
+        keep(view, Signal.connect(view, "decide-policy", policy: { [self] decision, type in decidePolicy(decision, type: type) }))
+        keep(
+            raw(contentManager),
+            Signal.connect(
+                raw(contentManager), "script-message-received::\(PageScript.handlerName)",
+                pointer: { [self] result in
+                    guard let result, let value = webkit_javascript_result_get_js_value(OpaquePointer(result)),
+                        let body = takeString(jsc_value_to_string(value))
+                    else { return }
+                    switch body {
+                    case PicketNoticePage.proceedMessage:
+                        proceedPastPicketLine()
+                        return
+                    case PicketNoticePage.backMessage:
+                        // Back, or to the starter from the first page.
+                        navigate(.back)
+                        return
+                    default: break
+                    }
+                    switch PageScript.message(body) {
+                    case .restoredFromCache?:
+                        session.pageRestoredFromCache()
+                        refresh()
+                    case .failed(let url, let type)?:
+                        if session.subresourceFailed(url, type: type) { refresh() }
+                    case nil:
+                        break
+                    }
+                }))
+        keep(
+            raw(backForwardList),
+            Signal.connect(raw(backForwardList), "changed", twoPointers: { [self] added, _ in backForwardListChanged(added) }))
     }
 
     /// WebKit asks before each navigation and new window. Links that open a new window
@@ -361,8 +413,9 @@ final class BrowserWindow {
         case WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION.rawValue:
             let navigation = webkit_navigation_policy_decision_get_navigation_action(
                 decision.assumingMemoryBound(to: WebKitNavigationPolicyDecision.self))
-            if let uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(navigation)) {
-                webkit_web_view_load_uri(webView, uri)
+            if let uri = borrowString(webkit_uri_request_get_uri(webkit_navigation_action_get_request(navigation))) {
+                // Not from inside the view's own signal: the load may replace the view.
+                MainLoop.perform { [self] in load(uri) }
             }
             webkit_policy_decision_ignore(policy)
             return true
@@ -378,7 +431,7 @@ final class BrowserWindow {
                 return false
             case .wait:
                 webkit_policy_decision_ignore(policy)
-                waitingForFilters.append { [self] in webkit_web_view_load_uri(webView, uri) }
+                waitingForFilters.append { [self] in load(uri) }
                 return true
             case .refuse(let failure):
                 webkit_policy_decision_ignore(policy)
@@ -397,6 +450,15 @@ final class BrowserWindow {
     private func loadChanged(_ event: Int) {
         switch UInt32(event) {
         case WEBKIT_LOAD_STARTED.rawValue, WEBKIT_LOAD_REDIRECTED.rawValue:
+            // The main frame is going to another site (a link, a form, a script, a redirect): the
+            // page goes to a web view of that site's store instead (first-party isolation). The
+            // first request went from this view, whose store holds no cookies of the other site
+            // (WebKit keeps no third-party cookies).
+            if let uri = borrowString(webkit_web_view_get_uri(webView)), partition.crosses(to: uri) {
+                webkit_web_view_stop_loading(webView)
+                MainLoop.perform { [self] in load(uri) }
+                return
+            }
             // Another site while a changed one's filters are in: the installed ones (the page's
             // subresources are requested after this).
             if !changedSites.isEmpty { selectFilters(for: borrowString(webkit_web_view_get_uri(webView))) }
@@ -485,9 +547,53 @@ final class BrowserWindow {
         }
         guard let url = session.open(text) else { return }
         gtk_entry_set_text(cast(entry), url)
-        webkit_web_view_load_uri(webView, url)
+        load(url)
         gtk_widget_grab_focus(cast(webView))
         refresh()
+    }
+
+    /// Loads `url` in the main frame, in a web view of its site's store: the current one when
+    /// the site is the same, else a new view of that site's context (``SitePartition``).
+    private func load(_ url: String) {
+        let wanted = SitePartition(pageURL: url)
+        if wanted != partition { replaceWebView(with: wanted) }
+        webkit_web_view_load_uri(webView, url)
+    }
+
+    /// Replaces the web view with one of `wanted`'s context (made at the site's first page of
+    /// the run), with the same scripts, filters and zoom; the old view is destroyed. The
+    /// session's history learns that the engine's list is empty again (steps then load stored
+    /// entries, as after a relaunch).
+    private func replaceWebView(with wanted: SitePartition) {
+        let context: UnsafeMutablePointer<WebKitWebContext>
+        if let known = contexts[wanted] {
+            context = known
+        } else {
+            context = Self.makeContext(proxy: configuration.proxy)
+            contexts[wanted] = context
+        }
+        let old = webView
+        for handler in viewHandlers { g_signal_handler_disconnect(handler.instance, handler.id) }
+        viewHandlers = []
+        webkit_web_view_stop_loading(old)
+        let pageShown = borrowString(gtk_stack_get_visible_child_name(cast(stack))) == "web"
+        let hadFocus = gtk_widget_has_focus(cast(old)) != 0
+        webView = Self.makeWebView(context: context, shieldScript: session.fingerprintShield.script(for: wanted))
+        contentManager = webkit_web_view_get_user_content_manager(webView)
+        backForwardList = webkit_web_view_get_back_forward_list(webView)
+        partition = wanted
+        webViewsMade += 1
+        engineBackLength = 0
+        session.engineReplaced()
+        filters.attachAgain(to: contentManager)
+        webkit_web_view_set_zoom_level(webView, session.zoom.factor)
+        // The stack destroys the view it lets go of; with no transition of its own, the swap is not seen.
+        gtk_container_remove(cast(stack), cast(old))
+        gtk_stack_add_named(cast(stack), cast(webView), "web")
+        gtk_widget_show(cast(webView))
+        if pageShown { gtk_stack_set_visible_child_full(cast(stack), "web", GTK_STACK_TRANSITION_TYPE_NONE) }
+        if hadFocus { gtk_widget_grab_focus(cast(webView)) }
+        connectViewSignals()
     }
 
     private func perform(_ command: NavigationCommand?) {
@@ -497,7 +603,7 @@ final class BrowserWindow {
         case nil: return
         case .engineBack: webkit_web_view_go_back(webView)
         case .engineForward: webkit_web_view_go_forward(webView)
-        case .load(let url): webkit_web_view_load_uri(webView, url)
+        case .load(let url): load(url)
         }
     }
 
@@ -584,7 +690,7 @@ final class BrowserWindow {
                 siteBlockingChanged([site], blocking: false, judge: judge) { [self] in
                     picketNotice = nil
                     noticeAddress = nil
-                    webkit_web_view_load_uri(webView, notice.url)
+                    load(notice.url)
                 }
             }
         }
@@ -854,7 +960,8 @@ final class BrowserWindow {
             visibleView: borrowString(gtk_stack_get_visible_child_name(cast(stack))) ?? "", lastTransition: lastTransition?.rawValue,
             transitionsRun: transitionsRun, countsLine: countsLine, siteSummary: session.siteSummary, rulesNotice: rulesNotice,
             rulesFailure: filters.selection.failure,
-            rulesInForce: filters.selection.installed ? filters.selection.lastGood?.identifier : nil, refusedLoads: refusedLoads)
+            rulesInForce: filters.selection.installed ? filters.selection.lastGood?.identifier : nil, refusedLoads: refusedLoads,
+            dataStore: partition.description, dataStores: contexts.count, webViewsMade: webViewsMade)
     }
 
     /// Whether WebKit has nothing left to compile: the output and the lists without the

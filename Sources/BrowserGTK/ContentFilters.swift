@@ -212,6 +212,14 @@ final class ContentFilters {
         return true
     }
 
+    /// Puts the selection in force into a new web view's `manager` (first-party isolation
+    /// replaces the view); nothing when no selection was attached yet (the first rules attach it).
+    func attachAgain(to manager: UnsafeMutablePointer<WebKitUserContentManager>) {
+        guard let current = attached else { return }
+        attached = nil
+        attach(current, to: manager)
+    }
+
     private func release(_ set: FilterSet) {
         // The content manager keeps its own reference to filters it holds.
         set.filters.forEach { webkit_user_content_filter_unref($0) }

@@ -79,6 +79,13 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
     public var rulesInForce: String?
     /// Pages not loaded because no rules could be installed, since the launch.
     public var refusedLoads: Int
+    /// The site whose website data store the web view uses (first-party isolation; `(no site)`
+    /// for pages that are no web site).
+    public var dataStore: String?
+    /// How many sites' stores the window has made in this run.
+    public var dataStores: Int?
+    /// How many web views the window has made (one more at each move to another site's store).
+    public var webViewsMade: Int?
 
     /// A state with every field given.
     public init(
@@ -89,7 +96,8 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         historyEntries: [String], historyIndex: Int?, rulesCompilingInBackground: Bool = false, baseRulesReady: Bool = false,
         lastToggleMilliseconds: Int? = nil, screen: String = BrowserScreen.page.rawValue, visibleView: String = "web",
         lastTransition: String? = nil, transitionsRun: Int = 0, countsLine: String = "", siteSummary: SiteBlockSummary? = nil,
-        rulesNotice: String? = nil, rulesFailure: RuleListFailure? = nil, rulesInForce: String? = nil, refusedLoads: Int = 0
+        rulesNotice: String? = nil, rulesFailure: RuleListFailure? = nil, rulesInForce: String? = nil, refusedLoads: Int = 0,
+        dataStore: String? = nil, dataStores: Int? = nil, webViewsMade: Int? = nil
     ) {
         self.url = url
         self.title = title
@@ -130,6 +138,9 @@ public struct BrowserAutomationState: Codable, Sendable, Hashable {
         self.rulesFailure = rulesFailure
         self.rulesInForce = rulesInForce
         self.refusedLoads = refusedLoads
+        self.dataStore = dataStore
+        self.dataStores = dataStores
+        self.webViewsMade = webViewsMade
     }
 }
 

@@ -27,6 +27,8 @@ public final class BrowserSession {
         public static let searchEngine = "searchEngine"
         /// Set once the search-engine suggestion was answered.
         public static let searchSuggestionAnswered = BrowserStateStore.searchSuggestionAnsweredKey
+        /// The secret the fingerprinting shield derives each site's seed from (hex; ``FingerprintShield``).
+        public static let fingerprintSecret = "fingerprintSecret"
     }
 
     private let store: BrowserStateStore
@@ -36,6 +38,8 @@ public final class BrowserSession {
     /// rebuilds the content blocker) off its main thread.
     public let siteBlocking: SiteBlocking
     private var saved: BrowserStateStore.History
+    /// The fingerprinting shield, over this browser's secret (made at the first launch).
+    public let fingerprintShield: FingerprintShield
 
     /// The back/forward history.
     public private(set) var history: NavigationHistory
@@ -82,6 +86,15 @@ public final class BrowserSession {
             zoom = try store.setting(SettingKey.zoom).flatMap(PageZoom.init(stored:)) ?? .actualSize
             searchEngine = try store.setting(SettingKey.searchEngine).flatMap(SearchEngine.init(rawValue:)) ?? .duckDuckGo
             shouldSuggestSearchEngine = try store.setting(SettingKey.searchSuggestionAnswered) == nil
+            if let secret = try store.setting(SettingKey.fingerprintSecret).flatMap(FingerprintShield.secret(stored:)) {
+                fingerprintShield = FingerprintShield(secret: secret)
+            } else {
+                // The first launch (or an unreadable secret): a new one, so each site's noise
+                // stays the same from launch to launch.
+                let secret = FingerprintShield.makeSecret()
+                try store.setSetting(SettingKey.fingerprintSecret, FingerprintShield.stored(secret))
+                fingerprintShield = FingerprintShield(secret: secret)
+            }
         } catch {
             throw .storage("cannot read the browser's state: \(error)")
         }
@@ -235,6 +248,11 @@ public final class BrowserSession {
         if history.current == nil { screen = .page }
         history.engineAddedItem(url: url, originalURL: originalURL)
         try saveHistory()
+    }
+
+    /// The shell moved to a new web view (another site's store), whose back/forward list is empty.
+    public func engineReplaced() {
+        history.engineReplaced()
     }
 
     /// The engine moved within its back/forward list by `delta` items and now shows `url`.

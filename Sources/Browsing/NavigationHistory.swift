@@ -126,6 +126,16 @@ public struct NavigationHistory: Hashable, Sendable {
         return .load(target.url)
     }
 
+    /// The shell replaced the engine's view with a new one whose list is empty (first-party
+    /// isolation moves to another site's web view: ``SitePartition``). A pending stored entry
+    /// stays pending (the new view loads it); steps load stored entries until the new view has
+    /// its own list.
+    public mutating func engineReplaced() {
+        engineBackCount = 0
+        engineForwardCount = 0
+        engineShowsCurrent = false
+    }
+
     /// Forgets a pending stored-entry load: the person navigated somewhere else meanwhile.
     public mutating func cancelPending() {
         pending = nil

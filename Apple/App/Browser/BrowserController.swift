@@ -11,9 +11,20 @@ import WebKit
 /// the page zoom of this device, the shield with the current site's blocked requests, struck
 /// employers' notices, and rule lists that never fail open. WebKit's events are passed to the
 /// session; the session's commands are passed to WebKit.
+///
+/// Private by site: each site's pages are shown in a web view over that site's own persistent
+/// website data store (`WKWebsiteDataStore(forIdentifier:)`, the identifier derived from the
+/// site by `SitePartition`), with the site's fingerprinting shield (`FingerprintShield`) as a
+/// user script in every frame; a main-frame navigation to another site moves to a new web view
+/// before any request is made (docs/browser.md, "Private by site").
 @MainActor
 final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate, WKScriptMessageHandler {
-    let webView: WKWebView
+    /// The web view of the current site (replaced when the main frame goes to another site).
+    @Published private(set) var webView: WKWebView
+    /// The site whose website data store the web view uses.
+    private(set) var partition = SitePartition(site: nil)
+    /// The sites' stores opened in this run (WebKit keeps each on disk under its identifier).
+    private var stores: [SitePartition: WKWebsiteDataStore] = [:]
     let session: BrowserSession
     private let state: PepperState
     private var engineBackLength = 0
@@ -74,25 +85,82 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         self.state = state
         self.session = session
         rules = RuleListSelection(saved: lastGood)
-        let configuration = WKWebViewConfiguration()
-        configuration.websiteDataStore = .nonPersistent()
-        // The same page script as `pepper browse`: it reports the page's failed subresources,
-        // which the filter engine judges (docs/browser.md, "Blocked counts").
-        configuration.userContentController.addUserScript(
-            WKUserScript(source: PageScript.source, injectionTime: .atDocumentStart, forMainFrameOnly: false))
-        webView = WKWebView(frame: .zero, configuration: configuration)
+        // Pages that are no web site (the starter, `about:`) keep nothing.
+        let noSite = SitePartition(site: nil)
+        webView = Self.makeWebView(store: .nonPersistent(), shieldScript: session.fingerprintShield.script(for: noSite))
         super.init()
-        webView.configuration.userContentController.add(self, name: Self.messageHandler)
-        webView.configuration.userContentController.add(self, name: PageScript.handlerName)
-        // WebKit's own swipes walk its own list, empty after a relaunch: the view's edge swipes
-        // call `step(_:)` instead, as the buttons do.
-        webView.allowsBackForwardNavigationGestures = false
-        webView.navigationDelegate = self
+        attach(webView)
         if let picketIndex { session.picketLookup = { @Sendable address in picketIndex.notice(for: address) } }
         screen = session.screen
     }
 
     static let messageHandler = "pepper"
+
+    /// A web view over `store` with the site's fingerprinting shield and the page script, both
+    /// in every frame at document start (the shield before the page's own scripts).
+    private static func makeWebView(store: WKWebsiteDataStore, shieldScript: String) -> WKWebView {
+        let configuration = WKWebViewConfiguration()
+        configuration.websiteDataStore = store
+        configuration.userContentController.addUserScript(
+            WKUserScript(source: shieldScript, injectionTime: .atDocumentStart, forMainFrameOnly: false))
+        // The same page script as `pepper browse`: it reports the page's failed subresources,
+        // which the filter engine judges (docs/browser.md, "Blocked counts").
+        configuration.userContentController.addUserScript(
+            WKUserScript(source: PageScript.source, injectionTime: .atDocumentStart, forMainFrameOnly: false))
+        let webView = WKWebView(frame: .zero, configuration: configuration)
+        // WebKit's own swipes walk its own list, empty after a relaunch: the view's edge swipes
+        // call `step(_:)` instead, as the buttons do.
+        webView.allowsBackForwardNavigationGestures = false
+        return webView
+    }
+
+    /// Makes this controller the web view's delegate and message handler.
+    private func attach(_ webView: WKWebView) {
+        webView.configuration.userContentController.add(self, name: Self.messageHandler)
+        webView.configuration.userContentController.add(self, name: PageScript.handlerName)
+        webView.navigationDelegate = self
+        webView.pageZoom = CGFloat(session.zoom.factor)
+    }
+
+    /// Loads `address` in the main frame, in a web view of its site's store.
+    private func load(_ request: URLRequest) {
+        let address = request.url?.absoluteString ?? ""
+        if partition.crosses(to: address) { moveToSite(of: address) }
+        webView.load(request)
+    }
+
+    /// Shows `html` as the page at `baseURL` (a page made here, not fetched), in a web view of
+    /// that site's store, like any page of the site.
+    func loadHTML(_ html: String, baseURL: URL?) {
+        let address = baseURL?.absoluteString ?? "about:blank"
+        if partition.crosses(to: address) { moveToSite(of: address) }
+        webView.loadHTMLString(html, baseURL: baseURL)
+    }
+
+    /// Replaces the web view with one over the store of `address`'s site (the same store for
+    /// the same site, at every launch); the old view stops and lets go of this controller. The
+    /// session learns that the engine's list is empty again (steps load stored entries).
+    private func moveToSite(of address: String) {
+        let wanted = SitePartition(pageURL: address)
+        let store: WKWebsiteDataStore
+        if let known = stores[wanted] {
+            store = known
+        } else {
+            store = wanted.site == nil ? .nonPersistent() : WKWebsiteDataStore(forIdentifier: wanted.storeIdentifier)
+            stores[wanted] = store
+        }
+        let old = webView
+        old.stopLoading()
+        old.navigationDelegate = nil
+        old.configuration.userContentController.removeAllScriptMessageHandlers()
+        let view = Self.makeWebView(store: store, shieldScript: session.fingerprintShield.script(for: wanted))
+        attach(view)
+        partition = wanted
+        engineBackLength = 0
+        rulesBlocking = nil
+        session.engineReplaced()
+        webView = view
+    }
 
     /// Reopens the page of the last launch (or the starter), once the rules are in place.
     func launch() async {
@@ -247,7 +315,7 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
         case .engineBack: webView.goBack()
         case .engineForward: webView.goForward()
         case .load(let address):
-            if let url = URL(string: address) { webView.load(URLRequest(url: url)) }
+            if let url = URL(string: address) { load(URLRequest(url: url)) }
         case nil: break
         }
     }
@@ -284,6 +352,12 @@ final class BrowserController: NSObject, ObservableObject, WKNavigationDelegate,
                 lastNavigation = action.navigationType
                 return .allow
             }
+        }
+        if mainFrame, partition.crosses(to: address) {
+            // A link, a form, a script or a redirect to another site: the page goes to a web view
+            // of that site's store, before any request leaves from this one.
+            load(action.request)
+            return .cancel
         }
         if mainFrame, let notice = session.picketNotice(for: address) {
             let page = PicketNoticePage.html(for: notice, controls: .scriptMessages(handler: Self.messageHandler))

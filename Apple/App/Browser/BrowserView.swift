@@ -53,6 +53,8 @@ private struct BrowserPage: View {
             WebViewHost(webView: controller.webView) { direction in
                 withAnimation(Self.slide) { controller.swipe(direction, on: .page) }
             }
+            // Another site's page is another web view (its own store): a new host for it.
+            .id(ObjectIdentifier(controller.webView))
             if controller.screen == .starter {
                 StarterView(controller: controller)
                     .transition(.move(edge: .leading))

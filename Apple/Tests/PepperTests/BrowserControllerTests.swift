@@ -76,20 +76,54 @@ final class BrowserControllerTests: XCTestCase {
         let browser = try await BrowserController.open(state: state)
         await browser.launch()
 
-        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        browser.loadHTML(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
         let news = try await shows("https://news.example/", in: browser)
         XCTAssertTrue(news, "the page loads")
         let hidden = try await RuleListFixture.adDisplay(in: browser.webView)
         XCTAssertEqual(hidden, "none", "a protected site's page gets the lists")
         XCTAssertTrue(browser.blocking)
 
-        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://allowed.example/"))
+        browser.loadHTML(RuleListFixture.page, baseURL: URL(string: "https://allowed.example/"))
         let allowed = try await shows("https://allowed.example/", in: browser)
         XCTAssertTrue(allowed, "the page loads")
         let shown = try await RuleListFixture.adDisplay(in: browser.webView)
         XCTAssertEqual(shown, "block", "an allowlisted site's page gets none, before it loads")
         XCTAssertFalse(browser.blocking)
         await RuleListFixture.removeTestLists()
+    }
+
+    /// Private by site: each site's page in a web view over its own persistent store (the
+    /// identifier `SitePartition` derives), with the site's fingerprinting shield.
+    func testEachSiteHasItsOwnStoreAndShield() async throws {
+        let container = TestContainer()
+        let state = try PepperState(home: container.container.home)
+        let browser = try await BrowserController.open(state: state)
+        await browser.launch()
+        let page = "<!doctype html><title>page</title><p>page</p>"
+
+        browser.loadHTML(page, baseURL: URL(string: "https://news.example/"))
+        let news = try await shows("https://news.example/", in: browser)
+        XCTAssertTrue(news, "the page loads")
+        let newsView = browser.webView
+        XCTAssertEqual(newsView.configuration.websiteDataStore.identifier, SitePartition(site: "news.example").storeIdentifier)
+        XCTAssertTrue(newsView.configuration.websiteDataStore.isPersistent)
+        _ = try await newsView.evaluateJavaScript("localStorage.setItem('mark', 'news')")
+        let cores = try await newsView.evaluateJavaScript("navigator.hardwareConcurrency") as? Int
+        XCTAssertEqual(cores, FingerprintShield.normalizedHardwareConcurrency)
+
+        browser.loadHTML(page, baseURL: URL(string: "https://other.example/"))
+        let other = try await shows("https://other.example/", in: browser)
+        XCTAssertTrue(other, "the page loads")
+        XCTAssertFalse(browser.webView === newsView, "another site, another web view")
+        XCTAssertEqual(browser.webView.configuration.websiteDataStore.identifier, SitePartition(site: "other.example").storeIdentifier)
+
+        browser.loadHTML(page, baseURL: URL(string: "https://news.example/again"))
+        let again = try await shows("https://news.example/again", in: browser)
+        XCTAssertTrue(again, "the page loads")
+        XCTAssertFalse(browser.webView === newsView, "a new web view…")
+        let mark = try await browser.webView.evaluateJavaScript("localStorage.getItem('mark') || ''") as? String
+        XCTAssertEqual(mark, "news", "…over the site's own store, which kept what the site stored")
+        XCTAssertEqual(browser.webView.configuration.websiteDataStore.identifier, SitePartition(site: "news.example").storeIdentifier)
     }
 
     func testAStruckEmployersSiteShowsTheNoticeAndProceedingLetsItThroughForADay() async throws {
@@ -194,7 +228,7 @@ final class BrowserControllerTests: XCTestCase {
         // A new output whose list WebKit refuses: the next page keeps the last good lists.
         try FileManager.default.removeItem(at: container.container.outputURL)
         try RuleListFixture.writeOutput(lists: [RuleListFixture.refused], to: container.container.outputURL)
-        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        browser.loadHTML(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
         let loaded = try await shows("https://news.example/", in: browser)
         XCTAssertTrue(loaded, "the page loads")
         let hidden = try await RuleListFixture.adDisplay(in: browser.webView)
@@ -222,7 +256,7 @@ final class BrowserControllerTests: XCTestCase {
         await browser.launch()
         XCTAssertTrue(browser.rulesNotice?.contains("Pages do not load") == true)
 
-        browser.webView.loadHTMLString(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
+        browser.loadHTML(RuleListFixture.page, baseURL: URL(string: "https://news.example/"))
         let refused = try await eventually { browser.refusedLoads == 1 }
         XCTAssertTrue(refused, "the load is cancelled")
         XCTAssertNil(browser.webView.url, "nothing was shown")

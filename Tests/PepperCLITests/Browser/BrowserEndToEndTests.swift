@@ -85,14 +85,16 @@ struct BrowserEndToEndTests {
             try await browser.send("open \(Self.pageC)")
             _ = try await browser.waitForPage()
 
-            // Within one run, back and forward use WebKit's own list.
+            // A, B and C are three sites, each shown in a web view of its own store (first-party
+            // isolation): back and forward load the stored entries in the site's new view.
             try await browser.send("key alt+Left")
             let backToB = try await browser.waitForPage()
             #expect(backToB.url == Self.pageB && backToB.forwardEnabled)
             try await browser.send("key alt+Left")
             let backToA = try await browser.waitForPage()
             #expect(backToA.url == Self.pageA && !backToA.canGoBack)
-            #expect(backToA.blocked == 2, "a page back from WebKit's page cache reports its blocked requests again")
+            #expect(backToA.blocked == 2, "a page loaded again in its site's view counts its blocked requests again")
+            #expect(backToA.dataStore == "a.test" && backToA.dataStores == 4, "no site, a.test, b.test, c.test")
 
             // Back from the first page: the starter slides in over it (its own view), and its
             // own swipe brings the page back, without loading it again.
@@ -148,7 +150,9 @@ struct BrowserEndToEndTests {
             #expect(onA.backEnabled && !onA.canGoBack && onA.forwardEnabled, "behind A, only the starter")
             #expect(onA.engineZoom == 125, "zoom applied after each load")
             #expect(onA.blocked == 2)
-            #expect(onA.siteSummary?.recent.total == 4, "the site's count of the last days: this load and the first launch's")
+            #expect(
+                onA.siteSummary?.recent.total == 6,
+                "the site's count of the last days: this load and the first launch's two (Back from B loaded A again in a.test's view)")
             try await browser.send("screenshot \(artifacts.appendingPathComponent("page-counts.png").path)")
 
             // Past the first page, the starter; forward from it, the page again.
