@@ -7,6 +7,10 @@
 #
 #   scripts/ios-check.sh [SDK]        SDK: iPhoneOS18.6.sdk (default: $PEPPER_IOS_SDK)
 #
+# lottie-ios (the app's onboarding animation, pinned in Apple/project.yml) is compiled from
+# $PEPPER_LOTTIE_IOS, a copy of that tag's sources outside the repository (Apple/README.md says
+# how to make it); without it the check stops at once and says so (exit 64), as without the SDK.
+#
 # XCTest is not in the SDK: $PEPPER_XCTEST_API names the folder scripts/ios/xctest_api.py
 # assembles from public copies of Xcode's XCTest (Apple/README.md says how); without it the test
 # targets are skipped, with a message.
@@ -22,6 +26,11 @@ cd "$(dirname "$0")/.."
 sdk=${1:-${PEPPER_IOS_SDK:-}}
 if [ -z "$sdk" ] || [ ! -f "$sdk/SDKSettings.json" ]; then
     echo "usage: scripts/ios-check.sh PATH/iPhoneOS18.6.sdk (or set PEPPER_IOS_SDK); Apple/README.md says how to get it" >&2
+    exit 64
+fi
+lottie_tag=$(sed -n 's/^ *exactVersion: *//p' Apple/project.yml | head -n 1)
+if [ -z "${PEPPER_LOTTIE_IOS:-}" ] || [ ! -f "$PEPPER_LOTTIE_IOS/Sources/Public/Animation/LottieView.swift" ]; then
+    echo "scripts/ios-check.sh: the app uses lottie-ios $lottie_tag (Apple/project.yml): set PEPPER_LOTTIE_IOS to a copy of that tag's sources (Apple/README.md says how)" >&2
     exit 64
 fi
 [ -d .build/checkouts/GRDB.swift ] || swift package resolve

@@ -3,8 +3,9 @@
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python bindings,
 # Xvfb, curl, PostgreSQL, HAProxy, dig, dnsmasq, dnsperf, dnsdist, openssl, BIND, unbound, Chromium
-# with its driver and Selenium, GNOME Web, systemd; axe-core from PyPI), checks the systemd units in
-# deploy/ (scripts/check-units.sh) and formatting with `swift format lint`, builds, starts a
+# with its driver and Selenium, GNOME Web, systemd, rlottie; axe-core from PyPI), checks the
+# systemd units in deploy/ (scripts/check-units.sh), the onboarding animation and formatting
+# with `swift format lint`, builds, starts a
 # throwaway PostgreSQL server for the Picket store tests, and runs every test with real WebKit,
 # PostgreSQL, HAProxy, DNS tools and browsers (PEPPER_REQUIRE_WEBKIT=1, PEPPER_REQUIRE_POSTGRES=1,
 # PEPPER_REQUIRE_HAPROXY=1, PEPPER_REQUIRE_DNS_TOOLS=1, PEPPER_REQUIRE_BROWSER=1: a missing one
@@ -30,6 +31,7 @@ packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvf
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
     dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
+packages+=(librlottie0-1) # a real Lottie player for the onboarding animation (scripts/check-onboarding-animation.py)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -70,6 +72,11 @@ scripts/check-units.sh
 echo "==> fastlane files"
 scripts/check-fastlane.sh
 
+# The onboarding's Lottie animation, played by rlottie: in step with its source script, 90 frames
+# at 30 fps, first and last frames as intended; its frames land in artifacts/onboarding/.
+echo "==> onboarding animation"
+python3 scripts/check-onboarding-animation.py
+
 # Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
 # Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
@@ -91,7 +98,8 @@ scripts/check-docs.sh
 
 # The Apple app for iOS, against a real iOS SDK when one is given (Apple/README.md: the SDK is a
 # public mirror, never part of the repository): Swift 6 with no error and no warning, the shims
-# against the SDK, and the unsigned app linked with Debian's lld-19.
+# against the SDK, and the unsigned app linked with Debian's lld-19. The app's lottie-ios comes from
+# $PEPPER_LOTTIE_IOS (a copy of the pinned tag's sources; ios-check.sh stops and says so without it).
 if [ -n "${PEPPER_IOS_SDK:-}" ]; then
     if ! dpkg-query -W -f='${Status}' lld-19 2>/dev/null | grep -q "install ok installed"; then
         sudo=""

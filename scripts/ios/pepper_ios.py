@@ -14,8 +14,12 @@ What is compiled comes from the package and the Xcode project, not from a list h
 Each step is one whole-module `swiftc` run through the complete front end, SIL diagnostics
 included (isolation, `sending`, definite initialisation), as in an Xcode build. A target sees only
 the modules its products give it, so an `import` that `project.yml` does not back fails here as it
-would in Xcode. Any error or warning in Pepper's own code fails the run; the two third-party
-packages (swift-crypto, GRDB) are compiled with their warnings suppressed.
+would in Xcode. Any error or warning in Pepper's own code fails the run; the third-party
+packages (swift-crypto, GRDB, and lottie-ios for the app) are compiled with their warnings suppressed.
+lottie-ios is not a dependency of the package but of the app alone (`project.yml`'s `Lottie`
+package, pinned to one tag): its sources come from $PEPPER_LOTTIE_IOS, a copy of that tag of its
+public repository kept outside this one (`Apple/README.md` says how to make it); without it the
+run stops at once and says so.
 
 The test targets (`bundle.unit-test`, `bundle.ui-testing`) are type-checked by `check` only, and
 only with an XCTest API (`--xctest`, or $PEPPER_XCTEST_API: the folder `xctest_api.py assemble`
@@ -183,6 +187,36 @@ class XcodeTarget:
         return self.kind in ("bundle.unit-test", "bundle.ui-testing")
 
 
+# Products of packages that `project.yml` adds beside Pepper's own (the app's alone): the
+# product, and the module it is. Their sources come from a copy named by an environment variable.
+PROJECT_PACKAGE_PRODUCTS = {"Lottie": "Lottie"}
+
+
+def lottie_sources(project_yml: Path) -> Path:
+    """The lottie-ios sources ($PEPPER_LOTTIE_IOS), checked against the tag `project.yml` pins."""
+    try:
+        import yaml  # PyYAML
+    except ImportError:
+        fail("PyYAML is needed to read Apple/project.yml: python3 -m pip install pyyaml")
+    package = yaml.safe_load(project_yml.read_text()).get("packages", {}).get("Lottie", {})
+    tag = str(package.get("exactVersion", "?"))
+    folder = os.environ.get("PEPPER_LOTTIE_IOS", "")
+    how = (f"set PEPPER_LOTTIE_IOS to a copy of lottie-ios {tag}'s sources, e.g. "
+           f"`git -C LOTTIE_IOS_REPO archive {tag} Package.swift lottie-ios.podspec LICENSE Sources | tar -x -C /work/lottie-ios-{tag}` "
+           "(Apple/README.md says how to get the repository)")
+    if not folder:
+        fail(f"the app uses lottie-ios {tag} (project.yml), whose sources are not here: {how}")
+    root = Path(folder).resolve()
+    if not (root / "Sources/Public/Animation/LottieView.swift").exists():
+        fail(f"PEPPER_LOTTIE_IOS={folder} is not a copy of lottie-ios (no Sources/Public/Animation/LottieView.swift): {how}")
+    podspec = root / "lottie-ios.podspec"
+    if podspec.exists():
+        found = re.search(r"s\.version\s*=\s*['\"]([^'\"]+)", podspec.read_text())
+        if found and found.group(1) != tag:
+            fail(f"PEPPER_LOTTIE_IOS={folder} is lottie-ios {found.group(1)}; project.yml pins {tag}: {how}")
+    return root
+
+
 class Package:
     """The package's targets (from `swift package describe`) and the third-party modules they use."""
 
@@ -214,6 +248,9 @@ class Package:
             order.append(name)
 
         for product in products:
+            if product in PROJECT_PACKAGE_PRODUCTS:
+                visit(PROJECT_PACKAGE_PRODUCTS[product])
+                continue
             if product not in self.products:
                 fail(f"project.yml names the product {product}, which Package.swift does not define")
             for target in self.products[product]:
@@ -221,7 +258,7 @@ class Package:
         return order
 
     def module_dependencies(self, name: str) -> list[str]:
-        if name in ("Crypto", "GRDB", "GRDBSQLite"):
+        if name in ("Crypto", "GRDB", "GRDBSQLite", "Lottie"):
             return []
         target = self.targets.get(name)
         if target is None:
@@ -248,6 +285,12 @@ class Package:
             return Module(
                 name, swift_files(self.grdb_sources()), [], "dependency",
                 ["-D", "SQLITE_ENABLE_FTS5", "-D", "SQLITE_ENABLE_SNAPSHOT"], suppress_warnings=True,
+            )
+        if name == "Lottie":
+            # lottie-ios's Package.swift: one target over Sources/, in Swift 5 language mode.
+            return Module(
+                name, swift_files(lottie_sources(ROOT / "Apple" / "project.yml") / "Sources"), [], "dependency",
+                swift_version="5", suppress_warnings=True,
             )
         target = self.targets[name]
         return Module(name, swift_files(ROOT / target["path"]), self.module_dependencies(name), "package", ["-package-name", "pepper"])
@@ -734,6 +777,7 @@ def link(
         else:
             place = bundle
             (place / "PkgInfo").write_text("APPL????")
+            copy_resources(target, place)
         shutil.copyfile(executable, place / target.name)
         os.chmod(place / target.name, 0o755)
         info = standard_info(target, settings, version, app_settings)
@@ -757,6 +801,15 @@ def link(
     for name, size, place in report:
         print(f"      {str(place):<48} {size:>10,} bytes")
     return 1 if failures else 0
+
+
+def copy_resources(target: XcodeTarget, place: Path) -> None:
+    """The app's loose resources (the onboarding's Lottie file): what Xcode's Copy Bundle
+    Resources phase puts at the bundle's top for a `.json` file among a target's sources."""
+    for folder in target.sources:
+        for resource in sorted(folder.rglob("*.json")):
+            if not any(part.endswith(".xcassets") for part in resource.relative_to(folder).parts):
+                shutil.copyfile(resource, place / resource.name)
 
 
 def standard_info(target: XcodeTarget, settings: dict[str, str], sdk_version_text: str, app_settings: dict[str, str]) -> dict:
@@ -864,6 +917,8 @@ def main() -> int:
     started = time.monotonic()
     package = Package(checkouts, work, sdk)
     project = Project(ROOT / "Apple" / "project.yml")
+    if any(product in PROJECT_PACKAGE_PRODUCTS for target in project.targets for product in target.products):
+        lottie_sources(ROOT / "Apple" / "project.yml")  # before compiling anything: said at once when missing
     objects = arguments.command == "app"
     builder = Builder(toolchain, sdk, work / ("app" if objects else "check"), checkouts, objects, arguments.optimization)
     xctest = XCTestAPI.find(arguments.xctest.resolve()) if arguments.xctest and not objects else None

@@ -21,6 +21,8 @@ final class AppModel {
     var picketOverlay: PicketOverlay?
     /// Lists coming in: a file picked or opened in Pepper, and what adding one gave.
     let listImports: ListImports
+    /// Whether the onboarding tour is shown: at first launch, and when asked for again.
+    var showsOnboarding = false
 
     init(opened: Result<AppContext, AppModelError>) {
         self.opened = opened
@@ -62,6 +64,10 @@ final class AppModel {
         geofences?.resume()
         await BackgroundUpdates.schedule(context: context)
         if let problem = await context.compileIfNeeded() { notice = problem }
+        // The tour until it is finished or skipped once (OnboardingTour.showsAtLaunch).
+        if let onboarding = await load({ try await OnboardingScreen(state: $0).load() }), OnboardingTour.showsAtLaunch(onboarding) {
+            showsOnboarding = true
+        }
     }
 
     /// Reads a screen's state: the screens' loads are async and read the database on

@@ -44,7 +44,12 @@ struct RootView: View {
                 ContentUnavailableView(
                     "Pepper is not set up", systemImage: "exclamationmark.triangle", description: Text(error.description))
             case .success:
-                layout
+                // The first-run tour (and again from Web protection).
+                #if os(iOS)
+                layout.fullScreenCover(isPresented: $model.showsOnboarding) { OnboardingView().environment(model) }
+                #else
+                layout.sheet(isPresented: $model.showsOnboarding) { OnboardingView().environment(model) }
+                #endif
             }
         }
         .noticeBanner()

@@ -6,7 +6,8 @@ import SwiftUI
 
 /// Web protection: Safari's content blockers (confirmed with Safari), the lists and their
 /// Update button, the allowlist, the sites where Pepper's browser blocked the most in the last
-/// days (`BlockedSitesScreen`), and the DuckDuckGo suggestion with Safari's steps.
+/// days (`BlockedSitesScreen`), the DuckDuckGo suggestion with Safari's steps once Safari uses the
+/// lists, and the onboarding tour again.
 struct WebProtectionView: View {
     @Environment(AppModel.self) private var model
     @State private var loaded: Loaded?
@@ -47,6 +48,7 @@ struct WebProtectionView: View {
                         .foregroundStyle(.orange)
                 }
                 Button("Check with Safari again") { Task { await refresh() } }
+                Button("Show the introduction again") { model.showsOnboarding = true }
             }
             Section("Lists") {
                 ForEach(loaded.lists, id: \.name) { row in
@@ -72,7 +74,8 @@ struct WebProtectionView: View {
                     }
                 }
             }
-            if !loaded.suggestionAnswered {
+            // After Safari confirms the blockers, as the design orders it (OnboardingTour.nextPage).
+            if !loaded.suggestionAnswered && loaded.safari?.installed == true {
                 Section("Search with DuckDuckGo") {
                     ForEach(SafariContentBlockers.duckDuckGoSteps, id: \.self) { Text($0) }
                     Button("Done, or not for me") {

@@ -21,6 +21,7 @@ enum Assets {
         h2 { font-size: 1.2rem; margin: 0 0 .6rem; }
         h3 { font-size: 1.05rem; }
         .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+        .card.about { display: flex; flex-wrap: wrap; align-items: center; gap: 0 1.2rem; } .card.about div { flex: 1 1 20rem; }
         .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 0 1rem; }
         table { width: 100%; border-collapse: collapse; }
         th, td { text-align: left; padding: .35rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }

@@ -123,9 +123,10 @@ enum Templates {
 
     static let setup = """
         {{#page}}
-        <section class="card" aria-labelledby="about-title">
-        <h2 id="about-title">What Pepper does</h2>
-        <p>Pepper blocks ads and trackers in web pages with filter lists, turned into the content-blocking rules WebKit browsers load; it can filter DNS for the whole machine; and it keeps your allowlist and your own rules in one place for every browser it serves.</p>
+        <section class="card about" aria-labelledby="about-title">
+        <img src="/assets/onboarding.svg" width="160" height="160" id="onboarding-animation" alt="A shield rises over a web page and its ads disappear.">
+        <div><h2 id="about-title">What Pepper does</h2>
+        <p>Pepper blocks ads and trackers in web pages with filter lists, turned into the content-blocking rules WebKit browsers load; it can filter DNS for the whole machine; and it keeps your allowlist and your own rules in one place for every browser it serves.</p></div>
         </section>
         <section class="card" aria-labelledby="lists-title">
         <h2 id="lists-title">1. Choose lists</h2>

@@ -4,8 +4,8 @@ import Hummingbird
 import NIOCore
 import Screens
 
-/// Signing in (with the console's password) and out, and the stylesheet and script every page
-/// loads.
+/// Signing in (with the console's password) and out, the stylesheet and script every page
+/// loads, and the setup page's animation.
 struct SignInPage: ConsoleArea {
     static let path: RouterPath = "/"
     let renderer: PageRenderer
@@ -17,6 +17,8 @@ struct SignInPage: ConsoleArea {
         let routes = RouteCollection(context: ConsoleContext.self)
         routes.get("assets/console.css") { _, _ in Self.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
         routes.get("assets/console.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
+        // The setup page's animation: the app's Lottie animation exported as SVG (no script).
+        routes.get("assets/onboarding.svg") { _, _ in Self.asset(OnboardingAnimation.svg, type: "image/svg+xml") }
         routes.get("favicon.ico") { _, _ in Response(status: .noContent) }
         routes.get("login") { request, context in login(request, context: context, error: nil) }
         routes.post("login") { request, context in await signIn(request, context: context) }

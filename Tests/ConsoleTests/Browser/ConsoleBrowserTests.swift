@@ -133,7 +133,8 @@ struct ConsoleBrowserTests {
         #expect(keyfile.contains("content-filters=['file://\(home.path)/.out."), "\(keyfile)")
         #expect(keyfile.contains("enable-adblock=true"))
         for page in [
-            "setup", "start", "update", "lists", "lists-categories", "rules-error", "dns-live", "dns", "check", "allowlist", "lists-phone",
+            "setup", "onboarding-start", "onboarding-end", "start", "update", "lists", "lists-categories", "rules-error", "dns-live", "dns",
+            "check", "allowlist", "lists-phone",
         ] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-\(page).png").path), "\(page)")
         }

@@ -8,6 +8,7 @@ Every step asserts what the person would see; screenshots and the accessibility 
 (axe-core: no serious or critical violation allowed) go to `artifacts` (browser_support.py).
 """
 import json
+import os
 import subprocess
 import sys
 import time
@@ -41,7 +42,24 @@ try:
     check(driver.current_url == base + "/setup", "the link leads to the setup, not " + driver.current_url)
     check(driver.get_cookie("pepper_console")["httpOnly"], "the session cookie is HttpOnly")
     axe("setup")
+    # The onboarding's animation (the app's Lottie animation as SVG): the console's own file, drawn,
+    # with no script from anywhere; the screenshot once its 3 seconds are over (its last frame).
+    image = driver.find_element(By.ID, "onboarding-animation")
+    check(image.get_attribute("src") == base + "/assets/onboarding.svg", "the animation is the console's: " + image.get_attribute("src"))
+    check(driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 200, "the animation is drawn")
+    sources = driver.execute_script("return Array.from(document.scripts).map(s => s.src)")
+    check(all(source.startswith(base + "/") for source in sources), "only the console's own scripts: %s" % sources)
+    time.sleep(3.2)
     shot("setup")
+    # The animation plays: alone in the window, its first moment and its end differ.
+    walk.open("/assets/onboarding.svg")
+    first = driver.get_screenshot_as_png()
+    driver.save_screenshot(os.path.join(walk.artifacts, "console-onboarding-start.png"))
+    time.sleep(3.2)
+    driver.save_screenshot(os.path.join(walk.artifacts, "console-onboarding-end.png"))
+    check(driver.get_screenshot_as_png() != first, "the setup page's animation does not move")
+    walk.open("/setup")
+    wait_for("the setup page again", lambda: heading() == "Set up Pepper")
     # No built-in list: they would be downloaded from the internet.
     for name in ("easylist", "easyprivacy"):
         box = driver.find_element(By.ID, "list-" + name)
