@@ -640,6 +640,7 @@ def run_linker(arguments: list[str], log: Path) -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
+_INLINED: dict[Path, dict[str, str]] = {}
 _EXPORTS: dict[Path, dict[str, tuple[str, ...]]] = {}
 
 
@@ -655,6 +656,48 @@ def older_exports(sdk: Path) -> dict[str, tuple[str, ...]]:
                 exports.setdefault(symbol, option)
         _EXPORTS[sdk] = exports
     return _EXPORTS[sdk]
+
+
+def inlined_exports(sdk: Path) -> dict[str, str]:
+    """Symbols a framework's stub exports for arm64 through a library it inlines and re-exports
+    (UIKit.tbd holds UIKitCore's exports, Swift overlay included), with the framework's install
+    name. lld looks such a library up by its own install name first, and this SDK mirror has a
+    separate PrivateFrameworks/UIKitCore stub without the Swift overlay's symbols, so lld misses
+    them; an app binds them through the framework (dyld follows its re-exports), as ld64 does."""
+    if sdk not in _INLINED:
+        exports: dict[str, str] = {}
+        for path in sorted((sdk / "System/Library/Frameworks").glob("*.framework/*.tbd")):
+            documents = path.read_text(errors="replace").split("--- !tapi-tbd")
+            umbrella = re.search(r"install-name:\s*'?([^'\n]+)'?", documents[1] if len(documents) > 1 else "")
+            if not umbrella:
+                continue
+            for document in documents[2:]:
+                section = document.split("\nexports:", 1)
+                if len(section) < 2:
+                    continue
+                # Each `- targets: [...]` entry of the exports, with its symbols.
+                for entry in re.split(r"\n  - targets:", section[1].split("\nreexports:", 1)[0])[1:]:
+                    targets, _, rest = entry.partition("]")
+                    if "arm64-ios" not in targets:
+                        continue
+                    listed = re.search(r"symbols:\s*\[(.*?)\]", rest, re.S)
+                    for symbol in re.findall(r"'?([^'\s,]+)'?", listed.group(1) if listed else ""):
+                        if not symbol.startswith("$ld$"):
+                            exports.setdefault(symbol, umbrella.group(1))
+        _INLINED[sdk] = exports
+    return _INLINED[sdk]
+
+
+def umbrella_stub(folder: Path, install_name: str, symbols: list[str]) -> Path:
+    """A stub of `install_name` exporting `symbols` for arm64, for the linker (see
+    `inlined_exports`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (Path(install_name).name + ".tbd")
+    listed = ", ".join(f"'{symbol}'" for symbol in sorted(symbols))
+    path.write_text(
+        "--- !tapi-tbd\ntbd-version: 4\ntargets: [ arm64-ios ]\n"
+        f"install-name: '{install_name}'\nexports:\n  - targets: [ arm64-ios ]\n    symbols: [ {listed} ]\n...\n")
+    return path
 
 
 def libraries_only_in(sdk: Path, older_sdk: Path) -> list[str]:
@@ -749,6 +792,20 @@ def link(
             found = {older_exports(older_sdk).get(symbol) for symbol in strong} - {None}
             if found:
                 arguments += [a for library in sorted(found) for a in library]
+                returncode, output = run_linker(arguments, log)
+                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+                weak, strong = classify_undefined(builder.toolchain, objects, undefined)
+        if strong and older_sdk:
+            # Symbols of a library the iOS 17 stubs inline in a framework's (UIKit's UIKitCore):
+            # bound through that framework.
+            inlined = inlined_exports(older_sdk)
+            by_framework: dict[str, list[str]] = {}
+            for symbol in strong:
+                if symbol in inlined:
+                    by_framework.setdefault(inlined[symbol], []).append(symbol)
+            if by_framework:
+                stubs = builder.work / "linked" / f"stubs-{target.name}"
+                arguments += [str(umbrella_stub(stubs, name, symbols)) for name, symbols in sorted(by_framework.items())]
                 returncode, output = run_linker(arguments, log)
                 undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
                 weak, strong = classify_undefined(builder.toolchain, objects, undefined)
