@@ -1,5 +1,4 @@
 import Foundation
-import Storage
 
 /// The app-group container the Pepper app and its extensions share, and where each thing lives
 /// in it (Apple/README.md): one Pepper home — `pepper.sqlite` in WAL mode, `lists/`,
