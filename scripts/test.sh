@@ -26,6 +26,7 @@ cd "$(dirname "$0")/.."
 packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvfb xauth curl postgresql haproxy bind9-dnsutils dnsmasq-base dnsperf dnsdist openssl
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
     dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
+packages+=(python3-numpy) # draws the app icon to check it (scripts/make-app-icon.py)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 
 missing=()
@@ -67,6 +68,12 @@ scripts/check-units.sh
 echo "==> fastlane files"
 scripts/check-fastlane.sh
 
+# The Apple app's asset catalog (its icon is scripts/make-app-icon.py's drawing, every
+# Contents.json matches its files) and privacy manifests (each declares the required-reason APIs
+# its target's code uses, scripts/check-privacy-manifests.py), without an iOS SDK.
+echo "==> Apple app: asset catalog and privacy manifests"
+python3 scripts/make-app-icon.py --check
+
 # Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
 # Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
@@ -81,6 +88,7 @@ python3 scripts/lint-tests.py
 
 echo "==> swift build"
 swift build --build-tests
+python3 scripts/check-privacy-manifests.py --self-test  # after the build: it reads .build/checkouts
 
 # The API documentation (scripts/check-docs.sh): the articles' snippets run, DocC's catalogs
 # built with warnings as errors, no public symbol without a doc comment.
