@@ -17,6 +17,11 @@ the modules its products give it, so an `import` that `project.yml` does not bac
 would in Xcode. Any error or warning in Pepper's own code fails the run; the two third-party
 packages (swift-crypto, GRDB) are compiled with their warnings suppressed.
 
+`app` links each `.dynamic` product a target links (PepperKit, PepperBlockerKit) once, as a
+framework in Pepper.app/Frameworks, and the app and extensions against it with their own code
+only; it checks that every binary loads its frameworks, that nothing is defined twice in one
+process, and that a target without GRDB has none of it (the content blockers).
+
 The test targets (`bundle.unit-test`, `bundle.ui-testing`) are type-checked by `check` only, and
 only with an XCTest API (`--xctest`, or $PEPPER_XCTEST_API: the folder `xctest_api.py assemble`
 writes; XCTest is not part of the SDK); without one they are skipped, with a message. The unit
