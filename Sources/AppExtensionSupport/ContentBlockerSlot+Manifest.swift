@@ -14,7 +14,7 @@ extension ContentBlockerSlot {
 }
 
 extension ContentBlockerAttachment {
-    /// The rule list of an unused slot (``unusedSlotJSON``) as rules: what the content
+    /// The rule list of an unused slot (`unusedSlotJSON`) as rules: what the content
     /// blocker's fixed JSON must decode to (AppleExtensionsTests holds the two together).
     public static let unusedSlotRules: [WebKitRule] = [
         WebKitRule(trigger: .init(urlFilter: "^pepper-unused-slot:"), action: .block)
