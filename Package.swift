@@ -26,6 +26,19 @@ let package = Package(
         .library(name: "Console", targets: ["Console"]),
         .library(name: "AppExtensionSupport", targets: ["AppExtensionSupport"]),
         .library(name: "AppSupport", targets: ["AppSupport"]),
+        // The Apple app's two frameworks (Apple/project.yml, Apple/README.md): every portable
+        // module the app and its extensions use, linked once into PepperKit.framework, which the
+        // app embeds and the extensions load (instead of a static copy in each); and the
+        // Safari content blockers' own small one, without the database or the compiler.
+        .library(
+            name: "PepperKit", type: .dynamic,
+            targets: [
+                "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "ListSync", "Storage", "Picket", "CallFilter",
+                "DNSFilter", "FilterEngine", "ContentBlocker", "FilterLists", "BlockingWork", "UTCTime", "PepperFiles",
+                "ContentBlockerSlots",
+            ]
+        ),
+        .library(name: "PepperBlockerKit", type: .dynamic, targets: ["ContentBlockerSlots"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -63,6 +76,14 @@ let package = Package(
         // Phone numbers, call-directory entries and message filtering: Foundation only (no GRDB),
         // so an iOS call-directory or message-filter extension links it unchanged.
         .target(name: "CallFilter"),
+        // Where Pepper's files are: its home folder and, on Apple platforms, the app group's
+        // container around it. Foundation only, below Storage, so a Safari content blocker finds
+        // its list without linking the database.
+        .target(name: "PepperFiles"),
+        // What a Safari content-blocker extension hands Safari: its slot and the slot's list in
+        // the app group (or a list that blocks nothing). Foundation and PepperFiles only: the
+        // content blockers link it alone (PepperBlockerKit), not PepperKit.
+        .target(name: "ContentBlockerSlots", dependencies: ["PepperFiles"]),
         // Online Picket Line models, API client and keys, moderation, blocklist matching, geofence
         // planner and the offline GeoNames gazetteer: Foundation and swift-crypto only, so the iOS
         // app and its extensions link it.
@@ -75,6 +96,7 @@ let package = Package(
                 "FilterLists",
                 "CallFilter",
                 "Picket",
+                "PepperFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // `sqlite3_file_control`: the persistent WAL a read-only process needs.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -173,7 +195,10 @@ let package = Package(
         // message filter's read-only rules, the packet tunnel's DNS answers (Apple/README.md).
         .target(
             name: "AppExtensionSupport",
-            dependencies: ["Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "PepperActions"]
+            dependencies: [
+                "Storage", "CallFilter", "DNSFilter", "Picket", "ListSync", "ContentBlocker", "PepperActions", "PepperFiles",
+                "ContentBlockerSlots",
+            ]
         ),
         // What the iOS app decides, portable: geofence regions and refreshes, notification
         // wording, background refreshes, Keychain names, the web view's rule lists, Safari's
@@ -193,10 +218,14 @@ let package = Package(
         .target(
             name: "AppleExtensions",
             dependencies: [
-                "AppExtensionSupport", "CallFilter", "DNSFilter",
+                "AppExtensionSupport", "CallFilter", "DNSFilter", "ContentBlockerSlots", "PepperFiles",
                 .target(name: "AppleShims", condition: .when(platforms: [.linux])),
             ],
-            path: "Apple/Extensions"
+            path: "Apple/Extensions",
+            // Each extension's privacy manifest: a resource of its Xcode target, nothing to build here.
+            exclude: ["CallDirectory", "ContentBlocker", "ContentFilter", "FilterControl", "MessageFilter", "PacketTunnel"].map {
+                "\($0)/PrivacyInfo.xcprivacy"
+            }
         ),
 
         // MARK: Servers (Linux and macOS)
@@ -431,6 +460,7 @@ let package = Package(
             dependencies: [
                 "PicketTestSupport",
                 "AppleExtensions", "AppExtensionSupport", "AppleTestSupport", "CallFilterTestSupport", "CallFilter", "DNSFilter", "Storage",
+                "ContentBlockerSlots",
                 "Picket", "PepperActions", "ContentBlocker", "PepperTestSupport", "DNSTestSupport", "PicketServer",
                 .product(name: "Logging", package: "swift-log"),
                 .target(name: "AppleShims", condition: .when(platforms: [.linux])),

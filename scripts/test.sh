@@ -30,6 +30,7 @@ packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvf
     bind9 bind9-utils unbound
     chromium chromium-driver python3-selenium epiphany-browser libglib2.0-bin dbus systemd
     dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
+packages+=(python3-numpy) # draws the app icon to check it (scripts/make-app-icon.py)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 packages+=(librlottie0-1) # a real Lottie player for the onboarding animation (scripts/check-onboarding-animation.py)
 
@@ -77,6 +78,12 @@ scripts/check-fastlane.sh
 echo "==> onboarding animation"
 python3 scripts/check-onboarding-animation.py
 
+# The Apple app's asset catalog (its icon is scripts/make-app-icon.py's drawing, every
+# Contents.json matches its files) and privacy manifests (each declares the required-reason APIs
+# its target's code uses, scripts/check-privacy-manifests.py), without an iOS SDK.
+echo "==> Apple app: asset catalog and privacy manifests"
+python3 scripts/make-app-icon.py --check
+
 # Apple/ too (without an iOS SDK this parse is all the app's views get; the extension classes in
 # Apple/Extensions are compiled and tested below, against Apple/Shims).
 echo "==> swift format lint"
@@ -91,6 +98,7 @@ python3 scripts/lint-tests.py
 
 echo "==> swift build"
 swift build --build-tests
+python3 scripts/check-privacy-manifests.py --self-test  # after the build: it reads .build/checkouts
 
 # The API documentation (scripts/check-docs.sh): the articles' snippets run, DocC's catalogs
 # built with warnings as errors, no public symbol without a doc comment.

@@ -21,6 +21,11 @@ package, pinned to one tag): its sources come from $PEPPER_LOTTIE_IOS, a copy of
 public repository kept outside this one (`Apple/README.md` says how to make it); without it the
 run stops at once and says so.
 
+`app` links each `.dynamic` product a target links (PepperKit, PepperBlockerKit) once, as a
+framework in Pepper.app/Frameworks, and the app and extensions against it with their own code
+only; it checks that every binary loads its frameworks, that nothing is defined twice in one
+process, and that a target without GRDB has none of it (the content blockers).
+
 The test targets (`bundle.unit-test`, `bundle.ui-testing`) are type-checked by `check` only, and
 only with an XCTest API (`--xctest`, or $PEPPER_XCTEST_API: the folder `xctest_api.py assemble`
 writes; XCTest is not part of the SDK); without one they are skipped, with a message. The unit
@@ -177,6 +182,9 @@ class XcodeTarget:
     info: dict
     entitlements: dict
     targets: list[str] = field(default_factory=list)  # the project's targets it depends on
+    # The package products it links (`link:` not false) and those it embeds (`embed: true`).
+    linked_products: list[str] = field(default_factory=list)
+    embedded_products: list[str] = field(default_factory=list)
 
     @property
     def is_extension(self) -> bool:
@@ -229,6 +237,10 @@ class Package:
         description = json.loads(result.stdout)
         self.targets = {target["name"]: target for target in description["targets"]}
         self.products = {product["name"]: product["targets"] for product in description["products"]}
+        # Library products declared `type: .dynamic`: each is linked once, as a framework.
+        self.dynamic_products = {
+            product["name"] for product in description["products"] if product.get("type", {}).get("library") == ["dynamic"]
+        }
         self.checkouts = checkouts
         self.work = work
         self.sdk = sdk
@@ -344,6 +356,8 @@ class Project:
                     name, merged["type"], sources, products, merged.get("supportedDestinations", ["iOS"]), settings,
                     merged.get("info", {}).get("properties", {}), merged.get("entitlements", {}).get("properties", {}),
                     [d["target"] for d in merged.get("dependencies", []) if "target" in d],
+                    [p for d in merged.get("dependencies", []) if "package" in d and d.get("link", True) for p in d.get("products", [])],
+                    [p for d in merged.get("dependencies", []) if "package" in d and d.get("embed", False) for p in d.get("products", [])],
                 )
             )
         # The extensions each app embeds (a test target's dependency on the app embeds nothing).
@@ -725,12 +739,148 @@ def classify_undefined(toolchain: Toolchain, objects: list[Path], symbols: list[
     return weak, [s for s in symbols if s not in weak]
 
 
+@dataclass
+class Image:
+    """One Mach-O file of the bundle: the app, an extension or a framework."""
+
+    name: str
+    kind: str  # "application", "app-extension" or "framework"
+    objects: list[Path]
+    output: Path
+    frameworks: list[str] = field(default_factory=list)  # the bundle's frameworks it loads
+    modules: list[str] = field(default_factory=list)  # every package module in it or in what it loads
+
+
+class ImageLinker:
+    """ld64.lld over this SDK: the same arguments for every image, and the retries that find
+    where iOS 17 keeps a symbol iOS 18 moved, or that bind newer symbols weakly."""
+
+    def __init__(self, builder: Builder, linker: str, older_sdk: Path | None):
+        self.builder = builder
+        self.linker = linker
+        self.older_sdk = older_sdk
+        self.version = sdk_version(builder.sdk)
+        self.newer_than_17: dict[str, list[str]] = {}
+
+    def link(self, image: Image, framework_paths: list[Path]) -> tuple[int, list[str]]:
+        sdk, older_sdk = self.builder.sdk, self.older_sdk
+        image.output.parent.mkdir(parents=True, exist_ok=True)
+        arguments = [self.linker, "-arch", "arm64", "-platform_version", "ios", DEPLOYMENT_TARGET, self.version]
+        # The iOS 17 stubs first: every symbol the app binds must be there, or be referenced weakly
+        # (newer API behind `#available`). The 18.6 SDK then for what the 17.5 mirror lacks.
+        for root in ([older_sdk] if older_sdk else []) + [sdk]:
+            arguments += ["-syslibroot", str(root)]
+        arguments += [
+            "-L/usr/lib/swift", "-L/usr/lib",
+            # The 18.6 mirror's stubs were made from an iOS 18 device: without this, symbols iOS 18
+            # moved into new frameworks (SwiftUICore) would be bound there, which iOS 17 lacks.
+            "-no_implicit_dylibs", "-dead_strip", "-no_adhoc_codesign", "-rpath", "/usr/lib/swift",
+            "-U", "_swift_coroFrameAlloc", "--error-limit=0", "-o", str(image.output),
+        ]
+        if image.kind == "framework":
+            # Loaded by the app and the extensions, so marked safe for extensions (as Xcode's
+            # APPLICATION_EXTENSION_API_ONLY marks it); found through their run paths.
+            arguments += ["-dylib", "-install_name", f"@rpath/{image.name}.framework/{image.name}", "-application_extension",
+                          "-compatibility_version", "1", "-current_version", "1"]
+        elif image.kind == "app-extension":
+            # An extension is Pepper.app/PlugIns/X.appex/X: the app's frameworks are two folders up.
+            arguments += ["-e", "_NSExtensionMain", "-application_extension", "-rpath", "@executable_path/../../Frameworks"]
+        else:
+            arguments += ["-rpath", "@executable_path/Frameworks"]
+        arguments += [str(o) for o in image.objects] + [str(p) for p in framework_paths]
+        arguments += ["-framework", "Foundation", "-lobjc", "-lSystem"]
+        if "Crypto" in image.modules:
+            # swift-crypto re-exports CryptoKit, and re-exports are not autolinked.
+            arguments += ["-framework", "CryptoKit"]
+        if image.kind == "application":
+            arguments += ["-framework", "SwiftUI", "-framework", "UIKit"]
+        log = self.builder.logs / f"link-{image.name}.log"
+        # Swift 6's Darwin module autolinks libraries iOS 18 split out of libswiftDarwin
+        # (swift_errno, swift_math, …). Apple's 18 SDK stubs send apps for older systems to the
+        # old library ($ld$previous); this mirror's do not, so: none of the libraries the iOS 17
+        # SDK lacks, and their symbols must then be found where iOS 17 has them.
+        if older_sdk:
+            arguments += [f"--ignore-auto-link-option={name}" for name in libraries_only_in(sdk, older_sdk)]
+        toolchain = self.builder.toolchain
+        returncode, output = run_linker(arguments, log)
+        undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+        weak, strong = classify_undefined(toolchain, image.objects, undefined)
+        if strong and older_sdk:
+            # Where iOS 17 has a symbol that iOS 18 moved (the IdentityLookup overlay's setters live
+            # in libswiftIdentityLookup there): link that library, as Apple's stubs would direct.
+            found = {older_exports(older_sdk).get(symbol) for symbol in strong} - {None}
+            if found:
+                arguments += [a for library in sorted(found) for a in library]
+                returncode, output = run_linker(arguments, log)
+                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+                weak, strong = classify_undefined(toolchain, image.objects, undefined)
+        if strong and older_sdk:
+            # Symbols of a library the iOS 17 stubs inline in a framework's (UIKit's UIKitCore,
+            # with the Swift overlay lottie-ios uses): bound through that framework.
+            inlined = inlined_exports(older_sdk)
+            by_framework: dict[str, list[str]] = {}
+            for symbol in strong:
+                if symbol in inlined:
+                    by_framework.setdefault(inlined[symbol], []).append(symbol)
+            if by_framework:
+                stubs = self.builder.work / "linked" / f"stubs-{image.name}"
+                arguments += [str(umbrella_stub(stubs, name, symbols)) for name, symbols in sorted(by_framework.items())]
+                returncode, output = run_linker(arguments, log)
+                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
+                weak, strong = classify_undefined(toolchain, image.objects, undefined)
+        if undefined and not strong:
+            # Only symbols newer than iOS 17, each referenced weakly: they are NULL on iOS 17 and
+            # reached only behind `#available` or a back-deployment thunk. Let the loader bind them.
+            returncode, output = run_linker(arguments + [a for symbol in weak for a in ("-U", symbol)], log)
+            self.newer_than_17[image.name] = weak
+        problems = [line for line in output.splitlines() if ("error" in line or "warning" in line) and line.strip()]
+        problems += [f"{symbol}: referenced strongly, and not in the iOS 17 stubs (the app would not start there)" for symbol in strong]
+        if returncode != 0:
+            problems.append(f"the linker exited with {returncode}")
+        return returncode, problems
+
+
+def plan_images(
+    builder: Builder, package: Package, project: Project, targets: list[XcodeTarget], support: Path, work: Path
+) -> tuple[list[Image], dict[str, Image], list[str]]:
+    """What to link: each dynamic product the app and extensions link, once, as a framework; then
+    the app and each extension with the modules no framework of theirs already holds. Returns the
+    frameworks, the app and extensions by name, and what is wrong with the plan."""
+    problems = []
+    frameworks: list[Image] = []
+    for target in targets:
+        for product in target.linked_products:
+            if product in package.dynamic_products and product not in [f.name for f in frameworks]:
+                modules = package.modules_for_products([product])
+                objects = [builder.objects_dir / f"{m}.o" for m in modules] + [support]
+                frameworks.append(Image(product, "framework", objects, work / "Frameworks" / f"{product}.framework" / product, [], modules))
+    app = project.app()
+    for framework in frameworks:
+        if framework.name not in app.embedded_products:
+            problems.append(f"{framework.name}: linked as a framework, but the app does not embed it (embed: true in project.yml)")
+    images: dict[str, Image] = {}
+    for target in targets:
+        dynamic = [p for p in target.linked_products if p in package.dynamic_products]
+        in_frameworks = package.modules_for_products(dynamic) if dynamic else []
+        # The app's own third-party dependencies (lottie-ios, project.yml's `Lottie`) are static
+        # products of the app alone: never in a framework or an extension.
+        static = package.modules_for_products([p for p in target.linked_products if p not in package.dynamic_products])
+        # A module both in a framework the target loads and linked into it would be two copies
+        # of its types in one process (Xcode's "duplication of library code").
+        for module in static:
+            if module in in_frameworks:
+                problems.append(f"{target.name}: links {module} statically, and loads it in {', '.join(dynamic)} too")
+        own = [m for m in static if m not in in_frameworks]
+        objects = [builder.objects_dir / f"{m}.o" for m in own] + [builder.objects_dir / f"target-{target.name}.o", support]
+        images[target.name] = Image(target.name, target.kind, objects, work / target.name, dynamic, in_frameworks + own)
+    return frameworks, images, problems
+
+
 def link(
     builder: Builder, package: Package, project: Project, targets: list[XcodeTarget], out: Path, linker: str, older_sdk: Path | None,
     team_prefix: str,
 ) -> int:
     sdk = builder.sdk
-    newer_than_17: dict[str, list[str]] = {}
     version = sdk_version(sdk)
     support = builder.work / "objects" / "availability.o"
     # Swift's `#available` calls __isPlatformVersionAtLeast, which lives in compiler-rt's
@@ -747,82 +897,55 @@ def link(
     (bundle / "PlugIns").mkdir(parents=True)
     entitlements_dir = out / "entitlements"
     entitlements_dir.mkdir(parents=True, exist_ok=True)
-    failures = 0
-    report = []
-    for target in targets:
-        if target.is_extension and "iOS" not in project.embedded.get(target.name, ["iOS"]):
-            continue
-        executable = builder.work / "linked" / target.name
-        executable.parent.mkdir(exist_ok=True)
-        modules = package.modules_for_products(target.products)
-        objects = [builder.objects_dir / f"{m}.o" for m in modules] + [builder.objects_dir / f"target-{target.name}.o", support]
-        arguments = [linker, "-arch", "arm64", "-platform_version", "ios", DEPLOYMENT_TARGET, version]
-        # The iOS 17 stubs first: every symbol the app binds must be there, or be referenced weakly
-        # (newer API behind `#available`). The 18.6 SDK then for what the 17.5 mirror lacks.
-        for root in ([older_sdk] if older_sdk else []) + [sdk]:
-            arguments += ["-syslibroot", str(root)]
-        arguments += [
-            "-L/usr/lib/swift", "-L/usr/lib",
-            # The 18.6 mirror's stubs were made from an iOS 18 device: without this, symbols iOS 18
-            # moved into new frameworks (SwiftUICore) would be bound there, which iOS 17 lacks.
-            "-no_implicit_dylibs", "-dead_strip", "-no_adhoc_codesign", "-rpath", "/usr/lib/swift",
-            "-U", "_swift_coroFrameAlloc", "--error-limit=0", "-o", str(executable),
-        ]
-        if target.is_extension:
-            arguments += ["-e", "_NSExtensionMain", "-application_extension", "-rpath", "@executable_path/../../Frameworks"]
-        arguments += ["-rpath", "@executable_path/Frameworks"] + [str(o) for o in objects]
-        # CryptoKit: swift-crypto re-exports it, and re-exports are not autolinked.
-        arguments += ["-framework", "Foundation", "-framework", "CryptoKit", "-lobjc", "-lSystem"]
-        if not target.is_extension:
-            arguments += ["-framework", "SwiftUI", "-framework", "UIKit"]
-        log = builder.logs / f"link-{target.name}.log"
+    shipped = [t for t in targets if not (t.is_extension and "iOS" not in project.embedded.get(t.name, ["iOS"]))]
+    frameworks, images, plan_problems = plan_images(builder, package, project, shipped, support, builder.work / "linked")
+    failures = len(plan_problems)
+    for problem in plan_problems:
+        print(f"  {problem}")
+    linker_run = ImageLinker(builder, linker, older_sdk)
+    report: list[tuple[str, int, Path]] = []
+    framework_files: dict[str, Path] = {}
+
+    for framework in frameworks:
         started = time.monotonic()
-        # Swift 6's Darwin module autolinks libraries iOS 18 split out of libswiftDarwin
-        # (swift_errno, swift_math, …). Apple's 18 SDK stubs send apps for older systems to the
-        # old library ($ld$previous); this mirror's do not, so: none of the libraries the iOS 17
-        # SDK lacks, and their symbols must then be found where iOS 17 has them.
-        if older_sdk:
-            arguments += [f"--ignore-auto-link-option={name}" for name in libraries_only_in(sdk, older_sdk)]
-        returncode, output = run_linker(arguments, log)
-        undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
-        weak, strong = classify_undefined(builder.toolchain, objects, undefined)
-        if strong and older_sdk:
-            # Where iOS 17 has a symbol that iOS 18 moved (the IdentityLookup overlay's setters live
-            # in libswiftIdentityLookup there): link that library, as Apple's stubs would direct.
-            found = {older_exports(older_sdk).get(symbol) for symbol in strong} - {None}
-            if found:
-                arguments += [a for library in sorted(found) for a in library]
-                returncode, output = run_linker(arguments, log)
-                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
-                weak, strong = classify_undefined(builder.toolchain, objects, undefined)
-        if strong and older_sdk:
-            # Symbols of a library the iOS 17 stubs inline in a framework's (UIKit's UIKitCore):
-            # bound through that framework.
-            inlined = inlined_exports(older_sdk)
-            by_framework: dict[str, list[str]] = {}
-            for symbol in strong:
-                if symbol in inlined:
-                    by_framework.setdefault(inlined[symbol], []).append(symbol)
-            if by_framework:
-                stubs = builder.work / "linked" / f"stubs-{target.name}"
-                arguments += [str(umbrella_stub(stubs, name, symbols)) for name, symbols in sorted(by_framework.items())]
-                returncode, output = run_linker(arguments, log)
-                undefined = sorted(set(re.findall(r"undefined symbol: (\S+)", output)))
-                weak, strong = classify_undefined(builder.toolchain, objects, undefined)
-        if undefined and not strong:
-            # Only symbols newer than iOS 17, each referenced weakly: they are NULL on iOS 17 and
-            # reached only behind `#available` or a back-deployment thunk. Let the loader bind them.
-            returncode, output = run_linker(arguments + [a for symbol in weak for a in ("-U", symbol)], log)
-            newer_than_17[target.name] = weak
-        problems = [line for line in output.splitlines() if ("error" in line or "warning" in line) and line.strip()]
-        problems += [f"{symbol}: referenced strongly, and not in the iOS 17 stubs (the app would not start there)" for symbol in strong]
+        returncode, problems = linker_run.link(framework, [])
+        if returncode == 0:
+            problems += inspect_binary(builder.toolchain, sdk, older_sdk, framework.output, None, "DYLIB")
+            problems += inspect_framework(builder.toolchain, framework)
+        size = framework.output.stat().st_size if framework.output.exists() else 0
+        print(f"  link {framework.name + '.framework':<26} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s"
+              f"  ({len(framework.modules)} modules: {' '.join(framework.modules)})", flush=True)
+        for problem in problems:
+            print(f"      {problem}")
+        failures += bool(problems)
         if returncode != 0:
-            problems.append(f"the linker exited with {returncode}")
+            continue
+        place = bundle / "Frameworks" / f"{framework.name}.framework"
+        place.mkdir(parents=True)
+        shutil.copyfile(framework.output, place / framework.name)
+        os.chmod(place / framework.name, 0o755)
+        framework_files[framework.name] = place / framework.name
+        with (place / "Info.plist").open("wb") as file:
+            plistlib.dump(framework_info(framework.name, app_settings, version), file, fmt=plistlib.FMT_BINARY)
+        report.append((f"{framework.name}.framework", size, place.relative_to(out)))
+
+    for target in shipped:
+        image = images[target.name]
+        started = time.monotonic()
+        loaded = [framework_files[name] for name in image.frameworks if name in framework_files]
+        if len(loaded) != len(image.frameworks):
+            print(f"  link {target.name:<26} skipped: a framework it loads did not link")
+            failures += 1
+            continue
+        returncode, problems = linker_run.link(image, loaded)
         settings = {**target.settings, "EXECUTABLE_NAME": target.name, "AppIdentifierPrefix": team_prefix}
         principal = expand_settings(target.info.get("NSExtension", {}).get("NSExtensionPrincipalClass"), settings)
-        problems += inspect_binary(builder.toolchain, sdk, older_sdk, executable, principal) if returncode == 0 else []
-        size = executable.stat().st_size if executable.exists() else 0
-        print(f"  link {target.name:<20} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s", flush=True)
+        if returncode == 0:
+            problems += inspect_binary(builder.toolchain, sdk, older_sdk, image.output, principal, "EXECUTE", image.frameworks)
+            problems += inspect_sharing(builder.toolchain, image, loaded)
+        size = image.output.stat().st_size if image.output.exists() else 0
+        shared = f"  (loads {', '.join(image.frameworks)})" if image.frameworks else ""
+        print(f"  link {target.name:<26} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s{shared}", flush=True)
         for problem in problems:
             print(f"      {problem}")
         failures += bool(problems)
@@ -835,12 +958,18 @@ def link(
             place = bundle
             (place / "PkgInfo").write_text("APPL????")
             copy_resources(target, place)
-        shutil.copyfile(executable, place / target.name)
+        shutil.copyfile(image.output, place / target.name)
         os.chmod(place / target.name, 0o755)
         info = standard_info(target, settings, version, app_settings)
         info.update(expand_settings(target.info, settings))
+        if target.kind == "application":
+            info.update(app_icon(target, place))
         with (place / "Info.plist").open("wb") as file:
             plistlib.dump(info, file, fmt=plistlib.FMT_BINARY)
+        manifest_problems = copy_privacy_manifest(target, place)
+        for problem in manifest_problems:
+            print(f"      {problem}")
+        failures += bool(manifest_problems)
         with (entitlements_dir / f"{target.name}.entitlements").open("wb") as file:
             plistlib.dump(expand_settings(target.entitlements, settings), file)
         report.append((target.name, size, place.relative_to(out)))
@@ -849,6 +978,7 @@ def link(
     if manifest.exists():
         (bundle / "GRDB_GRDB.bundle").mkdir(exist_ok=True)
         shutil.copyfile(manifest, bundle / "GRDB_GRDB.bundle" / "PrivacyInfo.xcprivacy")
+    newer_than_17 = linker_run.newer_than_17
     if newer_than_17:
         every = sorted({symbol for symbols in newer_than_17.values() for symbol in symbols})
         counts = ", ".join(f"{name} {len(symbols)}" for name, symbols in newer_than_17.items())
@@ -856,7 +986,11 @@ def link(
         print("      " + ", ".join(demangle(builder.toolchain, every)))
     print(f"==> {bundle} (unsigned); entitlements for a signer in {entitlements_dir}")
     for name, size, place in report:
-        print(f"      {str(place):<48} {size:>10,} bytes")
+        print(f"      {str(place):<52} {size:>12,} bytes")
+    binaries = sum(size for _, size, _ in report)
+    total = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
+    print(f"      {'every binary':<52} {binaries:>12,} bytes")
+    print(f"      {'the whole bundle':<52} {total:>12,} bytes")
     return 1 if failures else 0
 
 
@@ -867,6 +1001,62 @@ def copy_resources(target: XcodeTarget, place: Path) -> None:
         for resource in sorted(folder.rglob("*.json")):
             if not any(part.endswith(".xcassets") for part in resource.relative_to(folder).parts):
                 shutil.copyfile(resource, place / resource.name)
+
+
+def framework_info(name: str, app_settings: dict[str, str], sdk_version_text: str) -> dict:
+    """A framework's Info.plist, as Xcode writes it for a SwiftPM dynamic product."""
+    return {
+        "CFBundleDevelopmentRegion": "en",
+        "CFBundleExecutable": name,
+        "CFBundleIdentifier": f"{expand_settings(app_settings.get('PEPPER_BUNDLE_ID', 'org.pepper.Pepper'), app_settings)}.{name}",
+        "CFBundleInfoDictionaryVersion": "6.0",
+        "CFBundleName": name,
+        "CFBundlePackageType": "FMWK",
+        "CFBundleShortVersionString": expand_settings(app_settings.get("MARKETING_VERSION", "1.0"), app_settings),
+        "CFBundleVersion": expand_settings(app_settings.get("CURRENT_PROJECT_VERSION", "1"), app_settings),
+        "CFBundleSupportedPlatforms": ["iPhoneOS"],
+        "MinimumOSVersion": DEPLOYMENT_TARGET,
+        "DTPlatformName": "iphoneos",
+        "DTPlatformVersion": sdk_version_text,
+        "DTSDKName": f"iphoneos{sdk_version_text}",
+    }
+
+
+def copy_privacy_manifest(target: XcodeTarget, place: Path) -> list[str]:
+    """The target's PrivacyInfo.xcprivacy (one in its sources, as Xcode copies it) into its bundle."""
+    found = sorted({p for folder in target.sources for p in folder.rglob("PrivacyInfo.xcprivacy")})
+    if len(found) != 1:
+        return [f"{target.name}: {len(found)} PrivacyInfo.xcprivacy files in its sources, not one"]
+    try:
+        plistlib.loads(found[0].read_bytes())
+    except Exception as error:  # noqa: BLE001 - any parse failure is the message
+        return [f"{found[0]}: not a property list ({error})"]
+    shutil.copyfile(found[0], place / "PrivacyInfo.xcprivacy")
+    return []
+
+
+def app_icon(target: XcodeTarget, place: Path) -> dict:
+    """actool does not run on Linux, so there is no Assets.car: the icon of the asset catalog
+    (scripts/make-app-icon.py draws it at any size) as the loose PNGs actool writes beside
+    Assets.car, at the sizes iOS shows, named in CFBundleIcons. Nothing when the app has no
+    AppIcon set."""
+    if not any((folder / "Assets.xcassets/AppIcon.appiconset").is_dir() for folder in target.sources):
+        return {}
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_app_icon", ROOT / "scripts" / "make-app-icon.py")
+    icon = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(icon)
+    # (points, scale, suffix): the iPhone's home screen at 2x and 3x, the iPad's and iPad Pro's at 2x.
+    for points, scale, suffix in ((60, 2, ""), (60, 3, ""), (76, 2, "~ipad"), (83.5, 2, "~ipad")):
+        name = f"AppIcon{points:g}x{points:g}@{scale}x{suffix}.png"
+        (place / name).write_bytes(icon.png(icon.render(round(points * scale))))
+    return {
+        "CFBundleIcons": {"CFBundlePrimaryIcon": {"CFBundleIconFiles": ["AppIcon60x60"], "CFBundleIconName": "AppIcon"}},
+        "CFBundleIcons~ipad": {
+            "CFBundlePrimaryIcon": {"CFBundleIconFiles": ["AppIcon60x60", "AppIcon76x76", "AppIcon83.5x83.5"], "CFBundleIconName": "AppIcon"}
+        },
+    }
 
 
 def standard_info(target: XcodeTarget, settings: dict[str, str], sdk_version_text: str, app_settings: dict[str, str]) -> dict:
@@ -902,9 +1092,13 @@ def demangle(toolchain: Toolchain, symbols: list[str]) -> list[str]:
 ALLOWED_DYLIBS = re.compile(r"^(/usr/lib/swift/[^/]+\.dylib|/usr/lib/lib[^/]+\.dylib|/System/Library/Frameworks/[^/]+\.framework/[^/]+)$")
 
 
-def inspect_binary(toolchain: Toolchain, sdk: Path, older_sdk: Path | None, path: Path, principal_class: str | None) -> list[str]:
+def inspect_binary(
+    toolchain: Toolchain, sdk: Path, older_sdk: Path | None, path: Path, principal_class: str | None, filetype: str = "EXECUTE",
+    frameworks: list[str] | None = None,
+) -> list[str]:
     """What would keep the binary from loading on iOS 17: the wrong file type or platform, or a
-    library the SDK does not have or that iOS 17 lacks."""
+    library the SDK does not have or that iOS 17 lacks; and whether it loads exactly the app's
+    frameworks it should (`frameworks`), through its run paths."""
     objdump = toolchain.tool("llvm-objdump")
     headers = subprocess.run([objdump, "--macho", "--private-headers", str(path)], capture_output=True, text=True).stdout
     problems = []
@@ -915,14 +1109,22 @@ def inspect_binary(toolchain: Toolchain, sdk: Path, older_sdk: Path | None, path
         symbols = subprocess.run([toolchain.tool("llvm-nm"), "--defined-only", str(path)], capture_output=True, text=True).stdout
         if symbol not in symbols:
             problems.append(f"{path.name}: its principal class {principal_class} is not in the binary ({symbol})")
-    if not re.search(r"ARM64\s+\S+\s+\S+\s+EXECUTE", headers):
-        problems.append(f"{path.name}: not an arm64 executable")
+    if not re.search(rf"ARM64\s+\S+\s+\S+\s+{filetype}", headers):
+        problems.append(f"{path.name}: not an arm64 {'executable' if filetype == 'EXECUTE' else 'dynamic library'}")
     build = re.search(r"cmd LC_BUILD_VERSION.*?platform (\S+).*?minos (\S+)", headers, re.S)
     if not build or build.group(1) != "ios" or build.group(2) != DEPLOYMENT_TARGET:
         problems.append(f"{path.name}: LC_BUILD_VERSION is {build.groups() if build else None}, not ios {DEPLOYMENT_TARGET}")
     libraries = subprocess.run([objdump, "--macho", "--dylibs-used", str(path)], capture_output=True, text=True).stdout
+    expected = {f"@rpath/{name}.framework/{name}" for name in frameworks or []}
+    loaded = {line.strip().split(" (")[0] for line in libraries.splitlines()[1:]}
+    for missing in sorted(expected - loaded):
+        problems.append(f"{path.name}: does not load {missing}")
     for line in libraries.splitlines()[1:]:
         library = line.strip().split(" (")[0]
+        if library in expected:
+            continue  # the app's own framework, in Pepper.app/Frameworks (checked where it is linked)
+        if filetype == "DYLIB" and library == f"@rpath/{path.name}.framework/{path.name}":
+            continue  # --dylibs-used lists a library's own install name first
         if not ALLOWED_DYLIBS.match(library):
             problems.append(f"{path.name}: loads {library}, outside the system's libraries")
             continue
@@ -939,6 +1141,56 @@ def inspect_binary(toolchain: Toolchain, sdk: Path, older_sdk: Path | None, path
             lacking = missing.exists() and f"{older_sdk.name}/{relative}" in missing.read_text().split("\n")
             if not (older_sdk / relative).exists() and not lacking and "weak)" not in line:
                 problems.append(f"{path.name}: loads {library}, which the iOS 17 SDK does not have")
+    return problems
+
+
+def defined_symbols(toolchain: Toolchain, path: Path) -> set[str]:
+    listing = subprocess.run([toolchain.tool("llvm-nm"), "--defined-only", "--extern-only", "--just-symbol-name", str(path)],
+                             capture_output=True, text=True).stdout
+    return set(listing.split())
+
+
+def inspect_framework(toolchain: Toolchain, framework: Image) -> list[str]:
+    """A framework is found through the run paths of what loads it: its install name must be
+    `@rpath/NAME.framework/NAME`, and it must be marked safe for app extensions."""
+    headers = subprocess.run([toolchain.tool("llvm-objdump"), "--macho", "--private-headers", str(framework.output)],
+                             capture_output=True, text=True).stdout
+    problems = []
+    identity = re.search(r"cmd LC_ID_DYLIB.*?name (\S+)", headers, re.S)
+    wanted = f"@rpath/{framework.name}.framework/{framework.name}"
+    if not identity or identity.group(1) != wanted:
+        problems.append(f"{framework.name}: its install name is {identity.group(1) if identity else None}, not {wanted}")
+    if "APP_EXTENSION_SAFE" not in headers:
+        problems.append(f"{framework.name}: not marked safe for app extensions (MH_APP_EXTENSION_SAFE)")
+    return problems
+
+
+def inspect_sharing(toolchain: Toolchain, image: Image, frameworks: list[Path]) -> list[str]:
+    """Nothing twice: no symbol the binary defines is also defined by a framework it loads (two
+    copies of a type in one process), and a binary whose modules do not include GRDB has no
+    GRDB code, neither in itself nor in what it loads (the content blockers)."""
+    problems = []
+    own = defined_symbols(toolchain, image.output)
+    loaded: set[str] = set()
+    for framework in frameworks:
+        theirs = defined_symbols(toolchain, framework)
+        loaded |= theirs
+        twice = sorted(s for s in own & theirs if s != "__mh_execute_header")
+        if twice:
+            names = ", ".join(demangle(toolchain, twice[:5]))
+            problems.append(f"{image.name}: {len(twice)} symbols defined both in it and in {framework.parent.name} ({names}…)")
+    if "GRDB" not in image.modules:
+        # `$s4GRDB…`: every Swift symbol of the module GRDB; sqlite3_: SQLite itself.
+        grdb = sorted(s for s in own | loaded if s.startswith("_$s4GRDB") or s.startswith("_sqlite3_"))
+        if grdb:
+            problems.append(f"{image.name}: {len(grdb)} GRDB or SQLite symbols in it or in what it loads ({', '.join(grdb[:3])}…)")
+        undefined = subprocess.run([toolchain.tool("llvm-nm"), "--undefined-only", "--just-symbol-name", str(image.output)],
+                                   capture_output=True, text=True).stdout.split()
+        if any(s.startswith("_sqlite3_") or s.startswith("_$s4GRDB") for s in undefined):
+            problems.append(f"{image.name}: refers to GRDB or SQLite")
+    elif not any(s.startswith("_$s4GRDB") for s in own | loaded):
+        # The check above must be able to fail: where GRDB is, its symbols are found.
+        problems.append(f"{image.name}: has GRDB among its modules, yet no $s4GRDB symbol was found (the GRDB check is broken)")
     return problems
 
 

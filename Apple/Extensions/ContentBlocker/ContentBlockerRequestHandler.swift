@@ -1,5 +1,6 @@
-import AppExtensionSupport
+import ContentBlockerSlots
 import Foundation
+import PepperFiles
 
 #if !canImport(ObjectiveC)
 import AppleShims
@@ -7,7 +8,8 @@ import AppleShims
 
 /// Safari's content-blocker extension (one target per slot, this same file): hands Safari the
 /// rule list of its slot from the shared container. Which file that is, is
-/// `ContentBlockerAttachment`'s decision; this class only wraps it in an extension item.
+/// `ContentBlockerAttachment`'s decision; this class only wraps it in an extension item. It
+/// imports the two small modules of PepperBlockerKit only (no database, no compiler).
 public final class ContentBlockerRequestHandler: NSObject, NSExtensionRequestHandling {
     private let locate: () throws -> (container: AppGroupContainer, slot: ContentBlockerSlot)
 

@@ -1,5 +1,4 @@
 import Foundation
-import Storage
 
 /// The app-group container the Pepper app and its extensions share, and where each thing lives
 /// in it (Apple/README.md): one Pepper home — `pepper.sqlite` in WAL mode, `lists/`,
@@ -33,9 +32,9 @@ public struct AppGroupContainer: Sendable, Hashable {
     public var outputURL: URL { home.outputURL }
     /// The extensions' own state.
     public var extensionsURL: URL { home.url.appendingPathComponent("extensions", isDirectory: true) }
-    /// The call directory's checkpoint (``CallDirectoryCheckpoint``).
+    /// The call directory's checkpoint (`CallDirectoryCheckpoint`, AppExtensionSupport).
     public var callDirectoryCheckpointURL: URL { extensionsURL.appendingPathComponent("call-directory.json") }
-    /// What the message filter counted (``MessageFilterCounts``): written by the message-filter
+    /// What the message filter counted (`MessageFilterCounts`, AppExtensionSupport): written by the message-filter
     /// extension only, read by the app's Info screen.
     public var messageFilterCountsURL: URL { extensionsURL.appendingPathComponent("message-filter-counts.json") }
     /// The rule list a content-blocker slot without a list returns.

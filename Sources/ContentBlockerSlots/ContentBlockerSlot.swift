@@ -1,5 +1,5 @@
-import ContentBlocker
 import Foundation
+import PepperFiles
 
 /// One of the app's Safari content-blocker extensions. Safari takes one rule list per
 /// extension and each list at most 150,000 rules, so Pepper ships a fixed number of
@@ -54,14 +54,15 @@ public struct ContentBlockerSlot: Sendable, Hashable, Comparable, CustomStringCo
         appBundleIdentifier + Self.bundleSuffix + String(number)
     }
 
-    /// The list this slot serves, or `nil` when the output has fewer lists.
-    public func list(in manifest: Manifest) -> Manifest.File? {
-        manifest.files.indices.contains(number - 1) ? manifest.files[number - 1] : nil
+    /// The entry of `lists` this slot serves (slot N serves the N-th), or `nil` when there are
+    /// fewer lists. `lists` is an output manifest's `files`, in order.
+    public func list<List>(in lists: [List]) -> List? {
+        lists.indices.contains(number - 1) ? lists[number - 1] : nil
     }
 
-    /// The lists of `manifest` no slot can serve.
-    public static func unservedLists(of manifest: Manifest) -> [Manifest.File] {
-        Array(manifest.files.dropFirst(count))
+    /// The entries of `lists` no slot can serve.
+    public static func unservedLists<List>(of lists: [List]) -> [List] {
+        Array(lists.dropFirst(count))
     }
 
     public static func < (lhs: ContentBlockerSlot, rhs: ContentBlockerSlot) -> Bool { lhs.number < rhs.number }
@@ -86,11 +87,14 @@ public enum ContentBlockerSlotError: Error, Sendable, Hashable, CustomStringConv
 /// What a content-blocker extension hands Safari: the file of its slot's list in the shared
 /// container, or a list that blocks nothing when its slot has no list (Safari refuses an empty
 /// rule array, and a failing extension shows the person an error in Settings).
+///
+/// The extension links this module and PepperFiles alone, without the compiler or the database,
+/// so it reads only what it needs of `manifest.json` (the `path` of each of its `files`,
+/// docs/architecture.md) and writes the unused-slot list as fixed JSON; AppExtensionSupport's
+/// tests hold both to ContentBlocker's `Manifest` and `WebKitRuleJSON`.
 public enum ContentBlockerAttachment {
-    /// The rule list of an unused slot: one rule for a scheme no page loads.
-    public static let unusedSlotRules: [WebKitRule] = [
-        WebKitRule(trigger: .init(urlFilter: "^pepper-unused-slot:"), action: .block)
-    ]
+    /// The rule list of an unused slot: one rule for a scheme no page loads, as WebKit JSON.
+    public static let unusedSlotJSON = #"[{"action":{"type":"block"},"trigger":{"url-filter":"^pepper-unused-slot:"}}]"#
 
     /// The file the extension of `slot` returns.
     ///
@@ -101,7 +105,7 @@ public enum ContentBlockerAttachment {
     public static func file(for slot: ContentBlockerSlot, in container: AppGroupContainer) throws -> URL {
         let generation = container.outputURL.resolvingSymlinksInPath()
         if let data = try? Data(contentsOf: generation.appendingPathComponent("manifest.json")),
-            let manifest = try? Manifest.decode(data), let list = slot.list(in: manifest)
+            let manifest = try? JSONDecoder().decode(ManifestLists.self, from: data), let list = slot.list(in: manifest.files)
         {
             let file = generation.appendingPathComponent(list.path)
             if FileManager.default.fileExists(atPath: file.path) { return file }
@@ -112,11 +116,22 @@ public enum ContentBlockerAttachment {
     /// The unused-slot list's file, written when missing or different.
     public static func unusedSlotFile(in container: AppGroupContainer) throws -> URL {
         let url = container.unusedSlotListURL
-        let data = Data(WebKitRuleJSON.encode(unusedSlotRules))
+        let data = Data(unusedSlotJSON.utf8)
         if (try? Data(contentsOf: url)) != data {
             try FileManager.default.createDirectory(at: container.extensionsURL, withIntermediateDirectories: true)
-            try AtomicFile.write(data, to: url)
+            // Foundation's atomic write (a temporary file renamed over the old one): a reader sees
+            // the old list or the new one; the file is the same few bytes each time.
+            try data.write(to: url, options: .atomic)
         }
         return url
     }
+}
+
+/// What a content blocker reads of `manifest.json`: its output lists' file names, in order.
+struct ManifestLists: Decodable {
+    struct List: Decodable {
+        var path: String
+    }
+
+    var files: [List]
 }
