@@ -34,7 +34,7 @@ let package = Package(
             name: "PepperKit", type: .dynamic,
             targets: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "ListSync", "Storage", "Picket", "CallFilter",
-                "DNSFilter", "FilterEngine", "ContentBlocker", "FilterLists", "BlockingWork", "UTCTime", "PepperFiles",
+                "DNSFilter", "FilterEngine", "ContentBlocker", "FilterLists", "BlockingWork", "UTCTime", "PepperFiles", "DeviceSync",
                 "ContentBlockerSlots",
             ]
         ),
