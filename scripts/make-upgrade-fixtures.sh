@@ -40,6 +40,7 @@ FIXTURES=(
     "15 783125f v-console-3-on-main"
     "16 617178b v-browser-2-site-block-counts"
     "17 601786c v-calls-3-message-rule-revision"
+    "18 aa62dc7 v-sync-1-records"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The page zoom of this device: one level for every page, as in Safari's per-device setting,
-/// persisted and applied again after each page load (engines reset or keep it per page
-/// depending on the engine; applying it on every load makes both behave the same).
+/// persisted and applied again to each page when it commits, before it draws (engines reset or
+/// keep it per page depending on the engine; applying it to every page makes both behave the
+/// same).
 public struct PageZoom: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Safari's zoom steps, as factors (50 % … 300 %).
     public static let steps: [Double] = [0.5, 0.75, 0.85, 1.0, 1.15, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0]
