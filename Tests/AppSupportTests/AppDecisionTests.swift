@@ -82,16 +82,9 @@ struct AppDecisionTests {
     }
 
     @Test func safariFitsTheOnboardingsBrowserSeamAndConfirmsWhatIsOn() async throws {
-        let temporary = TemporaryContainer()
-        _ = try await temporary.state.addRule("||ads.example^", rebuild: false)
-        _ = try await temporary.state.addRule("||tracker.example^", rebuild: false)
-        let total = try await temporary.state.rebuild().totalRules
         // Lists of half the rules: the output needs two or three slots.
-        let state = PepperState(
-            home: temporary.container.home, database: temporary.state.database, configuration: .init(maximumRules: (total + 1) / 2))
-        let manifest = try await state.rebuild().manifest
-        try #require((2...3).contains(manifest.files.count))
-        let needed = Array(ContentBlockerSlot.all.prefix(manifest.files.count))
+        let (state, needed, manifest, temporary) = try await OnboardingTourTests.stateNeedingSeveralBlockers()
+        defer { withExtendedLifetime(temporary) {} }
         let off = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: [])
         let half = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed.dropLast()))
         let on = SafariContentBlockers(outputURL: state.home.outputURL, enabledSlots: Set(needed))

@@ -1,5 +1,6 @@
 import AppExtensionSupport
 import AppSupport
+import ContentBlocker
 import Foundation
 import PepperActions
 import Screens
@@ -10,8 +11,9 @@ import Testing
 /// then DuckDuckGo (after installation, as the blocker design orders it), over a real state.
 @Suite("Onboarding tour")
 struct OnboardingTourTests {
-    /// A state whose output needs two or three of Safari's three blockers, and the slots needed.
-    static func stateNeedingSeveralBlockers() async throws -> (PepperState, [ContentBlockerSlot], TemporaryContainer) {
+    /// A state whose output needs two or three of Safari's three blockers, the slots needed, and
+    /// the output's manifest (also used by `AppDecisionTests`).
+    static func stateNeedingSeveralBlockers() async throws -> (PepperState, [ContentBlockerSlot], Manifest, TemporaryContainer) {
         let temporary = TemporaryContainer()
         _ = try await temporary.state.addRule("||ads.example^", rebuild: false)
         _ = try await temporary.state.addRule("||tracker.example^", rebuild: false)
@@ -20,7 +22,7 @@ struct OnboardingTourTests {
             home: temporary.container.home, database: temporary.state.database, configuration: .init(maximumRules: (total + 1) / 2))
         let manifest = try await state.rebuild().manifest
         try #require((2...3).contains(manifest.files.count))
-        return (state, Array(ContentBlockerSlot.all.prefix(manifest.files.count)), temporary)
+        return (state, Array(ContentBlockerSlot.all.prefix(manifest.files.count)), manifest, temporary)
     }
 
     static func tour(_ state: PepperState, on slots: Set<ContentBlockerSlot>) async throws -> (OnboardingTour, OnboardingScreen.State) {
@@ -30,7 +32,7 @@ struct OnboardingTourTests {
     }
 
     @Test func duckDuckGoComesOnlyAfterSafariConfirmsEveryBlockerThatServesAList() async throws {
-        let (state, needed, temporary) = try await Self.stateNeedingSeveralBlockers()
+        let (state, needed, _, temporary) = try await Self.stateNeedingSeveralBlockers()
         defer { withExtendedLifetime(temporary) {} }
         var (tour, onboarding) = try await Self.tour(state, on: [])
         #expect(OnboardingTour.showsAtLaunch(onboarding))
@@ -68,7 +70,7 @@ struct OnboardingTourTests {
     }
 
     @Test func anAnsweredSuggestionIsNotOfferedAgainAndAFinishedTourDoesNotOpenAtLaunch() async throws {
-        let (state, needed, temporary) = try await Self.stateNeedingSeveralBlockers()
+        let (state, needed, _, temporary) = try await Self.stateNeedingSeveralBlockers()
         defer { withExtendedLifetime(temporary) {} }
         #expect(await OnboardingScreen(state: state).dismissSearchSuggestion().isError == false)
         var (tour, onboarding) = try await Self.tour(state, on: Set(needed))

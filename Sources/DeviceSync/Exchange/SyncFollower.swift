@@ -53,7 +53,7 @@ public struct SyncFollower: Sendable {
     public mutating func takeUnsaved() -> [(id: SyncRecordID, saved: SavedRecord?)] { replica.takeUnsaved() }
 
     /// Whether this home has changes the serving home has not acknowledged.
-    public var hasUnsentChanges: Bool { replica.changes(after: acknowledgedThrough, limit: 1).records.isEmpty == false }
+    public var hasUnsentChanges: Bool { replica.hasChanges(after: acknowledgedThrough) }
 
     /// Writes `values` into the record `id`, as a change made on this home now.
     @discardableResult

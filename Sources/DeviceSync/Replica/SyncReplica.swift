@@ -194,6 +194,12 @@ public struct SyncReplica: Sendable {
         }
     }
 
+    /// Whether a record changed after change number `cursor` (without sorting them, as
+    /// ``changes(after:limit:)`` does).
+    public func hasChanges(after cursor: UInt64) -> Bool {
+        numbers.values.contains { $0 > cursor }
+    }
+
     /// The records changed after change number `cursor`, oldest first, at most `limit`.
     public func changes(after cursor: UInt64, limit: Int) -> SyncChanges {
         let pending = numbers.filter { $0.value > cursor }.sorted { $0.value < $1.value }
