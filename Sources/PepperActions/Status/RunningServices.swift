@@ -1,3 +1,4 @@
+import DNSFilter
 import Foundation
 import Storage
 import UTCTime
@@ -71,14 +72,23 @@ public struct DNSServerStatus: RunningServiceStatus, Hashable {
     public var groupsFile: String?
     /// Clients outside loopback it answers (CIDR blocks).
     public var allowClients: [String]
+    /// Where it answers DNS over TLS and HTTPS, when it does (`--server-name`, `--tls-listen`,
+    /// `--https-listen`): what a device's profile points at.
+    public var encrypted: EncryptedDNSEndpoint?
+    /// The certificate of the private CA that issued the server's certificate, when Pepper made
+    /// it (`pepper dns certificate`): devices must trust it, so their profiles carry it.
+    public var privateCA: String?
     /// When it started.
     public var startedAt: Date
 
     /// A status with the given fields, for this process.
     public init(
-        listen: String, blockPage: String?, groupsFile: String?, allowClients: [String], startedAt: Date = Date(), pid: Int32 = getpid()
+        listen: String, blockPage: String?, groupsFile: String?, allowClients: [String], encrypted: EncryptedDNSEndpoint? = nil,
+        privateCA: String? = nil, startedAt: Date = Date(), pid: Int32 = getpid()
     ) {
         self.pid = pid
+        self.encrypted = encrypted
+        self.privateCA = privateCA
         self.listen = listen
         self.blockPage = blockPage
         self.groupsFile = groupsFile
