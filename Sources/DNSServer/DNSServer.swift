@@ -25,13 +25,30 @@ public struct DNSServerConfiguration: Sendable {
     /// Serve-stale (RFC 8767) and the client response timer: how long a client waits for the
     /// upstreams before it gets an expired answer or SERVFAIL.
     public var serveStale: ServeStale
+    /// DNS over TLS and HTTPS (`nil`: plain DNS only).
+    public var encrypted: EncryptedListenersConfiguration?
+    /// Which named devices are answered over DNS over TLS and HTTPS.
+    public var devices: DeviceAccess
+    /// Queries per second per client (`nil`: no limit).
+    public var rateLimit: DNSRateLimit?
+    /// Open TCP, DNS-over-TLS and DNS-over-HTTPS connections per client address (0: no limit).
+    public var connectionsPerClient: Int
+    /// How long a stream connection may stay without a query before it is closed.
+    public var idleTimeout: TimeAmount
 
     /// A configuration with the defaults of `pepper dns serve`.
     public init(
         listen: ListenAddress, upstreams: [UpstreamAddress], access: ClientAccess = ClientAccess(),
         upstreamTimeout: TimeAmount = .milliseconds(1500), cacheCapacity: Int = 10_000, threads: Int = System.coreCount,
-        trustedCertificates: [String] = [], serveStale: ServeStale = ServeStale()
+        trustedCertificates: [String] = [], serveStale: ServeStale = ServeStale(), encrypted: EncryptedListenersConfiguration? = nil,
+        devices: DeviceAccess = DeviceAccess(), rateLimit: DNSRateLimit? = nil, connectionsPerClient: Int = 100,
+        idleTimeout: TimeAmount = .seconds(30)
     ) {
+        self.encrypted = encrypted
+        self.devices = devices
+        self.rateLimit = rateLimit
+        self.connectionsPerClient = connectionsPerClient
+        self.idleTimeout = idleTimeout
         self.trustedCertificates = trustedCertificates
         self.serveStale = serveStale
         self.listen = listen
@@ -43,17 +60,37 @@ public struct DNSServerConfiguration: Sendable {
     }
 }
 
+/// Queries per second each client may send (see ``ClientRateLimiter``).
+public struct DNSRateLimit: Sendable, Hashable {
+    /// Queries per second in the long run.
+    public var queriesPerSecond: Double
+    /// Queries at once after an idle time.
+    public var burst: Double
+    /// What queries over the limit get.
+    public var action: ClientRateLimiter.Action
+
+    /// A limit of `queriesPerSecond`, `burst` at once (twice the rate by default).
+    public init(queriesPerSecond: Double, burst: Double? = nil, action: ClientRateLimiter.Action = .refuse) {
+        self.queriesPerSecond = queriesPerSecond
+        self.burst = burst ?? queriesPerSecond * 2
+        self.action = action
+    }
+}
+
 /// Why the server could not start.
 public enum DNSServerError: Error, Sendable, CustomStringConvertible {
     /// No upstream was given.
     case noUpstream
     /// The address is taken, or not ours.
     case cannotListen(String, String)
+    /// The TLS certificate or key file (named) cannot be used, and why.
+    case badCertificate(String, String)
 
     public var description: String {
         switch self {
         case .noUpstream: return "no upstream: give --upstream IP[:PORT], tls://HOST or https://HOST/dns-query"
         case .cannotListen(let address, let reason): return "cannot listen on \(address): \(reason)"
+        case .badCertificate(let file, let reason): return "\(file): \(reason)"
         }
     }
 }
@@ -69,23 +106,46 @@ public final class DNSServer: Service {
     public let configuration: DNSServerConfiguration
     /// The UDP address actually bound (the port is chosen when the configuration says 0).
     public let localAddress: ListenAddress
+    /// The DNS-over-TLS address bound, when served.
+    public let tlsAddress: ListenAddress?
+    /// The DNS-over-HTTPS address bound, when served.
+    public let httpsAddress: ListenAddress?
     private let group: MultiThreadedEventLoopGroup
     private let channels: [Channel]
     let resolver: QueryResolver
+    let connections: ConnectionLimiter
+    private let certificate: ServerCertificate?
+    private let certificateCheck: RepeatedTask?
     private let logger: Logger
     private let stopped = NIOLockedValueBox(false)
 
     private init(
-        configuration: DNSServerConfiguration, localAddress: ListenAddress, group: MultiThreadedEventLoopGroup, channels: [Channel],
-        resolver: QueryResolver, logger: Logger
+        configuration: DNSServerConfiguration, localAddress: ListenAddress, tlsAddress: ListenAddress?, httpsAddress: ListenAddress?,
+        group: MultiThreadedEventLoopGroup, channels: [Channel], resolver: QueryResolver, connections: ConnectionLimiter,
+        certificate: ServerCertificate?, certificateCheck: RepeatedTask?, logger: Logger
     ) {
         self.configuration = configuration
         self.localAddress = localAddress
+        self.tlsAddress = tlsAddress
+        self.httpsAddress = httpsAddress
         self.group = group
         self.channels = channels
         self.resolver = resolver
+        self.connections = connections
+        self.certificate = certificate
+        self.certificateCheck = certificateCheck
         self.logger = logger
     }
+
+    /// What devices are given to reach this server's DNS over TLS and HTTPS (with the ports
+    /// bound), or `nil` when it serves neither.
+    public var encryptedEndpoint: EncryptedDNSEndpoint? {
+        guard let encrypted = configuration.encrypted else { return nil }
+        return EncryptedDNSEndpoint(serverName: encrypted.serverName, httpsPort: httpsAddress?.port, tlsPort: tlsAddress?.port)
+    }
+
+    /// How often the certificate files are checked for a renewal.
+    static let certificateCheckInterval = TimeAmount.seconds(2)
 
     /// Datagrams read per system call.
     static let datagramsPerRead = 32
@@ -110,6 +170,10 @@ public final class DNSServer: Service {
         observer: (@Sendable (QueryEvent) -> Void)? = nil, picket: PicketGate? = nil, metrics: DNSServerMetrics? = nil
     ) async throws -> DNSServer {
         guard !configuration.upstreams.isEmpty else { throw DNSServerError.noUpstream }
+        // A certificate that cannot be used stops the start before any socket is bound.
+        let certificate = try configuration.encrypted.map { encrypted throws(DNSServerError) in
+            try ServerCertificate(certificateFile: encrypted.certificateFile, keyFile: encrypted.keyFile)
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         do {
             let forwarder = try await UpstreamForwarder.make(
@@ -118,7 +182,12 @@ public final class DNSServer: Service {
             let resolver = QueryResolver(
                 filters: filters, cache: ResponseCache(capacity: configuration.cacheCapacity, serveStale: configuration.serveStale),
                 forwarder: forwarder,
-                access: configuration.access, logger: logger, observer: observer, picket: picket, metrics: metrics)
+                access: configuration.access, devices: configuration.devices,
+                rateLimiter: configuration.rateLimit.map {
+                    ClientRateLimiter(queriesPerSecond: $0.queriesPerSecond, burst: $0.burst, action: $0.action)
+                }, logger: logger, observer: observer, picket: picket, metrics: metrics)
+            let connections = ConnectionLimiter(perClient: configuration.connectionsPerClient)
+            let streams = StreamListenerParts(resolver: resolver, limiter: connections, idleTimeout: configuration.idleTimeout)
             let host = configuration.listen.host.description
             var channels: [Channel] = []
             var port = configuration.listen.port
@@ -147,18 +216,13 @@ public final class DNSServer: Service {
                         if port == 0 { port = channel.localAddress?.port ?? 0 }
                         channels.append(channel)
                     }
-                    let tcp = try await ServerBootstrap(group: group)
-                        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                        .childChannelInitializer { channel in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandlers([
-                                    IdleStateHandler(readTimeout: .seconds(10)),
-                                    ByteToMessageHandler(DNSLengthPrefixedFrameDecoder()),
-                                    TCPQueryHandler(resolver: resolver),
-                                ])
-                            }
+                    let tcp = try await streams.bind(ListenAddress(host: configuration.listen.host, port: port), group: group) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandlers([
+                                ByteToMessageHandler(DNSLengthPrefixedFrameDecoder()), TCPQueryHandler(resolver: resolver),
+                            ])
                         }
-                        .bind(host: host, port: port).get()
+                    }
                     channels.append(tcp)
                     break
                 } catch {
@@ -172,12 +236,63 @@ public final class DNSServer: Service {
                 }
             }
             let local = ListenAddress(host: configuration.listen.host, port: port)
+            var tlsAddress: ListenAddress?
+            var httpsAddress: ListenAddress?
+            if let encrypted = configuration.encrypted, let certificate {
+                let endpoint = EncryptedDNSEndpoint(serverName: encrypted.serverName)
+                do {
+                    if let address = encrypted.tlsListen {
+                        let channel = try await bindStream(address, "DNS over TLS") {
+                            try await streams.bind(
+                                address, group: group, initializer: streams.dnsOverTLS(certificate: certificate, endpoint: endpoint))
+                        }
+                        channels.append(channel)
+                        tlsAddress = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+                    }
+                    if let address = encrypted.httpsListen {
+                        let channel = try await bindStream(address, "DNS over HTTPS") {
+                            try await streams.bind(address, group: group, initializer: streams.dnsOverHTTPS(certificate: certificate))
+                        }
+                        channels.append(channel)
+                        httpsAddress = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+                    }
+                } catch {
+                    for channel in channels { try? await channel.close() }
+                    await forwarder.close()
+                    throw error
+                }
+            }
+            // A renewed certificate (e.g. by certbot) is used by the next connection.
+            let certificateCheck = certificate.map { certificate in
+                group.next().scheduleRepeatedTask(initialDelay: certificateCheckInterval, delay: certificateCheckInterval) { _ in
+                    do {
+                        if try certificate.reloadIfChanged() {
+                            logger.info("certificate reloaded", metadata: ["file": "\(certificate.certificateFile)"])
+                        }
+                    } catch {
+                        logger.error("renewed certificate cannot be used, keeping the one in use", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
             logger.info("listening", metadata: ["address": "\(local)", "upstreams": "\(configuration.upstreams.map(\.description))"])
             return DNSServer(
-                configuration: configuration, localAddress: local, group: group, channels: channels, resolver: resolver, logger: logger)
+                configuration: configuration, localAddress: local, tlsAddress: tlsAddress, httpsAddress: httpsAddress, group: group,
+                channels: channels, resolver: resolver, connections: connections, certificate: certificate,
+                certificateCheck: certificateCheck, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw error
+        }
+    }
+
+    /// Binds one stream listener, its failure said as ``DNSServerError/cannotListen(_:_:)``.
+    private static func bindStream(
+        _ address: ListenAddress, _ what: String, _ bind: () async throws -> Channel
+    ) async throws(DNSServerError) -> Channel {
+        do {
+            return try await bind()
+        } catch {
+            throw .cannotListen("\(address) (\(what))", reason(error))
         }
     }
 
@@ -227,6 +342,7 @@ public final class DNSServer: Service {
         }
         guard first else { return }
         // The sockets stay open (answers go out through them) but read nothing more.
+        certificateCheck?.cancel()
         for channel in channels { try? await channel.setOption(.autoRead, value: false).get() }
         let attempts = max(2, configuration.upstreams.count)
         let left = await resolver.drain(until: .now() + configuration.upstreamTimeout * Int64(attempts) + .milliseconds(200))
@@ -269,7 +385,8 @@ final class UDPQueryHandler: ChannelInboundHandler {
         let remote = envelope.remoteAddress
         let metrics = resolver.metrics
         let start = metrics == nil ? nil : NIODeadline.now()
-        switch resolver.step(envelope.data, from: remote, overTCP: false) {
+        let client = DNSClient(address: QueryResolver.address(of: remote), transport: .udp)
+        switch resolver.step(envelope.data, from: client) {
         case .drop:
             return
         case .reply(let bytes):
@@ -277,7 +394,7 @@ final class UDPQueryHandler: ChannelInboundHandler {
             buffer.writeBytes(bytes)
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: remote, data: buffer)), promise: nil)
             pendingFlush = true
-            if let start { metrics?.answerTook(since: start, overTCP: false) }
+            if let start { metrics?.answerTook(since: start, transport: .udp) }
         case .forward(let forwarding):
             let channel = context.channel
             let resolver = self.resolver
@@ -288,7 +405,7 @@ final class UDPQueryHandler: ChannelInboundHandler {
                 var buffer = channel.allocator.buffer(capacity: bytes.count)
                 buffer.writeBytes(bytes)
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: buffer), promise: nil)
-                if let start { metrics?.answerTook(since: start, overTCP: false) }
+                if let start { metrics?.answerTook(since: start, transport: .udp) }
             }
         }
     }
@@ -305,15 +422,20 @@ final class UDPQueryHandler: ChannelInboundHandler {
     }
 }
 
-/// Answers queries on one TCP connection (several may be in flight; answers go back as they
-/// are ready, RFC 7766 §6.2.1.1).
+/// Answers queries on one TCP or DNS-over-TLS connection (several may be in flight; answers go
+/// back as they are ready, RFC 7766 §6.2.1.1, RFC 7858 §3.3).
 final class TCPQueryHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     let resolver: QueryResolver
+    let transport: DNSTransport
+    /// The device named by the TLS server name, if any.
+    let device: DNSDeviceName?
 
-    init(resolver: QueryResolver) {
+    init(resolver: QueryResolver, transport: DNSTransport = .tcp, device: DNSDeviceName? = nil) {
         self.resolver = resolver
+        self.transport = transport
+        self.device = device
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -323,8 +445,9 @@ final class TCPQueryHandler: ChannelInboundHandler {
         let metrics = resolver.metrics
         let start = metrics == nil ? nil : NIODeadline.now()
         let resolver = self.resolver
+        let client = DNSClient(address: QueryResolver.address(of: remote), transport: transport, device: device)
         resolver.started()
-        resolver.answer(frame, from: remote, overTCP: true, on: context.eventLoop).whenComplete { result in
+        resolver.answer(frame, from: client, on: context.eventLoop).whenComplete { result in
             defer { resolver.finished() }
             guard case .success(let answer) = result, let bytes = answer else {
                 channel.close(promise: nil)
@@ -334,7 +457,7 @@ final class TCPQueryHandler: ChannelInboundHandler {
             buffer.writeInteger(UInt16(bytes.count))
             buffer.writeBytes(bytes)
             channel.writeAndFlush(buffer, promise: nil)
-            if let start { metrics?.answerTook(since: start, overTCP: true) }
+            if let start { metrics?.answerTook(since: start, transport: client.transport) }
         }
     }
 

@@ -1,4 +1,6 @@
 import CoreMetrics
+import DNSFilter
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// What `pepper dns serve --metrics` exposes (names and meanings in docs/metrics.md). Every
@@ -51,8 +53,17 @@ public final class DNSServerMetrics: Sendable {
         }
     }
 
-    /// By outcome, then transport (UDP, TCP).
+    /// By outcome, then transport (in ``DNSTransport``'s order).
     private let queries: [[Counter]]
+    private let rateLimitedQueries: [Counter]
+    private let refusedConnections: Counter
+    /// Queries by device name, made as names appear (at most ``maximumDevices``; later ones
+    /// count under `other`, so a client inventing names cannot grow the metrics without end).
+    private let deviceQueries = NIOLockedValueBox<[DNSDeviceName: Counter]>([:])
+    private let otherDeviceQueries: Counter
+    private let factory: any MetricsFactory
+    /// Device names given their own counter.
+    static let maximumDevices = 1_000
     private let answerDuration: [CoreMetrics.Timer]
     private let cacheHits: Counter
     private let cacheMisses: Counter
@@ -65,7 +76,13 @@ public final class DNSServerMetrics: Sendable {
 
     /// Metrics made by `factory`, with one `upstream` label value per upstream.
     public init(factory: any MetricsFactory, upstreams: [String]) {
-        let transports = ["udp", "tcp"]
+        let transports = DNSTransport.allCases.map(\.rawValue)
+        self.factory = factory
+        rateLimitedQueries = transports.map { transport in
+            Counter(label: "pepper_dns_rate_limited_total", dimensions: [("transport", transport)], factory: factory)
+        }
+        refusedConnections = Counter(label: "pepper_dns_connections_refused_total", factory: factory)
+        otherDeviceQueries = Counter(label: "pepper_dns_device_queries_total", dimensions: [("device", "other")], factory: factory)
         queries = Outcome.allCases.map { outcome in
             transports.map { transport in
                 Counter(
@@ -88,14 +105,35 @@ public final class DNSServerMetrics: Sendable {
         blockedDomains = Gauge(label: "pepper_dns_blocked_domains", factory: factory)
     }
 
-    /// One query answered.
-    func answered(_ outcome: Outcome, overTCP: Bool) {
-        queries[Self.index(of: outcome)][overTCP ? 1 : 0].increment()
+    /// One query answered (`device`: the name it carried, if any).
+    func answered(_ outcome: Outcome, transport: DNSTransport, device: DNSDeviceName? = nil) {
+        queries[Self.index(of: outcome)][Self.index(of: transport)].increment()
+        if let device { counter(for: device).increment() }
     }
 
     /// The time from a query's arrival to its answer being written.
-    func answerTook(since start: NIODeadline, overTCP: Bool) {
-        answerDuration[overTCP ? 1 : 0].recordNanoseconds((NIODeadline.now() - start).nanoseconds)
+    func answerTook(since start: NIODeadline, transport: DNSTransport) {
+        answerDuration[Self.index(of: transport)].recordNanoseconds((NIODeadline.now() - start).nanoseconds)
+    }
+
+    /// A query over its client's rate limit (refused or dropped).
+    func rateLimited(transport: DNSTransport) {
+        rateLimitedQueries[Self.index(of: transport)].increment()
+    }
+
+    /// A connection closed at once: its client had as many open as it may.
+    func connectionRefused() {
+        refusedConnections.increment()
+    }
+
+    private func counter(for device: DNSDeviceName) -> Counter {
+        deviceQueries.withLockedValue { counters in
+            if let counter = counters[device] { return counter }
+            guard counters.count < Self.maximumDevices else { return otherDeviceQueries }
+            let counter = Counter(label: "pepper_dns_device_queries_total", dimensions: [("device", device.value)], factory: factory)
+            counters[device] = counter
+            return counter
+        }
     }
 
     /// A cache lookup.
@@ -127,6 +165,16 @@ public final class DNSServerMetrics: Sendable {
     /// The names the default filter blocks now (after a start or a reload).
     public func loaded(blockedDomains count: Int) {
         blockedDomains.record(count)
+    }
+
+    @inline(__always)
+    private static func index(of transport: DNSTransport) -> Int {
+        switch transport {
+        case .udp: 0
+        case .tcp: 1
+        case .tls: 2
+        case .https: 3
+        }
     }
 
     @inline(__always)

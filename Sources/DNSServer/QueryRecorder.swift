@@ -55,7 +55,7 @@ public final class QueryRecorder: Service {
         do {
             let entries = batch.entries.map { event, at in
                 DNSQueryLogStore.Entry(
-                    at: at, client: event.client.description, name: event.name, type: event.type.description,
+                    at: at, client: event.client.description, device: event.device?.value, name: event.name, type: event.type.description,
                     outcome: event.outcome, responseCode: event.responseCode.description)
             }
             try store.record(counts: counts, entries: entries, now: now)

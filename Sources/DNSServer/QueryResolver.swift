@@ -10,10 +10,51 @@ import Storage
 /// reading text.
 public typealias QueryOutcome = DNSQueryOutcome
 
+/// How a query reached the server.
+public enum DNSTransport: String, Sendable, Hashable, CaseIterable {
+    /// Plain DNS over UDP.
+    case udp
+    /// Plain DNS over TCP (RFC 7766).
+    case tcp
+    /// DNS over TLS (RFC 7858).
+    case tls
+    /// DNS over HTTPS (RFC 8484).
+    case https
+
+    /// Whether answers may be as long as a DNS message can be (65,535 bytes): every transport
+    /// but UDP.
+    var isStream: Bool { self != .udp }
+
+    /// Whether it is encrypted, and may carry a device name.
+    public var isEncrypted: Bool { self == .tls || self == .https }
+}
+
+/// Who asks: the address a query came from, how, and the device name it carried (DNS over TLS
+/// or HTTPS only, see ``EncryptedDNSEndpoint``).
+public struct DNSClient: Sendable, Hashable {
+    /// The client's address.
+    public var address: IPAddress
+    /// The transport.
+    public var transport: DNSTransport
+    /// The device it named, if any.
+    public var device: DNSDeviceName?
+
+    /// A client with the given fields.
+    public init(address: IPAddress, transport: DNSTransport, device: DNSDeviceName? = nil) {
+        self.address = address
+        self.transport = transport
+        self.device = device
+    }
+}
+
 /// One answered query, as reported to the server's observer (the query log).
 public struct QueryEvent: Sendable, Hashable {
     /// The client's address.
     public var client: IPAddress
+    /// The device it named (DNS over TLS or HTTPS), if any.
+    public var device: DNSDeviceName?
+    /// How the query came.
+    public var transport: DNSTransport
     /// The name asked about, lower case, no final dot.
     public var name: String
     /// The type asked for.
@@ -24,8 +65,13 @@ public struct QueryEvent: Sendable, Hashable {
     public var responseCode: DNSResponseCode
 
     /// An event with the given fields.
-    public init(client: IPAddress, name: String, type: DNSRecordType, outcome: QueryOutcome, responseCode: DNSResponseCode) {
+    public init(
+        client: IPAddress, device: DNSDeviceName? = nil, transport: DNSTransport = .udp, name: String, type: DNSRecordType,
+        outcome: QueryOutcome, responseCode: DNSResponseCode
+    ) {
         self.client = client
+        self.device = device
+        self.transport = transport
         self.name = name
         self.type = type
         self.outcome = outcome
@@ -39,6 +85,10 @@ final class QueryResolver: Sendable {
     let cache: ResponseCache
     let forwarder: UpstreamForwarder
     let access: ClientAccess
+    /// Which named devices are answered over DNS over TLS and HTTPS.
+    let devices: DeviceAccess
+    /// Queries per second per client (off when `nil`).
+    let rateLimiter: ClientRateLimiter?
     let logger: Logger
     let observer: (@Sendable (QueryEvent) -> Void)?
     /// Struck employers' names, sent to the block page (only with a block page).
@@ -52,13 +102,16 @@ final class QueryResolver: Sendable {
     let health: UpstreamHealth
 
     init(
-        filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess, logger: Logger,
+        filters: DNSFilterSet, cache: ResponseCache, forwarder: UpstreamForwarder, access: ClientAccess,
+        devices: DeviceAccess = DeviceAccess(), rateLimiter: ClientRateLimiter? = nil, logger: Logger,
         observer: (@Sendable (QueryEvent) -> Void)?, picket: PicketGate? = nil, metrics: DNSServerMetrics? = nil
     ) {
         self.filterBox = NIOLockedValueBox(filters)
         self.cache = cache
         self.forwarder = forwarder
         self.access = access
+        self.devices = devices
+        self.rateLimiter = rateLimiter
         self.logger = logger
         self.observer = observer
         self.picket = picket
@@ -109,16 +162,15 @@ final class QueryResolver: Sendable {
         var query: DNSMessage
         var question: DNSQuestion
         var key: ResponseCache.Key
-        var client: IPAddress
+        var client: DNSClient
         var limit: Int
-        var overTCP: Bool
         /// The expired answer to give if the upstreams do not answer in time.
         var stale: DNSMessage?
     }
 
-    /// The answer to `bytes` from `client`, or `nil` to send nothing. `overTCP`: no size limit.
-    func answer(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]?> {
-        switch step(bytes, from: client, overTCP: overTCP) {
+    /// The answer to `bytes` from `client`, or `nil` to send nothing.
+    func answer(_ bytes: ByteBuffer, from client: DNSClient, on eventLoop: EventLoop) -> EventLoopFuture<[UInt8]?> {
+        switch step(bytes, from: client) {
         case .reply(let reply): return eventLoop.makeSucceededFuture(reply)
         case .drop: return eventLoop.makeSucceededFuture(nil)
         case .forward(let forwarding): return forward(forwarding, on: eventLoop).map { $0 }
@@ -126,8 +178,9 @@ final class QueryResolver: Sendable {
     }
 
     /// Everything that can be decided at once: access, decoding, blocking, the cache.
-    func step(_ bytes: ByteBuffer, from client: SocketAddress, overTCP: Bool) -> Step {
-        let clientAddress = Self.address(of: client)
+    func step(_ bytes: ByteBuffer, from client: DNSClient) -> Step {
+        let clientAddress = client.address
+        let transport = client.transport
         let query: DNSMessage
         do {
             query = try bytes.withUnsafeReadableBytes { raw in try DNSMessage(decoding: raw) }
@@ -137,36 +190,44 @@ final class QueryResolver: Sendable {
                 metrics?.dropped()
                 return .drop
             }
-            metrics?.answered(.malformed, overTCP: overTCP)
+            metrics?.answered(.malformed, transport: transport)
             return .reply(reply)
         }
         guard !query.header.flags.isResponse else {
             metrics?.dropped()
             return .drop
         }
-        let limit = overTCP ? 65_535 : query.maximumUDPResponseSize
+        let limit = transport.isStream ? 65_535 : query.maximumUDPResponseSize
+        // Over the limit: refused (or dropped) before anything costs more, and not logged, so
+        // that a flood cannot push the other clients' queries out of the query log.
+        if let rateLimiter, !rateLimiter.admits(client) {
+            metrics?.rateLimited(transport: transport)
+            switch rateLimiter.action {
+            case .drop: return .drop
+            case .refuse: return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
+            }
+        }
         let filters = self.filters
-        // A client group's clients are let in: naming them in a group says they are expected.
-        guard access.permits(clientAddress) || filters.group(for: clientAddress) != nil else {
-            report(clientAddress, query, .refused, .refused, overTCP: overTCP)
+        guard permits(client, filters) else {
+            report(client, query, .refused, .refused)
             return .reply(DNSMessage.response(to: query, code: .refused).encoded(maximumSize: limit))
         }
         guard query.header.flags.opcode == 0 else {
-            metrics?.answered(.unsupported, overTCP: overTCP)
+            metrics?.answered(.unsupported, transport: transport)
             return .reply(Self.notImplemented(query).encoded(maximumSize: limit))
         }
         guard query.questions.count == 1, let question = query.questions.first else {
-            report(clientAddress, query, .malformed, .formatError, overTCP: overTCP)
+            report(client, query, .malformed, .formatError)
             return .reply(DNSMessage.response(to: query, code: .formatError).encoded(maximumSize: limit))
         }
         if let edns = query.edns, edns.version != 0 {
             // RFC 6891 §6.1.3: BADVERS (16), i.e. extended code 1 with header code 0.
             var response = DNSMessage.response(to: query)
             response.edns = EDNS(udpPayloadSize: DNSMessage.advertisedPayloadSize, extendedResponseCode: 1, dnssecOK: edns.dnssecOK)
-            metrics?.answered(.unsupported, overTCP: overTCP)
+            metrics?.answered(.unsupported, transport: transport)
             return .reply(response.encoded(maximumSize: limit))
         }
-        let filter = filters.filter(for: clientAddress)
+        let filter = filters.filter(for: clientAddress, device: client.device)
         if filter.decision(for: question.name) == .block {
             // Only blocked names can be a struck employer's (the Picket source compiles to
             // block rules), so other queries never pay for the lookup.
@@ -174,13 +235,13 @@ final class QueryResolver: Sendable {
             if let (gate, notice) = employer {
                 if !gate.isLetThrough(clientAddress, notice) {
                     let response = gate.noticeResponse(to: query)
-                    report(clientAddress, query, .blocked, response.responseCode, overTCP: overTCP)
+                    report(client, query, .blocked, response.responseCode)
                     return .reply(response.encoded(maximumSize: limit))
                 }
                 // The client chose "Proceed anyway": forwarded like any name.
             } else {
                 let response = filter.blockedResponse(to: query)
-                report(clientAddress, query, .blocked, response.responseCode, overTCP: overTCP)
+                report(client, query, .blocked, response.responseCode)
                 return .reply(response.encoded(maximumSize: limit))
             }
         }
@@ -194,21 +255,21 @@ final class QueryResolver: Sendable {
         case .fresh(let cached):
             metrics?.cacheLookup(hit: true)
             return .reply(
-                respond(to: query, with: cached, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .cached))
+                respond(to: query, with: cached, filter: filter, client: client, limit: limit, outcome: .cached))
         case .stale(let expired, recheck: false):
             // A refresh failed moments ago: the stale answer at once, and a refresh in the
             // background at most once per interval (the name recovers soon after the upstreams).
             metrics?.cacheLookup(hit: true)
             if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
-                respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
+                respond(to: query, with: expired, filter: filter, client: client, limit: limit, outcome: .stale))
         case .stale(let expired, recheck: true) where health.upstreamsDown():
             // The upstreams are failing for other names: no client should wait on them for
             // this one either. The stale answer at once, a refresh in the background.
             metrics?.cacheLookup(hit: true)
             if cache.claimRefresh(key) { refresh(question, key: key) }
             return .reply(
-                respond(to: query, with: expired, filter: filter, client: clientAddress, limit: limit, overTCP: overTCP, outcome: .stale))
+                respond(to: query, with: expired, filter: filter, client: client, limit: limit, outcome: .stale))
         case .stale(let expired, recheck: true):
             stale = expired
             metrics?.cacheLookup(hit: false)
@@ -216,7 +277,19 @@ final class QueryResolver: Sendable {
             metrics?.cacheLookup(hit: false)
         }
         return .forward(
-            Forwarding(query: query, question: question, key: key, client: clientAddress, limit: limit, overTCP: overTCP, stale: stale))
+            Forwarding(query: query, question: question, key: key, client: client, limit: limit, stale: stale))
+    }
+
+    /// Whether `client` is answered at all. Plain DNS: addresses of ``ClientAccess`` or of a
+    /// client group (naming them says they are expected). DNS over TLS and HTTPS: those too, and
+    /// any client naming a known device (``DeviceAccess``), wherever it is; only the latter when
+    /// the owner refuses unknown devices.
+    private func permits(_ client: DNSClient, _ filters: DNSFilterSet) -> Bool {
+        if client.transport.isEncrypted {
+            if let device = client.device, devices.knows(device) || filters.names(device) { return true }
+            if devices.refuseUnknown { return false }
+        }
+        return access.permits(client.address) || filters.group(for: client.address) != nil
     }
 
     /// Asks the upstreams, caches the answer and returns the client's answer. The client waits
@@ -241,10 +314,10 @@ final class QueryResolver: Sendable {
                 // answer at once instead of each waiting for the timer.
                 self.cache.refreshFailed(forwarding.key)
                 return self.respond(
-                    to: query, with: stale, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
-                    limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .stale)
+                    to: query, with: stale, filter: self.filter(for: forwarding.client), client: forwarding.client,
+                    limit: forwarding.limit, outcome: .stale)
             }
-            self.report(forwarding.client, query, .failed, .serverFailure, overTCP: forwarding.overTCP)
+            self.report(forwarding.client, query, .failed, .serverFailure)
             return DNSMessage.response(to: query, code: .serverFailure).encoded(maximumSize: forwarding.limit)
         }
         let timer = eventLoop.scheduleTask(in: cache.serveStale.clientResponseTimeout) {
@@ -261,8 +334,8 @@ final class QueryResolver: Sendable {
                 if let entries = self.cache.store(upstream, for: forwarding.key) { self.metrics?.cacheSize(entries) }
                 answer {
                     self.respond(
-                        to: query, with: upstream, filter: self.filters.filter(for: forwarding.client), client: forwarding.client,
-                        limit: forwarding.limit, overTCP: forwarding.overTCP, outcome: .forwarded)
+                        to: query, with: upstream, filter: self.filter(for: forwarding.client), client: forwarding.client,
+                        limit: forwarding.limit, outcome: .forwarded)
                 }
             case .failure(let error):
                 self.health.failed()
@@ -292,13 +365,12 @@ final class QueryResolver: Sendable {
     /// The client's answer from an upstream (or cached) response: the client's ID and question
     /// spelling, the upstream's flags and records; blocked when a CNAME leads to a blocked name.
     private func respond(
-        to query: DNSMessage, with upstream: DNSMessage, filter: DNSQueryFilter, client: IPAddress, limit: Int, overTCP: Bool,
-        outcome: QueryOutcome
+        to query: DNSMessage, with upstream: DNSMessage, filter: DNSQueryFilter, client: DNSClient, limit: Int, outcome: QueryOutcome
     ) -> [UInt8] {
         if let blocked = filter.blockedNameInAnswers(of: upstream), !filter.isExplicitlyAllowed(query.questions[0].name) {
             logger.debug("CNAME to a blocked name", metadata: ["name": "\(query.questions[0].name)", "target": "\(blocked)"])
             let response = filter.blockedResponse(to: query)
-            report(client, query, .blockedCNAME, response.responseCode, overTCP: overTCP)
+            report(client, query, .blockedCNAME, response.responseCode)
             return response.encoded(maximumSize: limit)
         }
         var response = DNSMessage.response(to: query)
@@ -320,7 +392,7 @@ final class QueryResolver: Sendable {
         }
         response.authorities = upstream.authorities
         response.additionals = upstream.additionals
-        report(client, query, outcome, response.responseCode, overTCP: overTCP)
+        report(client, query, outcome, response.responseCode)
         return response.encoded(maximumSize: limit)
     }
 
@@ -354,10 +426,18 @@ final class QueryResolver: Sendable {
         return DNSMessage(header: DNSHeader(id: id, flags: flags)).encoded()
     }
 
-    private func report(_ client: IPAddress, _ query: DNSMessage, _ outcome: QueryOutcome, _ code: DNSResponseCode, overTCP: Bool) {
-        metrics?.answered(DNSServerMetrics.Outcome(outcome), overTCP: overTCP)
+    /// The filter of `client`'s group (by device or address), or the default.
+    func filter(for client: DNSClient) -> DNSQueryFilter {
+        filters.filter(for: client.address, device: client.device)
+    }
+
+    private func report(_ client: DNSClient, _ query: DNSMessage, _ outcome: QueryOutcome, _ code: DNSResponseCode) {
+        metrics?.answered(DNSServerMetrics.Outcome(outcome), transport: client.transport, device: client.device)
         guard let observer, let question = query.questions.first else { return }
-        observer(QueryEvent(client: client, name: question.name.lowercasedHost, type: question.type, outcome: outcome, responseCode: code))
+        observer(
+            QueryEvent(
+                client: client.address, device: client.device, transport: client.transport, name: question.name.lowercasedHost,
+                type: question.type, outcome: outcome, responseCode: code))
     }
 
     /// The IP address of a socket address (`::` for a Unix socket, which never happens here).

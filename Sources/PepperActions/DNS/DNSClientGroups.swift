@@ -19,6 +19,8 @@ public struct DNSClientGroupSpec: Sendable, Hashable {
     public var name: String
     /// The clients, narrowest block first wins across groups.
     public var clients: [CIDRBlock]
+    /// The devices, by the name they ask with over DNS over TLS or HTTPS, wherever they are.
+    public var devices: [DNSDeviceName]
     /// The lists: names of the state's lists (`pepper lists list`, enabled or not), file paths or
     /// URLs. `nil`: the lists every other client gets (with this group's allowlist added).
     public var lists: [String]?
@@ -26,9 +28,10 @@ public struct DNSClientGroupSpec: Sendable, Hashable {
     public var allowlist: [String]
 
     /// A group with the given fields.
-    public init(name: String, clients: [CIDRBlock], lists: [String]?, allowlist: [String]) {
+    public init(name: String, clients: [CIDRBlock], devices: [DNSDeviceName] = [], lists: [String]?, allowlist: [String]) {
         self.name = name
         self.clients = clients
+        self.devices = devices
         self.lists = lists
         self.allowlist = allowlist
     }
@@ -52,7 +55,8 @@ public enum DNSClientGroupsFile {
 
     private struct Group: Decodable {
         var name: String
-        var clients: [String]
+        var clients: [String]?
+        var devices: [String]?
         var lists: [String]?
         var allowlist: [String]?
     }
@@ -90,8 +94,8 @@ public enum DNSClientGroupsFile {
                 throw fail(.invalidName(index: index + 1, name: name))
             }
             guard names.insert(name).inserted else { throw fail(.duplicateName(name)) }
-            guard !group.clients.isEmpty else { throw fail(.noClients(group: name)) }
-            let clients = try group.clients.map { (text) throws(ActionError) -> CIDRBlock in
+            guard !(group.clients ?? []).isEmpty || !(group.devices ?? []).isEmpty else { throw fail(.noClients(group: name)) }
+            let clients = try (group.clients ?? []).map { (text) throws(ActionError) -> CIDRBlock in
                 do {
                     return try CIDRBlock(text)
                 } catch {
@@ -105,7 +109,15 @@ public enum DNSClientGroupsFile {
                 }
                 return trimmed
             }
-            return DNSClientGroupSpec(name: name, clients: clients, lists: group.lists, allowlist: allowlist)
+            var devices: [DNSDeviceName] = []
+            for text in group.devices ?? [] {
+                do throws(DNSDeviceName.Problem) {
+                    devices.append(try DNSDeviceName(text))
+                } catch {
+                    throw fail(.invalidDevice(group: name, reason: error.description))
+                }
+            }
+            return DNSClientGroupSpec(name: name, clients: clients, devices: devices, lists: group.lists, allowlist: allowlist)
         }
     }
 
@@ -122,7 +134,8 @@ public enum DNSClientGroupsFile {
         case .keyNotFound(let key, let context):
             return .unexpectedShape(
                 at: path(context),
-                "\"\(key.stringValue)\" is missing (expected {\"groups\": [{\"name\", \"clients\", \"lists\", \"allowlist\"}]})")
+                "\"\(key.stringValue)\" is missing (expected {\"groups\": [{\"name\", \"clients\", \"devices\", \"lists\", \"allowlist\"}]})"
+            )
         case .typeMismatch(let type, let context): return .unexpectedShape(at: path(context), "expected \(type)")
         case .valueNotFound(let type, let context): return .unexpectedShape(at: path(context), "expected \(type), found null")
         case .dataCorrupted(let context): return .unexpectedShape(at: path(context), context.debugDescription)

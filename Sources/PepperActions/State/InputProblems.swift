@@ -150,6 +150,8 @@ public enum GroupsFileProblem: Sendable, Hashable, CustomStringConvertible {
     case noClients(group: String)
     /// A client that is not a CIDR block; the parser's words.
     case invalidClient(group: String, reason: String)
+    /// A device that is not a device name; ``DNSDeviceName/Problem``'s words.
+    case invalidDevice(group: String, reason: String)
     /// An allowlist entry that is not a domain.
     case invalidAllowlistEntry(group: String, entry: String)
 
@@ -160,8 +162,9 @@ public enum GroupsFileProblem: Sendable, Hashable, CustomStringConvertible {
         case .unexpectedShape(let place, let expected): "\(place): \(expected)"
         case .invalidName(let index, let name): "group \(index): the name '\(name)' must be 1–64 letters, digits, '-' or '_'"
         case .duplicateName(let name): "two groups are named '\(name)'"
-        case .noClients(let group): "group '\(group)': \"clients\" lists no CIDR block"
+        case .noClients(let group): "group '\(group)': neither \"clients\" (CIDR blocks) nor \"devices\" (device names) lists any"
         case .invalidClient(let group, let reason): "group '\(group)': \(reason)"
+        case .invalidDevice(let group, let reason): "group '\(group)': \(reason)"
         case .invalidAllowlistEntry(let group, let entry): "group '\(group)': '\(entry)' in \"allowlist\" is not a domain"
         }
     }

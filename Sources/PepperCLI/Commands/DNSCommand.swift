@@ -65,6 +65,21 @@ struct DNSServeCommand: AsyncParsableCommand {
             always resolve to the page, which shows the labor action; under `ask` its
             "Proceed anyway" lets that client through to the employer for 24 hours.
 
+            Away from home: --tls-listen and --https-listen answer DNS over TLS (RFC 7858)
+            and DNS over HTTPS (RFC 8484, GET and POST, HTTP/2 and HTTP/1.1, path
+            /dns-query) with the same lists, cache, log and metrics, under --server-name
+            (the name the certificate of --tls-cert/--tls-key gives; files read again when
+            they change; TLS 1.2 and up). A device names itself in the DoH path
+            (/dns-query/phone) or as the first label of the DoT server name
+            (phone.dns.example: the certificate must cover *.dns.example): the query log,
+            the metrics and the console show the name, and a client group's "devices"
+            choose its lists wherever the phone is. Encrypted queries are answered for
+            --allow-clients, group clients and known devices (--device, group devices);
+            --refuse-unknown-devices answers known devices only. `pepper dns certificate`
+            makes a private CA and certificate; `pepper dns profile` an iPhone profile.
+            Exposed to the internet, also set --rate-limit (queries per second per
+            address or device) and keep --max-connections-per-client (docs/dns.md).
+
             --metrics IP:PORT serves Prometheus metrics on an address of its own:
             queries by outcome and transport, answer latency, cache use, upstream
             errors, reloads (docs/metrics.md).
@@ -169,6 +184,54 @@ struct DNSServeCommand: AsyncParsableCommand {
             "Serve Prometheus metrics at http://IP:PORT/metrics (e.g. 127.0.0.1:9153; docs/metrics.md).", valueName: "ip:port"))
     var metrics: ListenAddress?
 
+    @Option(
+        help: ArgumentHelp(
+            "The server's host name for DNS over TLS and HTTPS, as its certificate names it (devices ask as NAME.HOST).",
+            valueName: "host"))
+    var serverName: String?
+
+    @Option(help: ArgumentHelp("Answer DNS over TLS on this address (e.g. 0.0.0.0:853).", valueName: "ip:port"))
+    var tlsListen: ListenAddress?
+
+    @Option(help: ArgumentHelp("Answer DNS over HTTPS on this address, path /dns-query (e.g. 0.0.0.0:443).", valueName: "ip:port"))
+    var httpsListen: ListenAddress?
+
+    @Option(help: ArgumentHelp("The PEM certificate chain for DNS over TLS and HTTPS (read again when it changes).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A device allowed to ask over DNS over TLS or HTTPS by its name, from anywhere (repeatable).", valueName: "name"),
+        transform: { text in
+            do {
+                return try DNSDeviceName(text)
+            } catch {
+                throw ValidationError("--device \(text): \(error)")
+            }
+        })
+    var device: [DNSDeviceName] = []
+
+    @Flag(help: "Refuse encrypted queries that do not name a known device (--device, or a group's \"devices\").")
+    var refuseUnknownDevices = false
+
+    @Option(help: ArgumentHelp("Queries per second allowed per client address (IPv6: per /64) or device; 0: no limit.", valueName: "qps"))
+    var rateLimit: Double = 0
+
+    @Option(help: ArgumentHelp("Queries a client may send at once above --rate-limit (default: twice the rate).", valueName: "n"))
+    var rateBurst: Double?
+
+    @Option(help: ArgumentHelp("What queries over the rate limit get: refuse (REFUSED) or drop (no answer).", valueName: "action"))
+    var rateLimitAction: ClientRateLimiter.Action = .refuse
+
+    @Option(help: ArgumentHelp("Open TCP, DoT and DoH connections allowed per client address (0: no limit).", valueName: "n"))
+    var maxConnectionsPerClient: Int = 100
+
+    @Option(help: ArgumentHelp("Seconds a TCP, DoT or DoH connection may stay without a query before it is closed.", valueName: "s"))
+    var idleTimeout: Int = 30
+
     func validate() throws {
         guard (0...604_800).contains(blockTTL) else { throw ValidationError("--block-ttl must be 0–604800 seconds") }
         guard upstreamTimeout >= 10 else { throw ValidationError("--upstream-timeout must be at least 10 ms") }
@@ -177,7 +240,28 @@ struct DNSServeCommand: AsyncParsableCommand {
         guard (0...604_800).contains(maxStale) else { throw ValidationError("--max-stale must be 0–604800 seconds") }
         guard (10...60_000).contains(clientTimeout) else { throw ValidationError("--client-timeout must be 10–60000 ms") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be 1–64") }
-        for path in upstreamCA + (groups.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+        guard rateLimit >= 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must not be negative") }
+        if let rateBurst, !(rateBurst >= 1 && rateBurst.isFinite) { throw ValidationError("--rate-burst must be at least 1") }
+        if rateBurst != nil && rateLimit == 0 { throw ValidationError("--rate-burst needs --rate-limit") }
+        guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must not be negative") }
+        guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
+        let encrypted = tlsListen != nil || httpsListen != nil
+        if encrypted {
+            guard let serverName else {
+                throw ValidationError("--tls-listen and --https-listen need --server-name (the host name the certificate gives)")
+            }
+            guard UpstreamAddress.isHostName(serverName.lowercased()), serverName.contains(".") else {
+                throw ValidationError("--server-name \(serverName): not a host name such as dns.example")
+            }
+            guard tlsCert != nil, tlsKey != nil else {
+                throw ValidationError(
+                    "--tls-listen and --https-listen need --tls-cert FILE and --tls-key FILE (`pepper dns certificate` makes them)")
+            }
+        } else if serverName != nil || tlsCert != nil || tlsKey != nil {
+            throw ValidationError("--server-name, --tls-cert and --tls-key are for --tls-listen or --https-listen; give one of them")
+        }
+        for path in upstreamCA + (groups.map { [$0] } ?? []) + [tlsCert, tlsKey].compactMap({ $0 })
+        where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("\(path): no such readable file")
         }
     }
@@ -247,7 +331,13 @@ struct DNSServeCommand: AsyncParsableCommand {
         // The console shows (and checks) the running server.
         let status = DNSServerStatus(
             listen: server.localAddress.description, blockPage: page?.localAddress.description,
-            groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description))
+            groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description),
+            encrypted: server.encryptedEndpoint)
+        if let address = server.tlsAddress ?? server.httpsAddress, !address.host.isLoopback, rateLimit == 0 {
+            logger.warning(
+                "DNS over TLS or HTTPS answers beyond this machine without --rate-limit: give one if it is reachable from the internet (docs/dns.md)"
+            )
+        }
         try? status.write(home: state.home)
         defer { DNSServerStatus.remove(home: state.home) }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -267,6 +357,10 @@ struct DNSServeCommand: AsyncParsableCommand {
             let ready =
                 "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
                 + (groupSpecs.isEmpty ? "" : "\(groupSpecs.count) client group\(groupSpecs.count == 1 ? "" : "s"); ")
+                + (server.tlsAddress.map { "DNS over TLS on \($0); " } ?? "")
+                + (server.httpsAddress.map { address in
+                    "DNS over HTTPS on https://\(IPAddress.bracketed(address.host.description)):\(address.port)\(EncryptedDNSEndpoint.dohPath); "
+                } ?? "")
                 + (page.map { "block page on http://\($0.localAddress); " } ?? "") + (shownMetrics ?? "")
                 + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
             FileHandle.standardOutput.write(Data(ready.utf8))
@@ -355,7 +449,10 @@ struct DNSServeCommand: AsyncParsableCommand {
             cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA,
             serveStale: ServeStale(
                 enabled: !noServeStale, staleTTL: UInt32(staleTTL), maximumStale: noServeStale ? 0 : UInt32(maxStale),
-                clientResponseTimeout: .milliseconds(Int64(clientTimeout))))
+                clientResponseTimeout: .milliseconds(Int64(clientTimeout))),
+            encrypted: encryptedListeners, devices: DeviceAccess(known: Set(device), refuseUnknown: refuseUnknownDevices),
+            rateLimit: rateLimit > 0 ? DNSRateLimit(queriesPerSecond: rateLimit, burst: rateBurst, action: rateLimitAction) : nil,
+            connectionsPerClient: maxConnectionsPerClient, idleTimeout: .seconds(Int64(idleTimeout)))
         var observer: (@Sendable (QueryEvent) -> Void)?
         if let recorder { observer = { recorder.record($0) } }
         let server = try await DNSServer.start(
@@ -380,9 +477,16 @@ struct DNSServeCommand: AsyncParsableCommand {
             let engine =
                 group.sharesDefaultEngine
                 ? defaultEngine : try call { try engines.engine(for: group, loaded: groupSources, rereadSources: rereadSources) }
-            return ClientGroup(name: group.name, clients: group.clients, filter: filter(engine))
+            return ClientGroup(name: group.name, clients: group.clients, devices: group.devices, filter: filter(engine))
         }
         return DNSFilterSet(defaultFilter: filter(defaultEngine), groups: clientGroups)
+    }
+
+    /// The DNS-over-TLS and DNS-over-HTTPS listeners asked for, if any.
+    private var encryptedListeners: EncryptedListenersConfiguration? {
+        guard tlsListen != nil || httpsListen != nil, let serverName, let tlsCert, let tlsKey else { return nil }
+        return EncryptedListenersConfiguration(
+            serverName: serverName, tlsListen: tlsListen, httpsListen: httpsListen, certificateFile: tlsCert, keyFile: tlsKey)
     }
 
     /// The groups of the `--groups` file (none without one).
@@ -451,6 +555,7 @@ struct DNSServeCommand: AsyncParsableCommand {
 }
 
 extension BlockResponse: ExpressibleByArgument {}
+extension ClientRateLimiter.Action: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Memory the process no longer uses.
@@ -557,7 +662,7 @@ struct DNSLogCommand: ParsableCommand {
         }
         for entry in entries {
             print(
-                [Terminal.date(entry.at), entry.client, entry.type, entry.name, entry.outcome.rawValue, entry.responseCode].joined(
+                [Terminal.date(entry.at), entry.clientShown, entry.type, entry.name, entry.outcome.rawValue, entry.responseCode].joined(
                     separator: "\t"))
         }
     }

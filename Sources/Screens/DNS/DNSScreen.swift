@@ -36,7 +36,8 @@ public struct DNSScreen: Sendable {
         public var id: Int64
         /// When it was answered.
         public var at: Date
-        /// The client's address.
+        /// The client: its device name and address (`phone (203.0.113.5)`) when the query named
+        /// a device, else its address.
         public var client: String
         /// The name asked about.
         public var name: String
@@ -76,7 +77,7 @@ public struct DNSScreen: Sendable {
     public struct Group: Sendable, Hashable {
         /// Its name.
         public var name: String
-        /// Its clients (CIDR blocks).
+        /// Its clients (CIDR blocks, then device names).
         public var clients: [String]
         /// Its lists; `nil` for the default ones.
         public var lists: [String]?
@@ -152,7 +153,9 @@ public struct DNSScreen: Sendable {
             if let file = server?.groupsFile {
                 do throws(ActionError) {
                     groups = try DNSClientGroupsFile.load(file).map { group in
-                        Group(name: group.name, clients: group.clients.map(\.description), lists: group.lists, allowlist: group.allowlist)
+                        Group(
+                            name: group.name, clients: group.clients.map(\.description) + group.devices.map(\.value), lists: group.lists,
+                            allowlist: group.allowlist)
                     }
                 } catch {
                     groupsProblem = Text.sentence(error.description)
@@ -276,7 +279,7 @@ public struct DNSScreen: Sendable {
                 action = rules.contains(Self.blockRule(for: entry.name)) ? .blockedSince : .block
             }
             return Row(
-                id: item.id, at: entry.at, client: entry.client, name: entry.name, type: entry.type, outcome: entry.outcome,
+                id: item.id, at: entry.at, client: entry.clientShown, name: entry.name, type: entry.type, outcome: entry.outcome,
                 responseCode: entry.responseCode, blocked: blocked, action: action)
         }
     }

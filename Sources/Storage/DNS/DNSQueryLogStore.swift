@@ -10,6 +10,8 @@ public struct DNSQueryLogStore: Sendable {
         public var at: Date
         /// The client's address.
         public var client: String
+        /// The device the query named (DNS over TLS or HTTPS), if any.
+        public var device: String?
         /// The name asked about (lower case, no final dot).
         public var name: String
         /// The record type (`A`, `AAAA`, …).
@@ -20,9 +22,12 @@ public struct DNSQueryLogStore: Sendable {
         public var responseCode: String
 
         /// An entry with the given fields.
-        public init(at: Date, client: String, name: String, type: String, outcome: DNSQueryOutcome, responseCode: String) {
+        public init(
+            at: Date, client: String, device: String? = nil, name: String, type: String, outcome: DNSQueryOutcome, responseCode: String
+        ) {
             self.at = at
             self.client = client
+            self.device = device
             self.name = name
             self.type = type
             self.outcome = outcome
@@ -31,6 +36,10 @@ public struct DNSQueryLogStore: Sendable {
 
         /// Whether the query was blocked (by name or by CNAME).
         public var isBlocked: Bool { outcome.isBlocked }
+
+        /// The client as people read it: `phone (203.0.113.5)` when the query named a device,
+        /// else the address.
+        public var clientShown: String { device.map { "\($0) (\(client))" } ?? client }
     }
 
     /// A counter: queries with one outcome on one day (UTC, `yyyy-MM-dd`).
@@ -124,6 +133,13 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
+    /// The device name a query carried (migration `v-dns-2-device-names`); older rows have none.
+    static func addDevices(_ db: Database) throws {
+        try db.alter(table: "dnsQueryLog") { table in
+            table.add(column: "device", .text)
+        }
+    }
+
     /// Hourly counters are kept this long.
     public static let hourlyRetention: TimeInterval = 8 * 86_400
 
@@ -151,10 +167,10 @@ public struct DNSQueryLogStore: Sendable {
                     sql: "DELETE FROM dnsHourCounter WHERE hour < ?", arguments: [hour - Int64(Self.hourlyRetention)])
             }
             let insert = try db.cachedStatement(
-                sql: "INSERT INTO dnsQueryLog (at, client, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?)")
+                sql: "INSERT INTO dnsQueryLog (at, client, device, name, type, outcome, responseCode) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for entry in entries.suffix(retention) {
                 try insert.execute(arguments: [
-                    entry.at.stored, entry.client, entry.name, entry.type, entry.outcome.rawValue,
+                    entry.at.stored, entry.client, entry.device, entry.name, entry.type, entry.outcome.rawValue,
                     entry.responseCode,
                 ])
             }
@@ -169,7 +185,7 @@ public struct DNSQueryLogStore: Sendable {
         try database.writer.read { db in
             let filter = "WHERE " + (blockedOnly ? DNSQueryOutcome.blockedCondition : DNSQueryOutcome.knownCondition)
             return try Row.fetchAll(
-                db, sql: "SELECT at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
+                db, sql: "SELECT at, client, device, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
                 arguments: [limit]
             ).compactMap(Self.entry)
         }
@@ -194,7 +210,9 @@ public struct DNSQueryLogStore: Sendable {
         return try database.writer.read { db in
             try Self.logged(
                 Row.fetchAll(
-                    db, sql: "SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
+                    db,
+                    sql:
+                        "SELECT id, at, client, device, name, type, outcome, responseCode FROM dnsQueryLog \(filter) ORDER BY id DESC LIMIT ?",
                     arguments: StatementArguments(arguments)))
         }
     }
@@ -208,7 +226,7 @@ public struct DNSQueryLogStore: Sendable {
                 Row.fetchAll(
                     db,
                     sql: """
-                        SELECT id, at, client, name, type, outcome, responseCode FROM dnsQueryLog
+                        SELECT id, at, client, device, name, type, outcome, responseCode FROM dnsQueryLog
                         WHERE id > ? AND \(DNSQueryOutcome.knownCondition) ORDER BY id LIMIT ?
                         """,
                     arguments: [after, limit]))
@@ -229,8 +247,8 @@ public struct DNSQueryLogStore: Sendable {
     private static func entry(_ row: Row) -> Entry? {
         guard let outcome = DNSQueryOutcome(rawValue: row["outcome"]) else { return nil }
         return Entry(
-            at: (row["at"] as StoredDate).date, client: row["client"], name: row["name"], type: row["type"], outcome: outcome,
-            responseCode: row["responseCode"])
+            at: (row["at"] as StoredDate).date, client: row["client"], device: row["device"], name: row["name"], type: row["type"],
+            outcome: outcome, responseCode: row["responseCode"])
     }
 
     /// The hourly counters from `since` on, oldest first.
@@ -260,12 +278,16 @@ public struct DNSQueryLogStore: Sendable {
         }
     }
 
-    /// The clients that asked most often in the log since `since` (the name is the client's address).
+    /// The clients that asked most often in the log since `since` (the name is the device name the
+    /// queries carried, else the client's address).
     public func topClients(limit: Int = 10, since: Date) throws -> [NameCount] {
         try database.writer.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT client, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ? GROUP BY client ORDER BY count DESC, client LIMIT ?",
+                sql: """
+                    SELECT COALESCE(device, client) AS client, COUNT(*) AS count FROM dnsQueryLog WHERE at >= ?
+                    GROUP BY 1 ORDER BY count DESC, client LIMIT ?
+                    """,
                 arguments: [since.stored, limit]
             ).map { NameCount(name: $0["client"], count: $0["count"]) }
         }

@@ -207,6 +207,7 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-browser-2-site-block-counts", migrate: SiteBlockCountStore.migrate)
         migrator.registerMigration("v-calls-3-message-rule-revision", migrate: CallsSchema.addMessageRuleRevision)
         migrator.registerMigration("v-sync-1-records", migrate: SyncStore.migrate)
+        migrator.registerMigration("v-dns-2-device-names", migrate: DNSQueryLogStore.addDevices)
         return migrator
     }
 }
