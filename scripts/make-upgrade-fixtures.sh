@@ -41,6 +41,7 @@ FIXTURES=(
     "16 617178b v-browser-2-site-block-counts"
     "17 601786c v-calls-3-message-rule-revision"
     "18 aa62dc7 v-sync-1-records"
+    "19 34390cd v-dns-2-device-names"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then

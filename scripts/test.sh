@@ -2,7 +2,7 @@
 # Pepper's whole test suite, on a fresh Debian/Ubuntu machine with Swift 6.
 #
 # Installs what the tests need (Debian packages: SQLite headers, WebKitGTK with its Python bindings,
-# Xvfb, curl, PostgreSQL, HAProxy, dig, dnsmasq, dnsperf, dnsdist, openssl, BIND, unbound, Chromium
+# Xvfb, curl, PostgreSQL, HAProxy, dig, kdig, dnsmasq, dnsperf, dnsdist, openssl, BIND, unbound, Chromium
 # with its driver and Selenium, GNOME Web, systemd, rlottie; axe-core from PyPI), checks the
 # systemd units in deploy/ (scripts/check-units.sh), the onboarding animation and formatting
 # with `swift format lint`, builds, starts a
@@ -32,6 +32,7 @@ packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvf
     dpkg-dev lintian debootstrap libcurl4-openssl-dev libxml2-dev)
 packages+=(python3-numpy) # draws the app icon to check it (scripts/make-app-icon.py)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
+packages+=(knot-dnsutils) # kdig: a real DNS-over-TLS client for `pepper dns serve --tls-listen`
 packages+=(librlottie0-1) # a real Lottie player for the onboarding animation (scripts/check-onboarding-animation.py)
 
 missing=()

@@ -345,6 +345,10 @@ struct ClientAccessServerTests {
             guard case .reply(let bytes) = step, bytes.count >= 12 else { return nil }
             return bytes[3] & 0x0F
         }
+        /// A client at `address`, as the UDP and TCP handlers make it.
+        func client(_ address: SocketAddress, overTCP: Bool) -> DNSClient {
+            DNSClient(address: QueryResolver.address(of: address), transport: overTCP ? .tcp : .udp)
+        }
         var query = ByteBuffer()
         query.writeBytes(RawDNS.query("tracker.test"))
         let outsider = try SocketAddress(ipAddress: "192.0.2.5", port: 5353)
@@ -352,13 +356,13 @@ struct ClientAccessServerTests {
         let loopback = try SocketAddress(ipAddress: "127.0.0.1", port: 5353)
         let mapped = try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 5353)
         let closed = try resolver(ClientAccess())
-        #expect(code(closed.step(query, from: outsider, overTCP: false)) == 5, "REFUSED")
-        #expect(code(closed.step(query, from: lan, overTCP: true)) == 5, "REFUSED over TCP too")
-        #expect(code(closed.step(query, from: loopback, overTCP: false)) == 3, "loopback: NXDOMAIN for a blocked name")
-        #expect(code(closed.step(query, from: mapped, overTCP: false)) == 3, "IPv4-mapped loopback")
+        #expect(code(closed.step(query, from: client(outsider, overTCP: false))) == 5, "REFUSED")
+        #expect(code(closed.step(query, from: client(lan, overTCP: true))) == 5, "REFUSED over TCP too")
+        #expect(code(closed.step(query, from: client(loopback, overTCP: false))) == 3, "loopback: NXDOMAIN for a blocked name")
+        #expect(code(closed.step(query, from: client(mapped, overTCP: false))) == 3, "IPv4-mapped loopback")
         let home = try resolver(ClientAccess(allowed: [try CIDRBlock("192.168.1.0/24")]))
-        #expect(code(home.step(query, from: lan, overTCP: false)) == 3, "inside --allow-clients")
-        #expect(code(home.step(query, from: outsider, overTCP: false)) == 5, "outside it")
+        #expect(code(home.step(query, from: client(lan, overTCP: false))) == 3, "inside --allow-clients")
+        #expect(code(home.step(query, from: client(outsider, overTCP: false))) == 5, "outside it")
         // A client group's clients are answered, with the group's filter.
         let kids = ClientGroup(
             name: "kids", clients: [try CIDRBlock("192.0.2.0/28")], filter: try DNSServerTests.filter("||other.test^\n"))
@@ -367,9 +371,9 @@ struct ClientAccessServerTests {
             forwarder: forwarder, access: ClientAccess(), logger: logger, observer: nil)
         var other = ByteBuffer()
         other.writeBytes(RawDNS.query("www.other.test"))
-        #expect(code(grouped.step(other, from: outsider, overTCP: false)) == 3, "192.0.2.5 is in the group: its list blocks")
-        #expect(code(grouped.step(other, from: loopback, overTCP: false)) == nil, "loopback: the default filter forwards it")
-        #expect(code(grouped.step(query, from: lan, overTCP: false)) == 5, "outside the group and --allow-clients: REFUSED")
+        #expect(code(grouped.step(other, from: client(outsider, overTCP: false))) == 3, "192.0.2.5 is in the group: its list blocks")
+        #expect(code(grouped.step(other, from: client(loopback, overTCP: false))) == nil, "loopback: the default filter forwards it")
+        #expect(code(grouped.step(query, from: client(lan, overTCP: false))) == 5, "outside the group and --allow-clients: REFUSED")
         await forwarder.close()
         try await group.shutdownGracefully()
     }
