@@ -33,6 +33,7 @@ packages=(libsqlite3-dev gir1.2-webkit2-4.1 libwebkit2gtk-4.1-dev python3-gi xvf
 packages+=(python3-numpy) # draws the app icon to check it (scripts/make-app-icon.py)
 packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 packages+=(knot-dnsutils) # kdig: a real DNS-over-TLS client for `pepper dns serve --tls-listen`
+packages+=(libnss3-tools) # certutil: Chromium trusts the test CA of its secure-DNS test
 packages+=(librlottie0-1) # a real Lottie player for the onboarding animation (scripts/check-onboarding-animation.py)
 
 missing=()
