@@ -195,7 +195,8 @@ struct DNSServeCommandTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("groups.json")
         let cases: [(String, String)] = [
-            ("{\"groups\": [{\"name\": \"kids\"}]}", "groups[1]: \"clients\" is missing"),
+            ("{\"groups\": [{\"name\": \"kids\"}]}", "group 'kids': neither \"clients\" (CIDR blocks) nor \"devices\""),
+            ("{\"groups\": [{\"name\": \"kids\", \"devices\": [\"my_tablet\"]}]}", "group 'kids': a device name has only letters"),
             ("{\"groups\": [{\"name\": \"kids\", \"clients\": [\"10.0.0.0/40\"]}]}", "group 'kids': '10.0.0.0/40' is not a CIDR block"),
             ("{\"groups\": [{\"name\": \"a b\", \"clients\": [\"10.0.0.1\"]}]}", "must be 1–64 letters"),
             ("{\"groups\": [{\"name\": \"kids\", \"clients\": [\"10.0.0.1\"], \"lists\": [\"nosuch\"]}]}", "no list named 'nosuch'"),
