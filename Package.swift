@@ -136,6 +136,8 @@ let package = Package(
             name: "DNSServer",
             dependencies: [
                 "DNSFilter",
+                "PepperActions",
+                "ListSync",
                 "FilterEngine",
                 "FilterLists",
                 "Picket",

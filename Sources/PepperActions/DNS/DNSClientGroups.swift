@@ -74,6 +74,12 @@ public enum DNSClientGroupsFile {
         return try parse(data, path: path)
     }
 
+    /// The groups of the file at `path`, or none without a file.
+    public static func load(optional path: String?) throws(ActionError) -> [DNSClientGroupSpec] {
+        guard let path else { return [] }
+        return try load(path)
+    }
+
     /// The groups in `data`, read from `path`.
     public static func parse(_ data: Data, path: String) throws(ActionError) -> [DNSClientGroupSpec] {
         func fail(_ problem: GroupsFileProblem) -> ActionError { .invalidGroups(path: path, problem: problem) }

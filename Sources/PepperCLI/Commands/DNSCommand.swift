@@ -274,13 +274,8 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
         // Until the reload trigger runs, a SIGHUP must not end the process.
         ReloadTrigger<String>.ignoreHangUpUntilRunning()
-        let access = ClientAccess(allowed: allowClients)
         let logger = Self.logger(level: logLevel)
         let state = try homeOptions.openState()
-        var engines = DNSEngines(state: state, sources: try await loadSources(), warn: { Terminal.warning($0) })
-        let groupSpecs = try Self.groups(groups)
-        var groupSources = try await Self.call { try await DNSEngines.loadGroupSources(groupSpecs) }
-        let recorder = noQueryLog ? nil : QueryRecorder(store: DNSQueryLogStore(database: state.database), logger: logger)
         let started = Date()
         let endpoint = metrics.map { address in
             MetricsEndpoint(
@@ -288,41 +283,18 @@ struct DNSServeCommand: AsyncParsableCommand {
                 durationBuckets: [DNSServerMetrics.answerDurationName: DNSServerMetrics.answerDurationBuckets], logger: logger)
         }
         let serverMetrics = endpoint.map { DNSServerMetrics(factory: $0.factory, upstreams: upstreams.map(\.description)) }
-        // Struck employers' names go to the block page, when there is one.
-        let picketGate = blockPage.map { PicketGate(lookup: Self.picketLookup(state), pageAddress: $0.host) }
-        let (server, blockedDomains) = try await start(
-            engines: engines, groups: groupSpecs, groupSources: groupSources, upstreams: upstreams, access: access, logger: logger,
-            recorder: recorder, picket: picketGate, metrics: serverMetrics)
-        serverMetrics?.loaded(blockedDomains: blockedDomains)
-        var page: BlockPageServer?
-        if let blockPage {
-            do {
-                page = try await server.startBlockPage(at: blockPage)
-            } catch {
-                await server.shutdown()
-                throw error
-            }
+        let service = try await Self.call {
+            try await DNSService.start(
+                state: state, sources: try await loadSources(), settings: settings(upstreams: upstreams), logger: logger,
+                metrics: serverMetrics, warn: { Terminal.warning($0) })
         }
-        // SOURCE files are read again from disk on reload: their bytes need not stay in memory.
-        engines = engines.droppingFileData()
-        groupSources = groupSources.mapValues(DNSEngines.droppingFileData)
-        Memory.returnFreed()
-        let reloader = Reloader(
-            engines: engines, groupsFile: groups, groups: groupSpecs, groupSources: groupSources, server: server, state: state,
-            picketGate: picketGate, metrics: serverMetrics, logger: logger)
-        let watched = engines
-        let trigger = ReloadTrigger(
-            stamp: { [groups] in watched.stateStamp(groupsFile: groups) }, reload: { reason in await reloader.reload(reason) })
+        let server = service.server
 
-        // One lifecycle: on SIGINT or SIGTERM the services stop in reverse order: the block
-        // page, then the DNS server (answering what is in flight), the metrics, and last the
-        // query recorder, which writes the final answers' batch.
-        var services: [any Service] = []
-        if let recorder { services.append(recorder) }
-        if let endpoint { services.append(endpoint) }
-        services.append(server)
-        if let page { services.append(page) }
-        services.append(trigger)
+        // One lifecycle: on SIGINT or SIGTERM the services stop in reverse order: the reload
+        // trigger, the block page, the DNS server (answering what is in flight), the metrics, and
+        // last the query recorder, which writes the final answers' batch.
+        var services = service.services
+        if let endpoint { services.insert(endpoint, at: services.firstIndex { $0 is DNSServer } ?? 0) }
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
@@ -330,7 +302,7 @@ struct DNSServeCommand: AsyncParsableCommand {
 
         // The console shows (and checks) the running server.
         let status = DNSServerStatus(
-            listen: server.localAddress.description, blockPage: page?.localAddress.description,
+            listen: server.localAddress.description, blockPage: service.blockPage?.localAddress.description,
             groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description),
             encrypted: server.encryptedEndpoint)
         if let address = server.tlsAddress ?? server.httpsAddress, !address.host.isLoopback, rateLimit == 0 {
@@ -353,74 +325,37 @@ struct DNSServeCommand: AsyncParsableCommand {
             let shownMetrics = metrics.flatMap { address in
                 metricsPort.map { "metrics on http://\(ListenAddress(host: address.host, port: $0))/metrics; " }
             }
+            let groupCount = service.groups.count
             // Written at once (not buffered): scripts wait for this line.
             let ready =
-                "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(blockedDomains)) blocked domains; "
-                + (groupSpecs.isEmpty ? "" : "\(groupSpecs.count) client group\(groupSpecs.count == 1 ? "" : "s"); ")
+                "pepper dns: listening on \(server.localAddress) (UDP, TCP); \(Terminal.count(service.blockedDomains)) blocked domains; "
+                + (groupCount == 0 ? "" : "\(groupCount) client group\(groupCount == 1 ? "" : "s"); ")
                 + (server.tlsAddress.map { "DNS over TLS on \($0); " } ?? "")
                 + (server.httpsAddress.map { address in
                     "DNS over HTTPS on https://\(IPAddress.bracketed(address.host.description)):\(address.port)\(EncryptedDNSEndpoint.dohPath); "
                 } ?? "")
-                + (page.map { "block page on http://\($0.localAddress); " } ?? "") + (shownMetrics ?? "")
+                + (service.blockPage.map { "block page on http://\($0.localAddress); " } ?? "") + (shownMetrics ?? "")
                 + "upstream \(upstreams.map(\.description).joined(separator: ", ")); ready in \(Terminal.seconds(seconds))\n"
             FileHandle.standardOutput.write(Data(ready.utf8))
             try await tasks.next()
         }
     }
 
-    /// Rebuilds the filters on request, one reload at a time (see ``ReloadTrigger``); a failed
-    /// reload keeps everything as it was.
-    actor Reloader {
-        let engines: DNSEngines
-        let groupsFile: String?
-        var groups: [DNSClientGroupSpec]
-        var groupSources: [String: ListInput]
-        let server: DNSServer
-        let state: PepperState
-        let picketGate: PicketGate?
-        let metrics: DNSServerMetrics?
-        let logger: Logger
-
-        init(
-            engines: DNSEngines, groupsFile: String?, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], server: DNSServer,
-            state: PepperState, picketGate: PicketGate?, metrics: DNSServerMetrics?, logger: Logger
-        ) {
-            self.engines = engines
-            self.groupsFile = groupsFile
-            self.groups = groups
-            self.groupSources = groupSources
-            self.server = server
-            self.state = state
-            self.picketGate = picketGate
-            self.metrics = metrics
-            self.logger = logger
-        }
-
-        func reload(_ reason: String) async {
-            do {
-                // The groups file is read again too.
-                let freshGroups = try DNSServeCommand.groups(groupsFile)
-                let loaded = groupSources
-                let freshSources = try await DNSServeCommand.call { try await DNSEngines.loadGroupSources(freshGroups, loaded: loaded) }
-                let fresh = try DNSServeCommand.filters(
-                    engines: engines, template: server.filter, groups: freshGroups, groupSources: freshSources, rereadSources: true)
-                server.replaceFilters(fresh)
-                (groups, groupSources) = (freshGroups, freshSources.mapValues(DNSEngines.droppingFileData))
-                Memory.returnFreed()
-                picketGate?.replace(lookup: DNSServeCommand.picketLookup(state))
-                metrics?.reloaded(succeeded: true)
-                metrics?.loaded(blockedDomains: fresh.defaultFilter.engine.dnsBlockedDomainCount)
-                logger.info(
-                    "reloaded",
-                    metadata: [
-                        "reason": "\(reason)", "blocked domains": "\(fresh.defaultFilter.engine.dnsBlockedDomainCount)",
-                        "client groups": "\(fresh.groups.count)",
-                    ])
-            } catch {
-                metrics?.reloaded(succeeded: false)
-                logger.error("reload failed, keeping the current lists", metadata: ["error": "\(error)"])
-            }
-        }
+    /// The service's settings from the options.
+    private func settings(upstreams: [UpstreamAddress]) -> DNSServiceSettings {
+        let configuration = DNSServerConfiguration(
+            listen: listen, upstreams: upstreams, access: ClientAccess(allowed: allowClients),
+            upstreamTimeout: .milliseconds(Int64(upstreamTimeout)), cacheCapacity: cacheSize, threads: threads ?? System.coreCount,
+            trustedCertificates: upstreamCA,
+            serveStale: ServeStale(
+                enabled: !noServeStale, staleTTL: UInt32(staleTTL), maximumStale: noServeStale ? 0 : UInt32(maxStale),
+                clientResponseTimeout: .milliseconds(Int64(clientTimeout))),
+            encrypted: encryptedListeners, devices: DeviceAccess(known: Set(device), refuseUnknown: refuseUnknownDevices),
+            rateLimit: rateLimit > 0 ? DNSRateLimit(queriesPerSecond: rateLimit, burst: rateBurst, action: rateLimitAction) : nil,
+            connectionsPerClient: maxConnectionsPerClient, idleTimeout: .seconds(Int64(idleTimeout)))
+        return DNSServiceSettings(
+            server: configuration, blockResponse: blockResponse, blockTTL: UInt32(blockTTL), blockPage: blockPage, groupsFile: groups,
+            queryLog: !noQueryLog)
     }
 
     /// The service group's own messages only from warnings up (its starts and stops are
@@ -431,72 +366,11 @@ struct DNSServeCommand: AsyncParsableCommand {
         return quiet
     }
 
-    /// Builds the first engines and starts the server. (A function of its own, so that no local
-    /// of `run` keeps the first engines alive after a reload has replaced them.)
-    private func start(
-        engines: DNSEngines, groups: [DNSClientGroupSpec], groupSources: [String: ListInput], upstreams: [UpstreamAddress],
-        access: ClientAccess, logger: Logger, recorder: QueryRecorder?, picket: PicketGate?, metrics: DNSServerMetrics?
-    ) async throws -> (DNSServer, Int) {
-        let engine = try Self.call { try engines.engine() }
-        var template = DNSQueryFilter(engine: engine, blockResponse: blockResponse, blockTTL: UInt32(blockTTL))
-        // `null` answers point at the block page (its address family; the other stays 0.0.0.0 / ::).
-        if let blockPage {
-            if blockPage.host.isIPv4 { template.nullIPv4 = blockPage.host } else { template.nullIPv6 = blockPage.host }
-        }
-        let filters = try Self.filters(engines: engines, template: template, groups: groups, groupSources: groupSources)
-        let configuration = DNSServerConfiguration(
-            listen: listen, upstreams: upstreams, access: access, upstreamTimeout: .milliseconds(Int64(upstreamTimeout)),
-            cacheCapacity: cacheSize, threads: threads ?? System.coreCount, trustedCertificates: upstreamCA,
-            serveStale: ServeStale(
-                enabled: !noServeStale, staleTTL: UInt32(staleTTL), maximumStale: noServeStale ? 0 : UInt32(maxStale),
-                clientResponseTimeout: .milliseconds(Int64(clientTimeout))),
-            encrypted: encryptedListeners, devices: DeviceAccess(known: Set(device), refuseUnknown: refuseUnknownDevices),
-            rateLimit: rateLimit > 0 ? DNSRateLimit(queriesPerSecond: rateLimit, burst: rateBurst, action: rateLimitAction) : nil,
-            connectionsPerClient: maxConnectionsPerClient, idleTimeout: .seconds(Int64(idleTimeout)))
-        var observer: (@Sendable (QueryEvent) -> Void)?
-        if let recorder { observer = { recorder.record($0) } }
-        let server = try await DNSServer.start(
-            configuration: configuration, filters: filters, logger: logger, observer: observer, picket: picket, metrics: metrics)
-        return (server, engine.dnsBlockedDomainCount)
-    }
-
-    /// The default filter and the client groups' filters, with the answer settings of
-    /// `template` (block response, TTL, block-page addresses). The default engine is `template`'s
-    /// unless `rereadSources` asks for a fresh build.
-    static func filters(
-        engines: DNSEngines, template: DNSQueryFilter, groups: [DNSClientGroupSpec], groupSources: [String: ListInput],
-        rereadSources: Bool = false
-    ) throws -> DNSFilterSet {
-        func filter(_ engine: FilterEngine) -> DNSQueryFilter {
-            DNSQueryFilter(
-                engine: engine, blockResponse: template.blockResponse, blockTTL: template.blockTTL, nullIPv4: template.nullIPv4,
-                nullIPv6: template.nullIPv6)
-        }
-        let defaultEngine = rereadSources ? try call { try engines.engine(rereadSources: true) } : template.engine
-        let clientGroups = try groups.map { group in
-            let engine =
-                group.sharesDefaultEngine
-                ? defaultEngine : try call { try engines.engine(for: group, loaded: groupSources, rereadSources: rereadSources) }
-            return ClientGroup(name: group.name, clients: group.clients, devices: group.devices, filter: filter(engine))
-        }
-        return DNSFilterSet(defaultFilter: filter(defaultEngine), groups: clientGroups)
-    }
-
     /// The DNS-over-TLS and DNS-over-HTTPS listeners asked for, if any.
     private var encryptedListeners: EncryptedListenersConfiguration? {
         guard tlsListen != nil || httpsListen != nil, let serverName, let tlsCert, let tlsKey else { return nil }
         return EncryptedListenersConfiguration(
             serverName: serverName, tlsListen: tlsListen, httpsListen: httpsListen, certificateFile: tlsCert, keyFile: tlsKey)
-    }
-
-    /// The groups of the `--groups` file (none without one).
-    static func groups(_ path: String?) throws -> [DNSClientGroupSpec] {
-        guard let path else { return [] }
-        do {
-            return try DNSClientGroupsFile.load(path)
-        } catch .invalidGroups(_, let problem) {
-            throw CLIError("--groups \(path): \(problem)")
-        }
     }
 
     /// Runs an action, its failure in this command's words.
@@ -516,18 +390,14 @@ struct DNSServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// A group's list the state cannot give gets this command's way to fix it; any other
-    /// failure is the action's own.
+    /// A group's list the state cannot give gets this command's way to fix it, a bad groups
+    /// file the option's name; any other failure is the action's own.
     private static func failure(_ error: ActionError) -> any Error {
-        guard case .groupListUnavailable = error else { return error }
-        return CLIError("\(error) (`pepper lists` shows the lists; `pepper update` downloads them)")
-    }
-
-    /// The notices of the state's enabled `picket:` sources under the Picket policy (none
-    /// under `allow`, or when the state cannot be read).
-    static func picketLookup(_ state: PepperState) -> PicketGate.Lookup {
-        guard let index = try? PicketBlocklistIndex.load(home: state.home, database: state.database) else { return { _ in nil } }
-        return { host in index.notice(for: host) }
+        switch error {
+        case .groupListUnavailable: return CLIError("\(error) (`pepper lists` shows the lists; `pepper update` downloads them)")
+        case .invalidGroups(let path, let problem): return CLIError("--groups \(path): \(problem)")
+        default: return error
+        }
     }
 
     private func loadSources() async throws -> [ListInput] {
@@ -557,21 +427,6 @@ struct DNSServeCommand: AsyncParsableCommand {
 extension BlockResponse: ExpressibleByArgument {}
 extension ClientRateLimiter.Action: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// Memory the process no longer uses.
-enum Memory {
-    /// Gives the memory freed after building or loading an engine back to the system (glibc
-    /// keeps freed heap otherwise, and the RSS stays at the load's peak).
-    static func returnFreed() {
-        #if os(Linux)
-        // glibc's malloc_trim, looked up at run time (its header is not in the Glibc module).
-        typealias Trim = @convention(c) (Int) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-            _ = unsafeBitCast(symbol, to: Trim.self)(0)
-        }
-        #endif
-    }
-}
 
 struct DNSStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
