@@ -943,6 +943,7 @@ def link(
         if returncode == 0:
             problems += inspect_binary(builder.toolchain, sdk, older_sdk, image.output, principal, "EXECUTE", image.frameworks)
             problems += inspect_sharing(builder.toolchain, image, loaded)
+            problems += inspect_entitlements(builder.toolchain, image.output, loaded, expand_settings(target.entitlements, settings))
         size = image.output.stat().st_size if image.output.exists() else 0
         shared = f"  (loads {', '.join(image.frameworks)})" if image.frameworks else ""
         print(f"  link {target.name:<26} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s{shared}", flush=True)
@@ -1142,6 +1143,33 @@ def inspect_binary(
             if not (older_sdk / relative).exists() and not lacking and "weak)" not in line:
                 problems.append(f"{path.name}: loads {library}, which the iOS 17 SDK does not have")
     return problems
+
+
+# The Network Extension entitlement value (`com.apple.developer.networking.networkextension`)
+# that each class needs in the process using it: without it the class fails on a device only.
+NETWORK_EXTENSION_VALUES = {
+    "NEDNSSettingsManager": "dns-settings",
+    "NEDNSProxyManager": "dns-proxy",
+    "NEDNSProxyProvider": "dns-proxy",
+    "NETunnelProviderManager": "packet-tunnel-provider",
+    "NEPacketTunnelProvider": "packet-tunnel-provider",
+    "NEFilterManager": "content-filter-provider",
+    "NEFilterDataProvider": "content-filter-provider",
+    "NEFilterControlProvider": "content-filter-provider",
+}
+
+
+def inspect_entitlements(toolchain: Toolchain, path: Path, frameworks: list[Path], entitlements: dict) -> list[str]:
+    """Each Network Extension class the binary or a framework it loads uses, without the
+    entitlement value it needs in the target's entitlements."""
+    granted = set(entitlements.get("com.apple.developer.networking.networkextension", []))
+    used: set[str] = set()
+    for binary in [path, *frameworks]:
+        listing = subprocess.run([toolchain.tool("llvm-nm"), "--undefined-only", "--just-symbol-name", str(binary)],
+                                 capture_output=True, text=True).stdout
+        used |= {name for name in NETWORK_EXTENSION_VALUES if f"_OBJC_CLASS_$_{name}" in listing.split()}
+    return [f"{path.name}: uses {name} without '{NETWORK_EXTENSION_VALUES[name]}' in its Network Extension entitlement"
+            for name in sorted(used) if NETWORK_EXTENSION_VALUES[name] not in granted]
 
 
 def defined_symbols(toolchain: Toolchain, path: Path) -> set[str]:

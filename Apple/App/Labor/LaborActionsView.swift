@@ -13,6 +13,9 @@ struct LaborActionsView: View {
     @State private var key = ""
     @State private var tunnelOn = false
     @State private var protection = NetworkProtection.packetTunnel
+    /// What iOS's DNS settings do for the person's choice: the tunnel switch only while the
+    /// tunnel is chosen (the two exclude each other).
+    @State private var dnsPlan = DNSSettingsPlan(choice: .default)
 
     var body: some View {
         Form {
@@ -34,10 +37,14 @@ struct LaborActionsView: View {
                 if let explanation = LaborActionsScreen.policyExplanations.first(where: { $0.policy == state?.policy }) {
                     Text(explanation.text).font(.footnote)
                 }
-                if protection.offersTunnelSwitch {
+                if protection.offersTunnelSwitch && dnsPlan.offersTunnelSwitch {
                     Toggle("DNS protection (a VPN on this device)", isOn: tunnel)
                 }
-                Text(protection.explanation).font(.footnote)
+                if dnsPlan.offersTunnelSwitch {
+                    Text(protection.explanation).font(.footnote)
+                } else {
+                    Text("DNS goes, encrypted, to your own Pepper (Alerts and DNS): no VPN on this device.").font(.footnote)
+                }
                 NavigationLink("Alerts and DNS") { ProtectionSettingsView() }
             }
             Section {
@@ -93,6 +100,7 @@ struct LaborActionsView: View {
     private func reload() async {
         state = await model.load { try await LaborActionsScreen(state: $0).load() }
         protection = await TunnelControl.protection()
+        dnsPlan = DNSSettingsPlan(choice: await model.load { try $0.dnsProtectionChoice() } ?? .default)
         tunnelOn = await TunnelControl.isOn()
     }
 }

@@ -86,6 +86,16 @@ enum TunnelControl {
         }
     }
 
+    /// Stops the tunnel if it runs (the person chose encrypted DNS to their Pepper instead,
+    /// `DNSSettingsPlan.stopsTunnel`); its configuration stays for when they come back.
+    static func stop() async {
+        guard let manager = try? await NETunnelProviderManager.loadAllFromPreferences().first else { return }
+        switch manager.connection.status {
+        case .connected, .connecting, .reasserting: manager.connection.stopVPNTunnel()
+        default: break
+        }
+    }
+
     /// Whether the tunnel is up.
     static func isOn() async -> Bool {
         guard let manager = try? await NETunnelProviderManager.loadAllFromPreferences().first else { return false }

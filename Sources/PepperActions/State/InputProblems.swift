@@ -1,4 +1,5 @@
 import CallFilter
+import DNSFilter
 import FilterLists
 
 // Why an action refused its input: one type per kind of input, carried by ``ActionError`` so
@@ -118,6 +119,18 @@ public enum FieldProblem: Sendable, Hashable, CustomStringConvertible {
     case dnsOverHTTPSAddressNeeded(String)
     /// Not the `IP:PORT` of a DNS server on the person's network; why.
     case dnsServerAddressNeeded(String)
+    /// Not a server's host name, as its certificate names it; why.
+    case serverNameNeeded(String)
+    /// Not a port number; why.
+    case portNeeded(String)
+    /// A DNS-over-TLS port other than 853, which is the only one iOS uses.
+    case dnsOverTLSPortIs853(Int)
+    /// Not a device name.
+    case deviceNameNeeded(DNSDeviceName.Problem)
+    /// The DNS-over-TLS server name `DEVICE.SERVER` would be longer than a host name may be.
+    case deviceServerNameTooLong(String)
+    /// Not a list of the server's IP addresses; why.
+    case serverAddressesNeeded(String)
 
     public var description: String {
         switch self {
@@ -127,6 +140,16 @@ public enum FieldProblem: Sendable, Hashable, CustomStringConvertible {
             "give the server's DNS-over-HTTPS address, such as https://dns.example.net/dns-query (\(reason))"
         case .dnsServerAddressNeeded(let reason):
             "give your Pepper's address as IP:PORT on your network, the one pepper dns serve --listen was given, such as 192.168.1.10:5335 (\(reason))"
+        case .serverNameNeeded(let reason):
+            "give your Pepper's name as its certificate names it, such as dns.example.net (\(reason))"
+        case .portNeeded(let reason): "give a port from 1 to 65535 (\(reason))"
+        case .dnsOverTLSPortIs853(let port):
+            "iOS uses DNS over TLS on port 853 only, not \(port): have pepper dns serve listen on port 853 for TLS, or choose DNS over HTTPS, whose port can be any"
+        case .deviceNameNeeded(let problem): "\(problem), such as phone"
+        case .deviceServerNameTooLong(let name):
+            "with this device name the DNS-over-TLS server name \(name) is longer than 253 characters: choose a shorter one"
+        case .serverAddressesNeeded(let reason):
+            "give your Pepper's IP addresses separated by commas, or none to have its name looked up (\(reason))"
         case .serverAddressNeeded: "give the server's address, such as https://picket.example.org"
         case .keyNeeded: "give the API key the server's operator gave you (opl_ and 64 hexadecimal digits)"
         case .malformedKey: "an API key is opl_ followed by 64 hexadecimal digits"

@@ -26,6 +26,13 @@ public struct PreferenceStore: Sendable {
         /// Where the phone's DNS protection sends names it does not answer: `network`,
         /// `dns-over-https URL` or `pepper IP:PORT` (unset: `network`).
         case dnsUpstream = "dns.upstream"
+        /// How the phone's DNS is filtered: `tunnel` (unset) or `encrypted-dns` (iOS's DNS
+        /// settings, to ``dnsEncryptedServer``).
+        case dnsProtection = "dns.protection"
+        /// The person's own Pepper as the phone's encrypted DNS server, a JSON object (server
+        /// name, protocol, ports, this phone's device name, addresses); kept when the tunnel is
+        /// chosen again.
+        case dnsEncryptedServer = "dns.encrypted-server"
         /// The Picket list sources' API keys, a JSON object (list name → key), where no other key
         /// store is configured.
         case picketListKeys = "picket.list-keys"
