@@ -1,8 +1,6 @@
 import ArgumentParser
-import Crypto
 import DNSFilter
 import DNSServer
-import FilterEngine
 import FilterLists
 import Foundation
 import ListSync
@@ -12,7 +10,6 @@ import PepperActions
 import ServerMetrics
 import ServiceLifecycle
 import Storage
-import UTCTime
 
 /// `pepper dns`: the filtering DNS forwarder.
 struct DNSCommand: AsyncParsableCommand {
