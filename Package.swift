@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CallFilter", targets: ["CallFilter"]),
         .library(name: "DNSFilter", targets: ["DNSFilter"]),
         .library(name: "DNSServer", targets: ["DNSServer"]),
+        .library(name: "DNSProfiles", targets: ["DNSProfiles"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
@@ -55,6 +56,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // The private certificate authority of `pepper dns certificate` (X.509 and DER).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // DNS-over-HTTPS upstreams (HTTP/2 when the server offers it, connection pooling).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // The console's server-rendered pages (Hummingbird's template engine; `{{x}}` escapes HTML).
@@ -118,6 +122,19 @@ let package = Package(
         // DNS messages and the DNS filtering policy: Foundation only (no NIO), so an iOS
         // network extension links it unchanged.
         .target(name: "DNSFilter", dependencies: ["FilterEngine", "FilterLists"]),
+
+        // Encrypted DNS for a person's devices: a private certificate authority and the server
+        // certificate it issues, and Apple configuration profiles pointing a device at the server.
+        // Portable (Foundation, swift-certificates, swift-crypto), not yet linked by the app.
+        .target(
+            name: "DNSProfiles",
+            dependencies: [
+                "DNSFilter", "PepperFiles",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         .target(
             name: "ListSync",
@@ -275,7 +292,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
+                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -330,6 +347,7 @@ let package = Package(
                 "PicketServer",
                 "DNSFilter",
                 "DNSServer",
+                "DNSProfiles",
                 "PepperActions",
                 "Screens",
                 "DesktopIntegration",
@@ -427,14 +445,14 @@ let package = Package(
             name: "ScreensTests",
             dependencies: [
                 "BlockingWork", "Screens", "PepperActions", "Storage", "ListSync", "Browsing", "DesktopIntegration", "FilterEngine",
-                "PepperTestSupport",
+                "PepperTestSupport", "DNSFilter",
             ]),
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
                 "PicketTestSupport",
                 "Console", "Screens", "PepperActions", "Storage", "PepperTestSupport", "DNSFilter", "Picket", "PicketServer", "CallFilter",
-                "UTCTime",
+                "UTCTime", "DNSProfiles",
                 // The browser walks (Browser/) run the built `pepper console`, as a person would.
                 "DNSTestSupport", "pepper",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -448,6 +466,14 @@ let package = Package(
                 .copy("Browser/browser_support.py"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
+        // The private CA checked with real openssl, the profiles with scripts/check-dns-profile.py.
+        .testTarget(
+            name: "DNSProfilesTests",
+            dependencies: [
+                "DNSProfiles", "DNSFilter", "PepperFiles", "PepperTestSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "AppSupportTests",
             dependencies: [
