@@ -16,7 +16,9 @@ struct DNSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dns",
         abstract: "Filter DNS for the whole machine or network: a blocking DNS forwarder.",
-        subcommands: [DNSServeCommand.self, DNSStatsCommand.self, DNSLogCommand.self]
+        subcommands: [
+            DNSServeCommand.self, DNSStatsCommand.self, DNSLogCommand.self, DNSCertificateCommand.self, DNSProfileCommand.self,
+        ]
     )
 }
 
