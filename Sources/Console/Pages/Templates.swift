@@ -356,6 +356,28 @@ enum Templates {
         {{#hasGroups}}<table><thead><tr><th scope="col">Group</th><th scope="col">Clients</th><th scope="col">Lists</th><th scope="col">Allowlist</th></tr></thead><tbody>
         {{#groups}}<tr><th scope="row">{{name}}</th><td>{{clients}}</td><td>{{lists}}</td><td>{{allowlist}}</td></tr>{{/groups}}</tbody></table>{{/hasGroups}}
         </section>
+        {{#away}}<section class="card" aria-labelledby="away-title" id="away">
+        <h2 id="away-title">Phones and laptops away from home</h2>
+        {{^serving}}<p class="status off" id="away-not-serving">{{notServing}}</p>{{/serving}}
+        {{#serving}}<p>Give each device a name of its own: its encrypted DNS carries it, so the query log and client groups know which device asks, on any network. An iPhone, iPad or Mac installs the profile; Android takes the Private DNS host name.</p>
+        <form method="get" action="/dns" class="inline" id="away-form">
+        <label for="away-device">Device name</label>
+        <input id="away-device" name="device" value="{{device}}" autocapitalize="none" spellcheck="false"{{#deviceError}} aria-invalid="true" aria-describedby="away-device-error"{{/deviceError}}>
+        <label for="away-protocol">Protocol</label>
+        <select id="away-protocol" name="protocol"{{#protocolError}} aria-invalid="true" aria-describedby="away-protocol-error"{{/protocolError}}>{{#protocols}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/protocols}}</select>
+        <button type="submit">Show addresses</button>
+        <button type="submit" formaction="/dns/profile" class="quiet">Download profile</button>
+        </form>
+        {{#deviceError}}<p class="field-error" id="away-device-error">{{deviceError}}</p>{{/deviceError}}
+        {{#protocolError}}<p class="field-error" id="away-protocol-error">{{protocolError}}</p>{{/protocolError}}
+        {{#addresses}}<dl class="facts" id="away-addresses">
+        <dt>DNS over HTTPS</dt><dd><code>{{httpsURL}}</code></dd>
+        <dt>DNS over TLS</dt><dd><code>{{tlsName}}</code></dd>
+        <dt>Android Private DNS</dt><dd><code>{{android}}</code></dd>
+        </dl>
+        <p><a href="{{download}}" download="{{fileName}}" id="away-download">Download {{fileName}}</a></p>
+        <p class="detail">{{note}}</p>{{/addresses}}{{/serving}}
+        </section>{{/away}}
         {{/page}}
         """
 }

@@ -1,10 +1,14 @@
+import DNSFilter
+import DNSProfiles
 import Foundation
 import Hummingbird
+import NIOCore
 import PepperActions
 import Screens
 
 /// DNS: the 24-hour chart, top names and clients, the query log with one-click allow/block,
-/// and the client groups (read-only).
+/// the client groups (read-only), and each device's encrypted-DNS addresses and Apple profile
+/// ("Phones and laptops away from home").
 struct DNSPage: ConsoleArea {
     static let path: RouterPath = "/dns"
     let renderer: PageRenderer
@@ -58,6 +62,45 @@ struct DNSPage: ConsoleArea {
         var hasGroups: Bool
         var groupsProblem: String?
         var noGroups: String
+        var away: Away
+    }
+
+    /// The "away from home" section: a device's addresses and profile.
+    private struct Away {
+        struct Option {
+            var value: String
+            var label: String
+            var selected: Bool
+        }
+        struct Addresses {
+            var device: String
+            var httpsURL: String
+            var tlsName: String
+            var android: String
+            var download: String
+            var fileName: String
+            var note: String
+        }
+        /// Whether the running server answers DNS over TLS or HTTPS.
+        var serving: Bool
+        var notServing: String
+        var device: String
+        var deviceError: String?
+        var protocolError: String?
+        var protocols: [Option]
+        var addresses: Addresses?
+    }
+
+    /// What the device form asked for (`?device=NAME&protocol=https`), when it was sent.
+    private struct DeviceQuery {
+        var device: String
+        var transport: EncryptedDNSTransport?
+
+        init?(_ query: FormData) {
+            guard let device = query["device"] else { return nil }
+            self.device = device
+            transport = query["protocol"].flatMap(EncryptedDNSTransport.init(rawValue:))
+        }
     }
 
     /// One row of the live tail, as the page's script shows it.
@@ -75,19 +118,32 @@ struct DNSPage: ConsoleArea {
     func routes() -> RouteCollection<ConsoleContext> {
         let routes = RouteCollection(context: ConsoleContext.self)
         routes.get { request, context in
+            await dnsPage(request: request, context: context)
+        }
+        // The device's Apple profile, or the page with the form's error (422).
+        routes.get("profile") { request, context in
             let query = FormData(query: request.uri.query)
-            let logQuery = DNSScreen.LogQuery(
-                before: query["before"].flatMap { Int64($0) }, search: query["search"] ?? "",
-                blockedOnly: query["blocked"] == "1")
-            let loaded: DNSScreen.State
+            let device = DeviceQuery(query) ?? DeviceQuery(FormData(query: "device="))!
+            let server = DNSServerStatus.current(home: screen.state.home)
+            let profile: AppleDNSProfile
             do {
-                loaded = try await screen.load(logQuery)
+                let plan = try plan(device, server: server)
+                profile = try AppleDNSProfile(
+                    device: plan.device, endpoint: plan.endpoint, transport: plan.transport, serverAddresses: plan.addresses,
+                    rootCertificate: try plan.certificateAuthority.map { try AppleDNSProfile.RootCertificate(pem: $0) })
+            } catch {
+                return await dnsPage(request: request, context: context, device: device)
+            }
+            let data: Data
+            do {
+                data = try profile.propertyList()
             } catch {
                 return failure(error, title: "DNS", request: request, context: context)
             }
-            return renderer.page(
-                .dns, title: "DNS", view: view(loaded, path: request.uri.description),
-                chrome: chrome(request, context))
+            var headers = HTTPFields()
+            headers[.contentType] = AppleDNSProfile.contentType
+            headers[.contentDisposition] = "attachment; filename=\"\(profile.fileName)\""
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         routes.get("log/events") { request, _ in
             let query = FormData(query: request.uri.query)
@@ -122,6 +178,82 @@ struct DNSPage: ConsoleArea {
         return routes
     }
 
+    /// The DNS page; with the device form's addresses, or its error (status 422), when it was sent.
+    private func dnsPage(request: Request, context: ConsoleContext, device: DeviceQuery? = nil) async -> Response {
+        let query = FormData(query: request.uri.query)
+        let logQuery = DNSScreen.LogQuery(
+            before: query["before"].flatMap { Int64($0) }, search: query["search"] ?? "",
+            blockedOnly: query["blocked"] == "1")
+        let loaded: DNSScreen.State
+        do {
+            loaded = try await screen.load(logQuery)
+        } catch {
+            return failure(error, title: "DNS", request: request, context: context)
+        }
+        let asked = device ?? DeviceQuery(query)
+        let away = away(asked, server: loaded.server)
+        var notices: [Notice] = []
+        if away.deviceError != nil || away.protocolError != nil {
+            notices.append(.error("No profile was made: see the form below."))
+        } else if asked != nil && !away.serving {
+            notices.append(.error("No profile was made: \(away.notServing)"))
+        }
+        return renderer.page(
+            .dns, title: "DNS", view: view(loaded, path: request.uri.description, away: away),
+            chrome: chrome(request, context, notices: notices),
+            status: .form(refused: !notices.isEmpty))
+    }
+
+    /// The plan for the device asked about, from the running server.
+    private func plan(_ device: DeviceQuery, server: DNSServerStatus?) throws(DNSProfilePlan.Problem) -> DNSProfilePlan {
+        let files = DNSCertificateFiles(home: screen.state.home)
+        return try DNSProfilePlan.make(
+            .init(device: device.device, transport: device.transport), server: server,
+            homeCertificateAuthority: { files.certificateAuthority(forServer: $0)?.path })
+    }
+
+    /// The "away from home" section for `device` (nothing asked yet: the empty form).
+    private func away(_ device: DeviceQuery?, server: DNSServerStatus?) -> Away {
+        let served = server?.encrypted
+        let chosen = device?.transport ?? (served.map { $0.httpsPort != nil ? .https : .tls } ?? .https)
+        var away = Away(
+            serving: served != nil,
+            notServing: server == nil
+                ? "pepper dns serve is not running. Start it with \(DNSProfilePlan.startFlags) to answer DNS over TLS and HTTPS; "
+                    + "without a certificate from a public CA, make one first with pepper dns certificate --server-name HOST."
+                : "pepper dns serve does not answer DNS over TLS or HTTPS. Restart it with \(DNSProfilePlan.startFlags); "
+                    + "without a certificate from a public CA, make one first with pepper dns certificate --server-name HOST.",
+            device: device?.device ?? "", protocols: [], addresses: nil)
+        away.protocols = EncryptedDNSTransport.allCases.map {
+            .init(value: $0.rawValue, label: $0.description, selected: $0 == chosen)
+        }
+        guard let device, served != nil else { return away }
+        do {
+            let plan = try plan(device, server: server)
+            var note = "It sends this device's DNS to Pepper over \(plan.transport), on every network."
+            if let authority = plan.certificateAuthority {
+                let root = try AppleDNSProfile.RootCertificate(pem: authority)
+                note +=
+                    " It carries \(root.name), which issued the server's certificate: on the device, turn on full trust for it in Settings → General → About → Certificate Trust Settings."
+            }
+            var link = URLComponents()
+            link.path = "/dns/profile"
+            link.queryItems = [
+                URLQueryItem(name: "device", value: plan.device.value), URLQueryItem(name: "protocol", value: plan.transport.rawValue),
+            ]
+            away.addresses = .init(
+                device: plan.device.value, httpsURL: plan.httpsURL ?? "not served (--https-listen)",
+                tlsName: plan.tlsServerName ?? "not served (--tls-listen)",
+                android: plan.androidHostname ?? "needs DNS over TLS on port 853",
+                download: link.string ?? "/dns/profile", fileName: "\(plan.device.value).mobileconfig", note: note)
+        } catch let problem as DNSProfilePlan.Problem {
+            if problem.field == "device" { away.deviceError = problem.description } else { away.protocolError = problem.description }
+        } catch {
+            away.protocolError = "The private CA's certificate cannot be read (\(error)): run pepper dns certificate again."
+        }
+        return away
+    }
+
     static func tailRow(_ row: DNSScreen.Row) -> TailRow {
         TailRow(
             time: Format.time(row.at), client: row.client, name: row.name, type: row.type, outcome: row.outcome.rawValue,
@@ -137,7 +269,7 @@ struct DNSPage: ConsoleArea {
         }
     }
 
-    private func view(_ loaded: DNSScreen.State, path: String) -> DNSView {
+    private func view(_ loaded: DNSScreen.State, path: String, away: Away) -> DNSView {
         let summary = loaded.summary
         let query = loaded.query
         func link(before: Int64?) -> String {
@@ -177,6 +309,7 @@ struct DNSPage: ConsoleArea {
                     lists: $0.lists?.joined(separator: ", ") ?? "the default lists",
                     allowlist: $0.allowlist.isEmpty ? "—" : $0.allowlist.joined(separator: ", "))
             }, hasGroups: !loaded.groups.isEmpty, groupsProblem: loaded.groupsProblem,
-            noGroups: server?.groupsFile == nil ? "The DNS filter runs without client groups (pepper dns serve --groups FILE)." : "")
+            noGroups: server?.groupsFile == nil ? "The DNS filter runs without client groups (pepper dns serve --groups FILE)." : "",
+            away: away)
     }
 }
