@@ -230,7 +230,7 @@ struct DNSPage: ConsoleArea {
         guard let device, served != nil else { return away }
         do {
             let plan = try plan(device, server: server)
-            var note = "It sends this device's DNS to Pepper over \(plan.transport), on every network."
+            var note = "The profile sends this device's DNS to Pepper as \(plan.transport), on every network."
             if let authority = plan.certificateAuthority {
                 let root = try AppleDNSProfile.RootCertificate(pem: authority)
                 note +=

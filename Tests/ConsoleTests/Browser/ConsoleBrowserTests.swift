@@ -1,5 +1,8 @@
+import DNSFilter
 import DNSTestSupport
 import Foundation
+import PepperActions
+import PepperFiles
 import PepperTestSupport
 import Testing
 
@@ -13,6 +16,7 @@ struct ConsoleBrowserTests {
     static let python = "/usr/bin/python3"
     static let walk = Bundle.module.url(forResource: "console_walk", withExtension: "py")!
     static let peopleWalk = Bundle.module.url(forResource: "console_people_walk", withExtension: "py")!
+    static let awayWalk = Bundle.module.url(forResource: "console_away_walk", withExtension: "py")!
 
     /// Whether Chromium, its driver and Selenium are here; with `PEPPER_REQUIRE_BROWSER=1` their
     /// absence is a failure, not a skip.
@@ -137,6 +141,57 @@ struct ConsoleBrowserTests {
             "check", "allowlist", "lists-phone",
         ] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-\(page).png").path), "\(page)")
+        }
+    }
+
+    @Test(ConsoleBrowserTests.chromium) func theAwayFromHomeSectionDownloadsProfilesInChromium() async throws {
+        try #require(Self.browserReady(), "chromium, chromedriver and Selenium are needed")
+        try await BrowserTurn.shared.run { try await awayWalk() }
+    }
+
+    /// The DNS page's device form against a home whose CA `pepper dns certificate` made, with the
+    /// status a `pepper dns serve` answering DNS over TLS and HTTPS writes (this process stands
+    /// for it), as console_away_walk.py describes; the profiles Chromium saved pass the check.
+    private func awayWalk() async throws {
+        let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let home = TestPaths.temporaryDirectory("console-away")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let certificate = try await PepperProcess.run(["dns", "certificate", "--server-name", "dns.home.arpa"], home: home)
+        #expect(certificate.status == 0, "\(certificate.stderr)")
+        try DNSServerStatus(
+            listen: "0.0.0.0:53", blockPage: nil, groupsFile: nil, allowClients: [],
+            encrypted: EncryptedDNSEndpoint(serverName: "dns.home.arpa", httpsPort: 443, tlsPort: 853),
+            privateCA: home.appendingPathComponent("dns-tls/ca.pem").path
+        ).write(home: PepperHome(url: home))
+        let console = try Server(home: home, arguments: ["console", "--listen", "127.0.0.1:0"])
+        defer { console.process.stop(SIGKILL) }
+        let ready = try #require(try await onOwnThread { console.line(containing: "Pepper console: open ") }, "\(console.log)")
+        let downloads = home.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let artifacts = TestPaths.artifacts.appendingPathComponent("console")
+        let configuration: [String: String] = [
+            "link": String(ready.split(separator: " ").last!), "artifacts": artifacts.path, "axe": axe ?? "",
+            "profile": home.appendingPathComponent("chromium").path, "downloads": downloads.path, "serverName": "dns.home.arpa",
+        ]
+        let file = home.appendingPathComponent("walk.json")
+        try JSONSerialization.data(withJSONObject: configuration).write(to: file)
+        let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.awayWalk.path, file.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)")
+        #expect(outcome.stdout.hasPrefix("OK section error addresses download"), "\(outcome.stdout)")
+
+        let saved = ["https", "tls"].map { downloads.appendingPathComponent("phone-\($0).mobileconfig").path }
+        let checked = try await Subprocess.run(
+            URL(fileURLWithPath: Self.python), [TestPaths.repository.appendingPathComponent("scripts/check-dns-profile.py").path] + saved)
+        #expect(checked.status == 0, "\(checked.stdout)")
+        #expect(
+            checked.stdout.contains(
+                "phone-https.mobileconfig: OK (root certificate Pepper private CA (dns.home.arpa); HTTPS https://dns.home.arpa/dns-query/phone)"
+            ))
+        #expect(
+            checked.stdout.contains(
+                "phone-tls.mobileconfig: OK (root certificate Pepper private CA (dns.home.arpa); TLS phone.dns.home.arpa)"))
+        for page in ["error", "addresses", "page"] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-away-\(page).png").path), "\(page)")
         }
     }
 

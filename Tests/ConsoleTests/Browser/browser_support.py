@@ -29,6 +29,10 @@ class Walk:
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
                          "--no-first-run", "--disable-extensions", "--user-data-dir=" + config["profile"]] + config.get("chromiumArguments", []):
             options.add_argument(argument)
+        if config.get("downloads"):
+            # Files the pages download go there without asking.
+            options.add_experimental_option("prefs", {
+                "download.default_directory": config["downloads"], "download.prompt_for_download": False})
         if config.get("networkLog"):
             # Chromium's own record of the requests it sends (read with requests_seen).
             options.set_capability("goog:loggingPrefs", {"performance": "ALL"})

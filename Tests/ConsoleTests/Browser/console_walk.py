@@ -190,6 +190,9 @@ try:
         time.sleep(0.5)
     check(status == "NOERROR" and answers == [config["upstreamAnswer"]], "the next dig is answered: %s %s" % (status, answers))
     driver.get(base + "/dns?blocked=1")
+    # This server answers no DNS over TLS or HTTPS: the devices' section says how to start it.
+    check("Restart it with --server-name HOST --tls-listen IP:853 --https-listen IP:443" in text("#away"),
+          "the away section names the flags: " + text("#away"))
     axe("dns")
     shot("dns")
     steps.append("dns")
