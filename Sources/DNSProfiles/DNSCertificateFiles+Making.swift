@@ -8,7 +8,7 @@ extension DNSCertificateFiles {
         /// The CA that issued the server certificate.
         public var certificateAuthority: PrivateCertificateAuthority
         /// The server certificate.
-        public var server: ServerCertificate
+        public var server: IssuedServerCertificate
         /// Whether the CA is new (none was there, or it replaced one): devices must trust it.
         public var newCertificateAuthority: Bool
         /// Whether a CA was there and was replaced.
@@ -64,7 +64,7 @@ extension DNSCertificateFiles {
     ///   reasons ``PrivateCertificateAuthority/load(_:)`` gives.
     public func issueServerCertificate(
         serverName: String, addresses: [String] = [], now: Date = Date()
-    ) throws(DNSCertificateError) -> ServerCertificate {
+    ) throws(DNSCertificateError) -> IssuedServerCertificate {
         let name = try Self.serverName(serverName)
         let ips = try Self.addresses(addresses)
         let server = try PrivateCertificateAuthority.load(self).issueServerCertificate(serverName: name, addresses: ips, now: now)
@@ -95,7 +95,7 @@ extension DNSCertificateFiles {
         try PEMFiles.write(try PEMFiles.text(authority.certificate), to: caCertificate, mode: 0o644)
     }
 
-    private func write(_ server: ServerCertificate) throws(DNSCertificateError) {
+    private func write(_ server: IssuedServerCertificate) throws(DNSCertificateError) {
         try PEMFiles.makeDirectory(directory)
         try PEMFiles.write(try PEMFiles.text(server.privateKey), to: serverKey, mode: 0o600)
         try PEMFiles.write(try PEMFiles.text(server.certificate), to: serverCertificate, mode: 0o644)

@@ -104,7 +104,7 @@ public struct PrivateCertificateAuthority: Sendable {
     /// authentication, ``serverCertificateLifetime``, signed by this CA.
     public func issueServerCertificate(
         serverName: DNSServerName, addresses: [IPAddress] = [], now: Date = Date()
-    ) throws(DNSCertificateError) -> ServerCertificate {
+    ) throws(DNSCertificateError) -> IssuedServerCertificate {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         var names: [GeneralName] = [.dnsName(serverName.value), .dnsName("*." + serverName.value)]
         for address in addresses {
@@ -128,7 +128,7 @@ public struct PrivateCertificateAuthority: Sendable {
                 notValidAfter: min(start + Self.serverCertificateLifetime, certificate.notValidAfter), issuer: certificate.subject,
                 subject: try DistinguishedName { CommonName(serverName.value) }, signatureAlgorithm: .ecdsaWithSHA256,
                 extensions: extensions, issuerPrivateKey: privateKey)
-            return ServerCertificate(certificate: issued, privateKey: key)
+            return IssuedServerCertificate(certificate: issued, privateKey: key)
         } catch {
             throw .cannotSign("\(error)")
         }
@@ -148,7 +148,7 @@ public struct PrivateCertificateAuthority: Sendable {
 }
 
 /// A server certificate and its key.
-public struct ServerCertificate: Sendable {
+public struct IssuedServerCertificate: Sendable {
     /// The certificate.
     public let certificate: Certificate
     /// Its key.

@@ -43,7 +43,7 @@ struct ConsoleDNSProfileTests {
         #expect(shown.status == .ok)
         #expect(shown.text.contains("<code>https://dns.example:8443/dns-query/phone</code>"))
         #expect(shown.text.contains("<dt>DNS over TLS</dt><dd><code>phone.dns.example</code>"))
-        #expect(shown.text.contains("<dt>Android Private DNS</dt><dd><code>phone.dns.example</code>"))
+        #expect(shown.text.contains("<dt>Android Private DNS</dt><dd><code>phone.dns.example (with a certificate from a public CA)</code>"))
         #expect(shown.text.contains(#"href="/dns/profile?device=phone&amp;protocol=https""#), "\(shown.text)")
         #expect(shown.text.contains("It carries Pepper private CA (dns.example)"))
 

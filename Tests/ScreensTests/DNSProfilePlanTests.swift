@@ -30,6 +30,11 @@ struct DNSProfilePlanTests {
         #expect(
             try DNSProfilePlan.make(.init(device: "phone"), server: ownCertificate, homeCertificateAuthority: noHomeCA).certificateAuthority
                 == nil)
+        // ... unless the home's CA issued the home's certificate for this server (given by --tls-cert).
+        let homeCA = try DNSProfilePlan.make(
+            .init(device: "phone"), server: ownCertificate, homeCertificateAuthority: { $0 == "dns.example" ? "/home/dns-tls/ca.pem" : nil }
+        )
+        #expect(homeCA.certificateAuthority == "/home/dns-tls/ca.pem" && homeCA.certificateAuthoritySource == .home)
         // Only DNS over TLS served: TLS by default.
         var tlsOnly = running
         tlsOnly.encrypted?.httpsPort = nil

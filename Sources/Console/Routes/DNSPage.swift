@@ -244,7 +244,10 @@ struct DNSPage: ConsoleArea {
             away.addresses = .init(
                 device: plan.device.value, httpsURL: plan.httpsURL ?? "not served (--https-listen)",
                 tlsName: plan.tlsServerName ?? "not served (--tls-listen)",
-                android: plan.androidHostname ?? "needs DNS over TLS on port 853",
+                android: plan.androidHostname.map {
+                    plan.androidNeedsPublicCertificate ? "\($0) (with a certificate from a public CA)" : $0
+                }
+                    ?? "needs DNS over TLS on port 853",
                 download: link.string ?? "/dns/profile", fileName: "\(plan.device.value).mobileconfig", note: note)
         } catch let problem as DNSProfilePlan.Problem {
             if problem.field == "device" { away.deviceError = problem.description } else { away.protocolError = problem.description }

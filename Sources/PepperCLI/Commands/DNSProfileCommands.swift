@@ -23,9 +23,11 @@ struct DNSCertificateCommand: ParsableCommand {
             new. --replace-ca makes a new CA instead; every device then needs its profile
             again.
 
-            `pepper dns serve --server-name HOST` uses the server certificate when it is
-            given no --tls-cert, and each device's profile (`pepper dns profile`, or the
-            console's DNS page) carries the CA, which the device must trust.
+            `pepper dns serve` answers DNS over TLS and HTTPS with the server certificate
+            (the command prints its flags), and each device's profile (`pepper dns
+            profile`, or the console's DNS page) carries the CA, which the device must
+            trust. Android's Private DNS checks the system's CAs only: for Android, use a
+            certificate from a public CA instead.
 
             Example: pepper dns certificate --server-name dns.home.arpa --ip 192.168.1.2
             """
@@ -62,9 +64,9 @@ struct DNSCertificateCommand: ParsableCommand {
         print(
             """
 
-            Serve with it (pepper dns serve uses it when given no --tls-cert):
-              pepper dns serve --server-name \(name) --tls-listen IP:853 --https-listen IP:443
-            or give it to another server: --tls-cert \(files.serverCertificate.path) --tls-key \(files.serverKey.path)
+            Serve with it:
+              pepper dns serve --server-name \(name) --tls-listen IP:853 --https-listen IP:443 \\
+                --tls-cert \(files.serverCertificate.path) --tls-key \(files.serverKey.path)
 
             Then install the profile on each device (it carries the CA): pepper dns profile --device NAME
             or download it from the console's DNS page. Run this command again before the server
@@ -172,7 +174,8 @@ struct DNSProfileCommand: ParsableCommand {
         say("For \(plan.device):")
         say("  DNS over HTTPS:       " + (plan.httpsURL ?? "not served (pepper dns serve --https-listen IP:443)"))
         say("  DNS over TLS:         " + (plan.tlsServerName ?? "not served (pepper dns serve --tls-listen IP:853)"))
-        say("  Android Private DNS:  " + (plan.androidHostname ?? "needs DNS over TLS on port 853"))
+        let android = plan.androidHostname.map { plan.androidNeedsPublicCertificate ? "\($0) (with a certificate from a public CA)" : $0 }
+        say("  Android Private DNS:  " + (android ?? "needs DNS over TLS on port 853"))
     }
 }
 

@@ -10,9 +10,9 @@ import PepperActions
 public struct DNSProfilePlan: Sendable, Hashable {
     /// Which CA a profile carries.
     public enum CertificateAuthorityChoice: Sendable, Hashable {
-        /// The running server's private CA when its certificate comes from one; for another
-        /// server, the home's CA when the home's server certificate (issued by it) names that
-        /// server; else none (a certificate devices already trust).
+        /// The running server's private CA when it says its certificate comes from one; else
+        /// the home's CA when the home's server certificate (issued by it) names the server;
+        /// else none (a certificate devices already trust).
         case automatic
         /// The CA certificate in this PEM file.
         case file(String)
@@ -133,13 +133,17 @@ public struct DNSProfilePlan: Sendable, Hashable {
     public var tlsServerName: String? { endpoint.tlsServerName(device: device) }
     /// The host name for Android's Private DNS setting, when DNS over TLS is served on 853.
     public var androidHostname: String? { endpoint.androidPrivateDNSHostname(device: device) }
+    /// Whether the server's certificate comes from a private CA, which Android's Private DNS does
+    /// not use (it checks the system's CAs only): the Android host name then needs a certificate
+    /// from a public CA.
+    public var androidNeedsPublicCertificate: Bool { certificateAuthority != nil }
     /// What the profile points at: the URL or the DoT name.
     public var profileAddress: String { endpoint.address(transport, device: device) ?? endpoint.serverName }
 
     /// The plan for `request`, with the running server's status (`nil`: none runs).
     /// `homeCertificateAuthority` gives the home's CA certificate file for a server name when the
     /// home's server certificate was issued by it for that name (the CA choice
-    /// ``CertificateAuthorityChoice/automatic`` for a server other than the running one).
+    /// ``CertificateAuthorityChoice/automatic`` when the running server names no private CA).
     ///
     /// - Throws: ``Problem``, with the field it is about.
     public static func make(
@@ -186,9 +190,10 @@ public struct DNSProfilePlan: Sendable, Hashable {
         case .none: authority = nil
         case .file(let path): authority = (path, .given)
         case .automatic:
-            if fromRunningServer {
-                authority = server?.privateCA.map { ($0, .runningServer) }
+            if fromRunningServer, let privateCA = server?.privateCA {
+                authority = (privateCA, .runningServer)
             } else {
+                // A server given the home's certificate by --tls-cert may not say so.
                 authority = homeCertificateAuthority(endpoint.serverName).map { ($0, .home) }
             }
         }
