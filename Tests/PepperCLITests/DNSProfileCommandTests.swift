@@ -44,7 +44,8 @@ struct DNSProfileCommandTests {
         #expect(!piped.stdout.contains("com.apple.security.root") && piped.stderr.contains("DNS over TLS:         laptop.dns.home.arpa"))
     }
 
-    /// The certificates `pepper dns certificate` makes, served by the real `pepper dns serve` and
+    /// The certificates `pepper dns certificate` makes, served by the real `pepper dns serve` (by
+    /// default, without --tls-cert and --tls-key) and
     /// verified by the clients against the private CA alone: kdig over TLS as a device
     /// (`phone.dns.test`, the wildcard), curl over HTTPS; then the profile of that running server.
     @Test(DNSTools.trait(DNSServeEncryptedTests.tools))
@@ -56,8 +57,6 @@ struct DNSProfileCommandTests {
         #expect(made.status == 0, "\(made.stderr)")
         let tlsFiles = home.appendingPathComponent("dns-tls")
         let ca = tlsFiles.appendingPathComponent("ca.pem").path
-        let certificate = tlsFiles.appendingPathComponent("server.pem").path
-        let key = tlsFiles.appendingPathComponent("server-key.pem").path
         let upstream = try await Dnsmasq(arguments: ["--address=/example.test/192.0.2.1"])
         defer { upstream.stop() }
         let (port, tlsPort, httpsPort) = (DNSTools.freePort(), DNSTools.freePort(), DNSTools.freePort())
@@ -65,10 +64,13 @@ struct DNSProfileCommandTests {
             home: home,
             arguments: [
                 "--listen", "127.0.0.1:\(port)", "--upstream", "127.0.0.1:\(upstream.port)", "--server-name", "dns.test", "--tls-listen",
-                "127.0.0.1:\(tlsPort)", "--https-listen", "127.0.0.1:\(httpsPort)", "--tls-cert", certificate, "--tls-key", key,
+                "127.0.0.1:\(tlsPort)", "--https-listen", "127.0.0.1:\(httpsPort)",
             ], port: port)
         defer { serve.process.stop(SIGKILL) }
         #expect(await serve.waitUntilReady(), "\(serve.log)")
+        // Without --tls-cert and --tls-key it serves the home's, and says that devices need the CA.
+        let status = try JSONSerialization.jsonObject(with: Data(contentsOf: home.appendingPathComponent("run/dns.json"))) as? [String: Any]
+        #expect(status?["privateCA"] as? String == ca, "\(String(describing: status))")
 
         let kdig = try #require(DNSTools.path("kdig"))
         let overTLS = try await ChildProcess.output(

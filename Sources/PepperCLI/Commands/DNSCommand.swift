@@ -1,5 +1,6 @@
 import ArgumentParser
 import DNSFilter
+import DNSProfiles
 import DNSServer
 import FilterLists
 import Foundation
@@ -195,7 +196,10 @@ struct DNSServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answer DNS over HTTPS on this address, path /dns-query (e.g. 0.0.0.0:443).", valueName: "ip:port"))
     var httpsListen: ListenAddress?
 
-    @Option(help: ArgumentHelp("The PEM certificate chain for DNS over TLS and HTTPS (read again when it changes).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The PEM certificate chain for DNS over TLS and HTTPS, read again when it changes (default: the home's, from `pepper dns certificate`).",
+            valueName: "file"))
     var tlsCert: String?
 
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
@@ -249,12 +253,16 @@ struct DNSServeCommand: AsyncParsableCommand {
             guard let serverName else {
                 throw ValidationError("--tls-listen and --https-listen need --server-name (the host name the certificate gives)")
             }
-            guard UpstreamAddress.isHostName(serverName.lowercased()), serverName.contains(".") else {
-                throw ValidationError("--server-name \(serverName): not a host name such as dns.example")
+            do {
+                _ = try DNSServerName(serverName)
+            } catch {
+                throw ValidationError("--server-name \(serverName): \(error)")
             }
-            guard tlsCert != nil, tlsKey != nil else {
+            guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+            if tlsCert == nil && certificateFiles == nil {
                 throw ValidationError(
-                    "--tls-listen and --https-listen need --tls-cert FILE and --tls-key FILE (`pepper dns certificate` makes them)")
+                    "--tls-listen and --https-listen need --tls-cert FILE and --tls-key FILE, or the home's certificate: "
+                        + "`pepper dns certificate --server-name \(serverName)` makes it")
             }
         } else if serverName != nil || tlsCert != nil || tlsKey != nil {
             throw ValidationError("--server-name, --tls-cert and --tls-key are for --tls-listen or --https-listen; give one of them")
@@ -303,7 +311,7 @@ struct DNSServeCommand: AsyncParsableCommand {
         let status = DNSServerStatus(
             listen: server.localAddress.description, blockPage: service.blockPage?.localAddress.description,
             groupsFile: groups.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, allowClients: allowClients.map(\.description),
-            encrypted: server.encryptedEndpoint)
+            encrypted: server.encryptedEndpoint, privateCA: privateCA(serving: server.configuration.encrypted))
         if let address = server.tlsAddress ?? server.httpsAddress, !address.host.isLoopback, rateLimit == 0 {
             logger.warning(
                 "DNS over TLS or HTTPS answers beyond this machine without --rate-limit: give one if it is reachable from the internet (docs/dns.md)"
@@ -367,9 +375,31 @@ struct DNSServeCommand: AsyncParsableCommand {
 
     /// The DNS-over-TLS and DNS-over-HTTPS listeners asked for, if any.
     private var encryptedListeners: EncryptedListenersConfiguration? {
-        guard tlsListen != nil || httpsListen != nil, let serverName, let tlsCert, let tlsKey else { return nil }
+        guard tlsListen != nil || httpsListen != nil, let serverName,
+            let (certificate, key) = tlsCert.flatMap({ certificate in tlsKey.map { (certificate, $0) } })
+                ?? certificateFiles.map({ ($0.serverCertificate.path, $0.serverKey.path) })
+        else { return nil }
         return EncryptedListenersConfiguration(
-            serverName: serverName, tlsListen: tlsListen, httpsListen: httpsListen, certificateFile: tlsCert, keyFile: tlsKey)
+            serverName: serverName, tlsListen: tlsListen, httpsListen: httpsListen, certificateFile: certificate, keyFile: key)
+    }
+
+    /// The home's certificate and key (`pepper dns certificate`), when both exist.
+    private var certificateFiles: DNSCertificateFiles? {
+        let files = DNSCertificateFiles(home: homeOptions.pepperHome)
+        let manager = FileManager.default
+        guard manager.isReadableFile(atPath: files.serverCertificate.path), manager.isReadableFile(atPath: files.serverKey.path) else {
+            return nil
+        }
+        return files
+    }
+
+    /// The home's CA certificate when the server serves the home's certificate, which it issued
+    /// for `--server-name`: devices must trust it, so their profiles carry it.
+    private func privateCA(serving configuration: EncryptedListenersConfiguration?) -> String? {
+        guard let configuration, let files = certificateFiles,
+            URL(fileURLWithPath: configuration.certificateFile).standardizedFileURL == files.serverCertificate.standardizedFileURL
+        else { return nil }
+        return files.certificateAuthority(forServer: configuration.serverName)?.path
     }
 
     /// Runs an action, its failure in this command's words.

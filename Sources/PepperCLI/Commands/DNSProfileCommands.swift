@@ -65,8 +65,8 @@ struct DNSCertificateCommand: ParsableCommand {
             """
 
             Serve with it:
-              pepper dns serve --server-name \(name) --tls-listen IP:853 --https-listen IP:443 \\
-                --tls-cert \(files.serverCertificate.path) --tls-key \(files.serverKey.path)
+              pepper dns serve --server-name \(name) --tls-listen IP:853 --https-listen IP:443
+            (it uses these files when --tls-cert and --tls-key are not given).
 
             Then install the profile on each device (it carries the CA): pepper dns profile --device NAME
             or download it from the console's DNS page. Run this command again before the server
