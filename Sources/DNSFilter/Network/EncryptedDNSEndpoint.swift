@@ -25,7 +25,7 @@ public struct DNSDeviceName: Sendable, Hashable, Comparable, Codable, CustomStri
             case .empty: "a device name is needed"
             case .tooLong(let count): "a device name has at most 63 characters (this one has \(count))"
             case .invalidCharacter(let character):
-                "a device name has only letters, digits and '-' (not '\(character)'), as it is one DNS label"
+                "a device name has only letters, digits and '-' (not \(character.isWhitespace ? "a space" : "'\(character)'")), as it is one DNS label"
             case .hyphenAtEdge: "a device name does not start or end with '-'"
             }
         }
