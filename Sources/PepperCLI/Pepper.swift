@@ -19,7 +19,7 @@ public struct Pepper: AsyncParsableCommand {
         version: PepperVersion.withSchemas,
         subcommands: [
             ConsoleCommand.self, CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self,
-            RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
+            RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self, BackupCommand.self,
         ]
     )
 
