@@ -47,7 +47,9 @@ public enum BackupActions {
         state: PepperState, to file: URL, passphrase: Data?, pepperVersion: String,
         progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
     ) async throws(BackupError) -> BackupManifest {
-        try await create(database: state.database.writer, home: state.home, to: file, passphrase: passphrase, pepperVersion: pepperVersion, progress: progress)
+        try await create(
+            database: state.database.writer, home: state.home, to: file, passphrase: passphrase, pepperVersion: pepperVersion,
+            progress: progress)
     }
 
     /// Backs up `home` with its database read through `database`: for a state not opened by a
@@ -57,7 +59,8 @@ public enum BackupActions {
         progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
     ) async throws(BackupError) -> BackupManifest {
         try await LongBlockingWork.run { () throws(BackupError) -> BackupManifest in
-            try createNow(database: database, home: home, to: file, passphrase: passphrase, pepperVersion: pepperVersion, progress: progress)
+            try createNow(
+                database: database, home: home, to: file, passphrase: passphrase, pepperVersion: pepperVersion, progress: progress)
         }
     }
 
@@ -181,7 +184,9 @@ public enum BackupActions {
             try writer.finish()
             try output.synchronize()
             try output.close()
-            if fileManager.fileExists(atPath: file.path) { _ = try fileManager.replaceItemAt(file, withItemAt: partial) } else {
+            if fileManager.fileExists(atPath: file.path) {
+                _ = try fileManager.replaceItemAt(file, withItemAt: partial)
+            } else {
                 try fileManager.moveItem(at: partial, to: file)
             }
         } catch let error as BackupError {
@@ -281,7 +286,8 @@ public enum BackupActions {
         var previous: URL?
         do {
             if occupied {
-                let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
+                let stamp = ISO8601DateFormatter.string(
+                    from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
                 let aside = parent.appendingPathComponent("\(home.url.lastPathComponent).replaced-\(stamp)")
                 try fileManager.moveItem(at: home.url, to: aside)
                 previous = aside
@@ -333,7 +339,9 @@ public enum BackupActions {
             let url = staging.appendingPathComponent(entry.path)
             do {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw BackupError.io("cannot create \(url.path)") }
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw BackupError.io("cannot create \(url.path)")
+                }
                 let output = try FileHandle(forWritingTo: url)
                 defer { try? output.close() }
                 var hash = SHA256()
@@ -372,7 +380,8 @@ public enum BackupActions {
             if oldUploads != newUploads {
                 try database.write { db in
                     try db.execute(
-                        sql: "UPDATE listSource SET location = ? || substr(location, length(?) + 1) WHERE substr(location, 1, length(?)) = ?",
+                        sql:
+                            "UPDATE listSource SET location = ? || substr(location, length(?) + 1) WHERE substr(location, 1, length(?)) = ?",
                         arguments: [newUploads, oldUploads, oldUploads, oldUploads])
                 }
             }

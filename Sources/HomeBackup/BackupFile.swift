@@ -181,7 +181,8 @@ final class BackupFileReader {
             throw .io("cannot read \(path): \(error)")
         }
         guard start.starts(with: BackupFormat.magic) else {
-            throw start.count < BackupFormat.magic.count && BackupFormat.magic.starts(with: start) ? .truncated(path: path) : .notABackup(path: path)
+            throw start.count < BackupFormat.magic.count && BackupFormat.magic.starts(with: start)
+                ? .truncated(path: path) : .notABackup(path: path)
         }
         let rest = start.dropFirst(BackupFormat.magic.count)
         guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
@@ -198,7 +199,9 @@ final class BackupFileReader {
         guard format >= 1, let header = try? JSONDecoder().decode(BackupHeader.self, from: line) else {
             throw .damaged("its header does not read")
         }
-        do { try handle.seek(toOffset: UInt64(BackupFormat.magic.count + line.count + 1)) } catch { throw .io("cannot read \(path): \(error)") }
+        do { try handle.seek(toOffset: UInt64(BackupFormat.magic.count + line.count + 1)) } catch {
+            throw .io("cannot read \(path): \(error)")
+        }
         return (header, Data(start.prefix(BackupFormat.magic.count + line.count + 1)))
     }
 
@@ -247,12 +250,16 @@ final class BackupFileReader {
             guard !sawFinal else { return false }
             guard let lengthBytes = try handle.read(upToCount: 4), lengthBytes.count == 4 else { throw BackupError.truncated(path: path) }
             let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
-            guard length >= 28, length <= key.encryption.chunkSize + 28 else { throw BackupError.damaged("chunk \(chunkIndex) has a wrong length") }
+            guard length >= 28, length <= key.encryption.chunkSize + 28 else {
+                throw BackupError.damaged("chunk \(chunkIndex) has a wrong length")
+            }
             guard let sealed = try handle.read(upToCount: length), sealed.count == length else { throw BackupError.truncated(path: path) }
             position += UInt64(4 + length)
             let box = try AES.GCM.SealedBox(combined: sealed)
             let plain: Data
-            if let opened = try? AES.GCM.open(box, using: key.key, authenticating: BackupFileWriter.chunkData(headerDigest, chunkIndex, final: false)) {
+            if let opened = try? AES.GCM.open(
+                box, using: key.key, authenticating: BackupFileWriter.chunkData(headerDigest, chunkIndex, final: false))
+            {
                 plain = opened
             } else if let opened = try? AES.GCM.open(
                 box, using: key.key, authenticating: BackupFileWriter.chunkData(headerDigest, chunkIndex, final: true))

@@ -153,7 +153,8 @@ public enum BackupError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongPassphrase: return "the passphrase does not open this backup"
         case .passphraseNeeded: return "the backup is encrypted: give its passphrase with --passphrase-file FILE or --passphrase-stdin"
         case .homeNotEmpty(let path):
-            return "\(path) already holds a Pepper home: restore into a new folder (--home DIR), or pass --replace to keep the current one aside"
+            return
+                "\(path) already holds a Pepper home: restore into a new folder (--home DIR), or pass --replace to keep the current one aside"
         case .noState(let path): return "there is no Pepper state in \(path) to back up"
         case .unusableState(let why): return "the backup's state cannot be used: \(why)"
         case .io(let why): return why

@@ -19,7 +19,8 @@ public struct Pepper: AsyncParsableCommand {
         version: PepperVersion.withSchemas,
         subcommands: [
             ConsoleCommand.self, CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self,
-            RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self, BackupCommand.self,
+            RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
+            BackupCommand.self,
         ]
     )
 

@@ -32,12 +32,13 @@ import Testing
         _ = try state.blockNumber("+1 253 950 1234", region: "US")
         _ = try state.addMessageWord("prize", action: .junk, region: "US")
         _ = try await state.setPicketPolicy(.block, rebuild: false)
+        _ = try state.setPicketConnection(server: "https://picket.backup.test", key: "opl_" + String(repeating: "ab", count: 32))
         try await state.rebuild()
         try await ConsoleSessionStore(database: state.database).insert(
             .init(digest: "abc", method: "password", user: "me", createdAt: Date(), lastUsed: Date()), keep: 10,
             expiredBefore: .distantPast, createdBefore: .distantPast)
         var replica = SyncReplica(device: try DeviceID("laptop"), role: .serving)
-        _ = replica.write(SyncRecordID(kind: .allowlist, key: "forever.backup.test"), values: ["expires": ""], now: Date())
+        _ = replica.write(SyncRecordID(kind: .allowlistEntry, key: "forever.backup.test"), values: ["expires": ""], now: Date())
         try SyncStore(database: state.database).save(&replica, position: nil)
         return Source(home: home, server: server, numbering: replica.numbering)
     }
@@ -69,7 +70,8 @@ import Testing
         }
         let original = try PepperState(home: PepperHome(url: source.home))
         let manifest = try await BackupActions.create(state: original, to: file, passphrase: nil, pepperVersion: "test")
-        #expect(manifest.entries.map(\.path) == ["lists/a", "pepper.sqlite", "uploads/mine.txt"])
+        // The database first, then the copies (an uploaded list has one too) and the upload itself.
+        #expect(manifest.entries.map(\.path) == ["pepper.sqlite", "lists/a", "lists/mine", "uploads/mine.txt"])
         #expect(manifest.stateSchema == PepperDatabase.schemaVersion)
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == [file.lastPathComponent])
 
@@ -95,6 +97,8 @@ import Testing
         #expect(try restored.checkCall("+1 253 950 1234", region: "US", record: false).verdict.action == .block)
         #expect(try restored.messageRules().wordRules.contains { $0.word == "prize" && $0.action == .junk })
         #expect(try restored.picketPolicy() == .block)
+        #expect(try restored.picketConnection()?.server.absoluteString == "https://picket.backup.test")
+        #expect(try restored.picketConnection()?.key == "opl_" + String(repeating: "ab", count: 32), "the key kept in the state travels")
         // Compiled at once: the output names the list's rules and the allowlist.
         let compiled = try #require(outcome.rebuild)
         #expect(compiled.manifest.allowlist.sorted() == ["forever.backup.test", "soon.backup.test"])
@@ -209,7 +213,8 @@ import Testing
         let before = Self.contents(home)
         do {
             _ = try await BackupActions.restore(
-                from: file, into: PepperHome(url: home), passphrase: damage.encrypted ? Data((damage.passphrase ?? "the passphrase").utf8) : nil,
+                from: file, into: PepperHome(url: home),
+                passphrase: damage.encrypted ? Data((damage.passphrase ?? "the passphrase").utf8) : nil,
                 replace: true)
             Issue.record("\(damage.name) was restored")
         } catch {
@@ -260,14 +265,15 @@ import Testing
         // The old database as the old Pepper left it: opened with GRDB alone, which migrates nothing.
         let old = try DatabaseQueue(path: copy.appendingPathComponent("pepper.sqlite").path)
         let file = folder.appendingPathComponent("old.pepper-backup")
-        let manifest = try await BackupActions.create(database: old, home: PepperHome(url: copy), to: file, passphrase: nil, pepperVersion: "old")
+        let manifest = try await BackupActions.create(
+            database: old, home: PepperHome(url: copy), to: file, passphrase: nil, pepperVersion: "old")
         try old.close()
         #expect(manifest.stateSchema < PepperDatabase.schemaVersion, "\(name): schema \(manifest.stateSchema)")
 
         let target = folder.appendingPathComponent("home")
         let outcome = try await BackupActions.restore(from: file, into: PepperHome(url: target), passphrase: nil, replace: false)
         let restored = try PepperState(home: PepperHome(url: target))
-        let applied = try restored.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") }
+        let applied = try await restored.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") }
         #expect(applied == PepperDatabase.schemaVersion)
         // The records the old binary wrote read back.
         let records = try String(contentsOf: fixture.appendingPathComponent("records.tsv"), encoding: .utf8).split(separator: "\n")
@@ -285,6 +291,8 @@ import Testing
             #expect(words.contains { $0.word == record[1] && $0.action.rawValue == record[2] }, "\(name): \(record[1])")
         }
         #expect(outcome.rebuild != nil || outcome.rebuildProblem != nil)
-        #expect(FileManager.default.fileExists(atPath: target.appendingPathComponent("out/manifest.json").path), "\(outcome.rebuildProblem ?? "")")
+        #expect(
+            FileManager.default.fileExists(atPath: target.appendingPathComponent("out/manifest.json").path),
+            "\(outcome.rebuildProblem ?? "")")
     }
 }

@@ -72,7 +72,8 @@ struct BackupCommand: AsyncParsableCommand {
             let state = try homeOptions.openState()
             let url = URL(fileURLWithPath: file)
             let manifest = try await BackupActions.create(
-                state: state, to: url, passphrase: passphrase, pepperVersion: PepperVersion.current, progress: ProgressLines.make("Backed up"))
+                state: state, to: url, passphrase: passphrase, pepperVersion: PepperVersion.current,
+                progress: ProgressLines.make("Backed up"))
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
             print(
                 "Backed up \(home.url.path) to \(url.path): \(manifest.entries.count) files, \(Terminal.bytes(size))"
@@ -105,7 +106,8 @@ struct BackupCommand: AsyncParsableCommand {
             if let previous = outcome.previousHome { print("The previous home is kept at \(previous.path)") }
             print(
                 "Restored \(home.url.path) from \(url.path) (made by Pepper \(outcome.manifest.pepperVersion) on "
-                    + "\(Terminal.date(outcome.manifest.createdAt)), state schema \(outcome.manifest.stateSchema) → \(PepperDatabase.schemaVersion))")
+                    + "\(Terminal.date(outcome.manifest.createdAt)), state schema \(outcome.manifest.stateSchema) → \(PepperDatabase.schemaVersion))"
+            )
             if let problem = outcome.rebuildProblem {
                 throw CLIError("the state is restored, but compiling it failed: \(problem)")
             }
@@ -122,7 +124,8 @@ enum ProgressLines {
         return { progress in
             guard progress.total > 16_000_000 else { return }
             if last.advance(to: Int(progress.done * 10 / max(progress.total, 1))) {
-                Terminal.status("\(verb) \(Terminal.bytes(Int(progress.done))) of \(Terminal.bytes(Int(progress.total))) (\(progress.entry))")
+                Terminal.status(
+                    "\(verb) \(Terminal.bytes(Int(progress.done))) of \(Terminal.bytes(Int(progress.total))) (\(progress.entry))")
             }
         }
     }
