@@ -184,10 +184,10 @@ public enum BackupActions {
             try writer.finish()
             try output.synchronize()
             try output.close()
-            if fileManager.fileExists(atPath: file.path) {
-                _ = try fileManager.replaceItemAt(file, withItemAt: partial)
-            } else {
-                try fileManager.moveItem(at: partial, to: file)
+            // rename(2): one step that also replaces an older FILE (FileManager's replaceItemAt
+            // fails on Linux for two names in one folder).
+            guard rename(partial.path, file.path) == 0 else {
+                throw BackupError.io("cannot rename \(partial.path) to \(file.path): \(String(cString: strerror(errno)))")
             }
         } catch let error as BackupError {
             throw error

@@ -68,4 +68,63 @@ struct BackupCommandTests {
         let help = try await PepperProcess.run(["backup", "--help"], home: folder)
         #expect(help.stdout.contains("SQLite's online backup") && help.stdout.contains("restore"), "\(help.stdout)")
     }
+
+    /// A home with 24 MB of uploads: progress lines on stderr, and a create killed midway leaves
+    /// nothing under FILE (only its temporary file beside it).
+    @Test func aLargeHomeShowsProgressAndAKilledCreateLeavesNoFile() async throws {
+        let folder = TestPaths.temporaryDirectory("backup-cli-large")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let home = folder.appendingPathComponent("source")
+        #expect(try await PepperProcess.run(["rules", "add", "||rule.backup.test^"], home: home).status == 0)
+        var generator = SplitMix64(seed: 39)
+        var big = Data(count: 24_000_000)
+        big.withUnsafeMutableBytes { bytes in
+            for index in stride(from: 0, to: bytes.count - 8, by: 8) {
+                bytes.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self)
+            }
+        }
+        let uploads = home.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        try big.write(to: uploads.appendingPathComponent("big.bin"))
+        let passphraseFile = folder.appendingPathComponent("passphrase")
+        try Data("a long passphrase".utf8).write(to: passphraseFile)
+        let file = folder.appendingPathComponent("large.pepper-backup")
+
+        // Killed once its temporary file exists (polled every millisecond on a thread of its own:
+        // the file lives a few hundred milliseconds).
+        let arguments = ["backup", "create", file.path, "--passphrase-file", passphraseFile.path, "--home", home.path]
+        let folderPath = folder.path
+        let sawPartial = try await onOwnThread { () throws -> Bool in
+            let process = Process()
+            process.executableURL = PepperProcess.executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var seen = false
+            while process.isRunning && !seen {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
+                seen = names.contains { $0.hasPrefix(".large.pepper-backup.partial-") }
+                if !seen { usleep(1000) }
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return seen
+        }
+        #expect(sawPartial, "the create was killed while it wrote its temporary file")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "no partial file under FILE")
+
+        let created = try await PepperProcess.run(["backup", "create", file.path, "--passphrase-file", passphraseFile.path], home: home)
+        #expect(created.status == 0, "\(created.stderr)")
+        let lines = created.stderr.split(separator: "\n").filter { $0.hasPrefix("Backed up ") && $0.contains(" of ") }
+        #expect(lines.count >= 5 && lines.count <= 11, "\(created.stderr)")
+        let target = folder.appendingPathComponent("target")
+        let restored = try await PepperProcess.run(
+            ["backup", "restore", file.path, "--passphrase-file", passphraseFile.path], home: target)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(
+            restored.stderr.split(separator: "\n").filter { $0.hasPrefix("Restored ") && $0.contains(" of ") }.count >= 5,
+            "\(restored.stderr)")
+        #expect(try Data(contentsOf: target.appendingPathComponent("uploads/big.bin")) == big)
+    }
 }

@@ -295,4 +295,35 @@ import Testing
             FileManager.default.fileExists(atPath: target.appendingPathComponent("out/manifest.json").path),
             "\(outcome.rebuildProblem ?? "")")
     }
+
+    /// A backup taken while another writer keeps adding entries holds a moment of the state: the
+    /// entries 0 to k for some k, never a later one without an earlier one.
+    @Test func aBackupTakenWhileTheStateIsWrittenIsOneMomentOfIt() async throws {
+        let folder = TestPaths.temporaryDirectory("backup-concurrent")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let home = folder.appendingPathComponent("source")
+        let state = try PepperState(home: PepperHome(url: home))
+        let store = AllowlistStore(database: state.database)
+        for index in 0..<2000 { _ = try store.add("before-\(index).backup.test") }
+        let writer = Task.detached {
+            var index = 0
+            while !Task.isCancelled {
+                _ = try store.add("during-\(index).backup.test")
+                index += 1
+            }
+            return index
+        }
+        let file = folder.appendingPathComponent("home.pepper-backup")
+        try await Task.sleep(for: .milliseconds(50))
+        _ = try await BackupActions.create(state: state, to: file, passphrase: nil, pepperVersion: "test")
+        writer.cancel()
+        let written = try await writer.value
+        let target = folder.appendingPathComponent("target")
+        _ = try await BackupActions.restore(from: file, into: PepperHome(url: target), passphrase: nil, replace: false)
+        let domains = Set(try PepperState(home: PepperHome(url: target)).allowlistEntries().map(\.domain))
+        let during = (0..<written).filter { domains.contains("during-\($0).backup.test") }
+        #expect(domains.filter { $0.hasPrefix("before-") }.count == 2000)
+        #expect(during == Array(0..<during.count), "a prefix of the writes: \(during.count) of \(written)")
+        #expect(written > during.count, "the writer went on after the copy (\(written) written, \(during.count) copied)")
+    }
 }
