@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "HomeBackup",
             dependencies: [
-                "BlockingWork", "PepperActions", "Storage", "DeviceSync", .product(name: "GRDB", package: "GRDB.swift"),
+                "BlockingWork", "PepperActions", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -395,7 +395,7 @@ let package = Package(
             name: "HomeBackupTests",
             dependencies: [
                 "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.

@@ -1,6 +1,5 @@
 import BlockingWork
 import Crypto
-import DeviceSync
 import Foundation
 import GRDB
 import PepperActions
@@ -228,6 +227,7 @@ public enum BackupActions {
         var sha256ByName: [String: String] = [:]
         let queue = try DatabaseQueue(path: database.path, configuration: readOnly())
         try queue.read { db in
+            guard try db.tableExists("listSource") else { return }
             for row in try Row.fetchAll(db, sql: "SELECT name, sha256 FROM listSource WHERE sha256 IS NOT NULL") {
                 sha256ByName[row["name"]] = row["sha256"]
             }

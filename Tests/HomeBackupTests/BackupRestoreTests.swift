@@ -1,3 +1,4 @@
+import Crypto
 import DeviceSync
 import Foundation
 import GRDB
@@ -325,5 +326,47 @@ import Testing
         #expect(domains.filter { $0.hasPrefix("before-") }.count == 2000)
         #expect(during == Array(0..<during.count), "a prefix of the writes: \(during.count) of \(written)")
         #expect(written > during.count, "the writer went on after the copy (\(written) written, \(during.count) copied)")
+    }
+
+    /// A copy committed but not yet renamed into place (`lists/.NAME.pending` whose SHA-256 its
+    /// record names) is backed up under its final name; a pending copy never committed is not.
+    @Test func theCopyARecordNamesIsBackedUpEvenWhenItWasNotYetRenamed() async throws {
+        let folder = TestPaths.temporaryDirectory("backup-pending")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let home = folder.appendingPathComponent("source")
+        let state = try PepperState(home: PepperHome(url: home))
+        for name in ["easylist", "easyprivacy"] { _ = try await state.disableList(name, rebuild: false) }
+        for name in ["committed", "uncommitted"] {
+            let list = folder.appendingPathComponent("\(name).txt")
+            try Data("||\(name).backup.test^\n".utf8).write(to: list)
+            _ = try await state.addList(ListRequest(source: list.path, name: name), rebuild: false)
+        }
+        let newer = Data("||newer.backup.test^\n".utf8)
+        let lists = home.appendingPathComponent("lists")
+        try newer.write(to: lists.appendingPathComponent(".committed.pending"))
+        try Data("||never.backup.test^\n".utf8).write(to: lists.appendingPathComponent(".uncommitted.pending"))
+        let digest = SHA256Hex.of(newer)
+        try await state.database.writer.write { db in
+            try db.execute(sql: "UPDATE listSource SET sha256 = ? WHERE name = 'committed'", arguments: [digest])
+        }
+        let file = folder.appendingPathComponent("home.pepper-backup")
+        let manifest = try await BackupActions.create(state: state, to: file, passphrase: nil, pepperVersion: "test")
+        #expect(manifest.entries.map(\.path) == ["pepper.sqlite", "lists/committed", "lists/uncommitted"])
+        #expect(manifest.entries.first { $0.path == "lists/committed" }?.sha256 == digest)
+        let target = folder.appendingPathComponent("target")
+        _ = try await BackupActions.restore(from: file, into: PepperHome(url: target), passphrase: nil, replace: false)
+        #expect(try Data(contentsOf: target.appendingPathComponent("lists/committed")) == newer)
+        #expect(try Data(contentsOf: target.appendingPathComponent("lists/uncommitted")) == Data("||uncommitted.backup.test^\n".utf8))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: target.appendingPathComponent("lists").path).sorted() == [
+                "committed", "uncommitted",
+            ])
+    }
+}
+
+/// SHA-256 in lowercase hexadecimal, as the manifest and the list records write it.
+enum SHA256Hex {
+    static func of(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }

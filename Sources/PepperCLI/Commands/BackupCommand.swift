@@ -42,7 +42,8 @@ struct BackupCommand: AsyncParsableCommand {
                 }
                 text = String(decoding: data, as: UTF8.self)
             } else if passphraseStdin {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                // One line, so a passphrase typed at a terminal ends with Return.
+                text = readLine(strippingNewline: true) ?? ""
             } else {
                 return nil
             }
