@@ -109,8 +109,9 @@ struct BackupEncryption: Codable, Sendable, Hashable {
     /// passphrase from a damaged file.
     var keyCheck: String
 
-    /// The parameters written: N = 2^17, r = 8, p = 1 (128 MiB and about half a second to derive
-    /// a key, as RFC 7914 suggests for interactive use and more than its 2^14 floor).
+    /// The parameters written: N = 2^17, r = 8, p = 1 (128 MiB to derive a key; eight times the
+    /// N = 2^14 that RFC 7914 gives for interactive logins, since a backup file can be attacked
+    /// offline for as long as it exists).
     static let written = (n: 1 << 17, r: 8, p: 1)
     /// Plaintext bytes per chunk written.
     static let writtenChunkSize = 1 << 20

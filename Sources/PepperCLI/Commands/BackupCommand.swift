@@ -77,7 +77,7 @@ struct BackupCommand: AsyncParsableCommand {
                 progress: ProgressLines.make("Backed up"))
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
             print(
-                "Backed up \(home.url.path) to \(url.path): \(manifest.entries.count) files, \(Terminal.bytes(size))"
+                "Backed up \(home.url.path) to \(url.path): \(manifest.entries.count) file\(manifest.entries.count == 1 ? "" : "s"), \(Terminal.bytes(size))"
                     + (passphrase == nil ? "" : ", encrypted"))
         }
     }
