@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "HomeBackup",
             dependencies: [
-                "BlockingWork", "PepperActions", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "BlockingWork", "PepperActions", "Storage", "UTCTime", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import PepperActions
 import Storage
+import UTCTime
 
 /// How far a backup or a restore is, for a progress line.
 public struct BackupProgress: Sendable, Hashable {
@@ -160,7 +161,7 @@ public enum BackupActions {
             let writer = try BackupFileWriter(handle: output, key: key)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            encoder.dateEncodingStrategy = .iso8601
+            encoder.dateEncodingStrategy = .internetDateTime
             let manifestData = try encoder.encode(manifest)
             var length = UInt32(manifestData.count).bigEndian
             try writer.write(Data(bytes: &length, count: 4))
@@ -286,8 +287,8 @@ public enum BackupActions {
         var previous: URL?
         do {
             if occupied {
-                let stamp = ISO8601DateFormatter.string(
-                    from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withYear, .withMonth, .withDay, .withTime])
+                // 20261128T133724Z: sorts by time, and no colon (awkward in a folder name).
+                let stamp = UTCDateTime.internetText(Date()).filter { $0 != "-" && $0 != ":" }
                 let aside = parent.appendingPathComponent("\(home.url.lastPathComponent).replaced-\(stamp)")
                 try fileManager.moveItem(at: home.url, to: aside)
                 previous = aside
@@ -316,7 +317,7 @@ public enum BackupActions {
         let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
         guard length > 0, length <= BackupFormat.maximumManifestBytes else { throw .damaged("its manifest has a wrong length") }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .internetDateTime
         let manifest: BackupManifest
         do {
             manifest = try decoder.decode(BackupManifest.self, from: try reader.read(length))
