@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
         .library(name: "PepperActions", targets: ["PepperActions"]),
+        .library(name: "HomeBackup", targets: ["HomeBackup"]),
         .library(name: "Screens", targets: ["Screens"]),
         .library(name: "Console", targets: ["Console"]),
         .library(name: "AppExtensionSupport", targets: ["AppExtensionSupport"]),
@@ -185,6 +186,17 @@ let package = Package(
             ]
         ),
 
+        // Backup and restore of a home (docs/sync.md): SQLite's online backup, the list copies, a
+        // manifest of checksums, optional encryption (scrypt from _CryptoExtras, AES-GCM); portable,
+        // so the console and the app can call it too.
+        .target(
+            name: "HomeBackup",
+            dependencies: [
+                "BlockingWork", "PepperActions", "Storage", "UTCTime", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+
         // The browser's navigation model (history that survives relaunch, zoom, per-site blocking):
         // portable, so an iOS WKWebView shell can use it unchanged.
         .target(
@@ -336,6 +348,7 @@ let package = Package(
         .target(
             name: "PepperCLI",
             dependencies: [
+                "HomeBackup",
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
@@ -395,6 +408,13 @@ let package = Package(
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
         .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
+        // Backup and restore through the actions and through the built `pepper` binary.
+        .testTarget(
+            name: "HomeBackupTests",
+            dependencies: [
+                "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+            ]),
 
         // Strict fakes of CallKit's and IdentityLookup's rules, shared by the CallFilter and Apple tests.
         .target(name: "CallFilterTestSupport", dependencies: ["CallFilter"], path: "Tests/CallFilterTestSupport"),

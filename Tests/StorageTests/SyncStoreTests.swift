@@ -44,6 +44,24 @@ struct SyncStoreTests {
         #expect(clock.next(now: Self.start) > phone.replica.clock.latest, "the clock goes on from where it was")
     }
 
+    @Test func renumberingStartsANewNumberingAndKeepsTheRecordsAndTheirNumbers() throws {
+        let home = Self.home()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let store = SyncStore(database: try PepperDatabase(home: home))
+        #expect(try store.renumber() == nil, "a home that never synced has nothing to renumber")
+        #expect(try store.load() == nil, "and renumbering made no sync state")
+        var replica = SyncReplica(device: try DeviceID("home"), role: .serving)
+        let id = SyncRecordID(kind: .myRule, key: "||ads.example^")
+        replica.write(id, values: ["enabled": "1"], now: Self.start)
+        try store.save(&replica, position: nil)
+        let numbering = try #require(try store.renumber())
+        #expect(numbering != replica.numbering)
+        let saved = try #require(try store.load())
+        #expect(saved.replica.numbering == numbering)
+        #expect(saved.replica.records == replica.records)
+        #expect(saved.replica.sequence == replica.sequence && saved.replica.number(of: id) == replica.number(of: id))
+    }
+
     @Test func savingWritesOnlyWhatChangedAndRemovesWhatWasForgotten() throws {
         let home = Self.home()
         defer { try? FileManager.default.removeItem(at: home.url) }

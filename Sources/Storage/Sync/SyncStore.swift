@@ -86,6 +86,19 @@ public struct SyncStore: Sendable {
         }
     }
 
+    /// Starts the stored replica's change numbering again (``SyncReplica/renumber()``), for a home
+    /// restored from a backup: counterparts that saw numbers after the backup's must not take the
+    /// restored home's next numbers for those. Nothing to do for a home that never synced.
+    ///
+    /// - Returns: The new numbering, or `nil` when there is no replica.
+    @discardableResult
+    public func renumber() throws -> String? {
+        guard var saved = try load() else { return nil }
+        saved.replica.renumber()
+        try save(&saved.replica, position: saved.position)
+        return saved.replica.numbering
+    }
+
     /// Saves a following home's replica and position.
     public func save(_ follower: inout SyncFollower) throws {
         var replica = follower.replica
