@@ -1,4 +1,5 @@
 import DNSFilter
+import Foundation
 import Testing
 
 @Suite("Device names and encrypted DNS addresses")
@@ -38,5 +39,15 @@ struct EncryptedDNSEndpointTests {
         #expect(EncryptedDNSEndpoint.device(fromHTTPSPath: "/dns-query/a/b") == nil)
         #expect(EncryptedDNSEndpoint.device(fromHTTPSPath: "/dns-queryx") == nil)
         #expect(EncryptedDNSEndpoint.device(fromHTTPSPath: "/") == nil)
+    }
+
+    @Test("Names are written as their text and checked again when read")
+    func namesAreCheckedWhenDecoded() throws {
+        let encoded = try JSONEncoder().encode([try DNSDeviceName("Phone")])
+        #expect(String(decoding: encoded, as: UTF8.self) == #"["phone"]"#)
+        #expect(try JSONDecoder().decode([DNSDeviceName].self, from: encoded) == [try DNSDeviceName("phone")])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([DNSDeviceName].self, from: Data(#"["my_phone"]"#.utf8)) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([DNSServerName].self, from: Data(#"["localhost"]"#.utf8)) }
+        #expect(try DNSServerName("DNS.Example").description == "dns.example")
     }
 }

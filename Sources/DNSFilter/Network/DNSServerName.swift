@@ -4,7 +4,7 @@
 ///
 /// Letters, digits and `-` in each label (1–63 characters, no `-` at either end), 253 characters
 /// at most; compared without case (kept in lowercase), a final `.` dropped.
-public struct DNSServerName: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct DNSServerName: Sendable, Hashable, CheckedName {
     /// The name, lowercase, without a final dot.
     public let value: String
 
@@ -59,19 +59,4 @@ public struct DNSServerName: Sendable, Hashable, Codable, CustomStringConvertibl
         value = name
     }
 
-    public var description: String { value }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
 }

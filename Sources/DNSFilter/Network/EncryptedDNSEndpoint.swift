@@ -5,7 +5,7 @@
 ///
 /// One DNS label: letters, digits and `-`, 1–63 characters, not starting or ending with `-`;
 /// compared without case (kept in lowercase).
-public struct DNSDeviceName: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct DNSDeviceName: Sendable, Hashable, Comparable, CheckedName {
     /// The name, lowercase.
     public let value: String
 
@@ -45,23 +45,8 @@ public struct DNSDeviceName: Sendable, Hashable, Comparable, Codable, CustomStri
         value = name
     }
 
-    public var description: String { value }
-
     public static func < (lhs: DNSDeviceName, rhs: DNSDeviceName) -> Bool { lhs.value < rhs.value }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
 }
 
 /// Where a Pepper server answers encrypted DNS, and the addresses a device is given to reach it:
