@@ -35,38 +35,21 @@ struct ChromiumSecureDNSTests {
         defer { web.stop() }
         for _ in 0..<100 where await RawHTTP.get(port: webPort, host: "site.test") == nil { try await Task.sleep(for: .milliseconds(50)) }
 
-        let certificates = try await TestCertificateAuthority(names: ["dns.test"])
-        defer { certificates.remove() }
         // Both names resolve to the page's server upstream: only Pepper can keep the tracker out.
-        let dnsmasq = try await Dnsmasq(arguments: [
-            "--host-record=site.test,127.0.0.1", "--host-record=tracker.test,127.0.0.1", "--local=/test/",
-        ])
-        defer { dnsmasq.stop() }
-        var logger = Logger(label: "test.dns")
-        logger.logLevel = .critical
-        let loopback = IPAddress("127.0.0.1")!
-        let configuration = DNSServerConfiguration(
-            listen: ListenAddress(host: loopback, port: 0), upstreams: [.udp(host: loopback, port: dnsmasq.port)],
-            upstreamTimeout: .milliseconds(400), threads: 2,
-            encrypted: EncryptedListenersConfiguration(
-                serverName: "dns.test", tlsListen: nil, httpsListen: ListenAddress(host: loopback, port: 0),
-                certificateFile: certificates.serverCertificate, keyFile: certificates.serverKey))
-        let events = EncryptedListenerTests.Events()
-        let server = try await DNSServer.start(
-            configuration: configuration, filter: try DNSServerTests.filter("||tracker.test^"), logger: logger,
-            observer: { events.record($0) })
-        let policyFile = "\(Self.policyFolder)/pepper-test-doh-\(getpid()).json"
-        do {
-            try await Self.browse(
-                server: server, events: events, certificates: certificates, folder: folder, webPort: webPort,
-                webLog: webLog, policyFile: policyFile)
-        } catch {
-            try? await Self.removeAsAdministrator(policyFile)
-            await server.shutdown()
-            throw error
+        let records = ["--host-record=site.test,127.0.0.1", "--host-record=tracker.test,127.0.0.1", "--local=/test/"]
+        try await EncryptedListenerTests.withServer(upstreamRecords: records, filter: try DNSServerTests.filter("||tracker.test^")) {
+            running in
+            let policyFile = "\(Self.policyFolder)/pepper-test-doh-\(getpid()).json"
+            do {
+                try await Self.browse(
+                    server: running.server, events: running.events, certificates: running.certificates, folder: folder, webPort: webPort,
+                    webLog: webLog, policyFile: policyFile)
+            } catch {
+                try? await Self.removeAsAdministrator(policyFile)
+                throw error
+            }
+            try await Self.removeAsAdministrator(policyFile)
         }
-        try await Self.removeAsAdministrator(policyFile)
-        await server.shutdown()
     }
 
     /// Chromium, under the policy, loads the page; what it shows, fetches and asks is checked.

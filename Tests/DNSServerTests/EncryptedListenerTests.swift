@@ -38,12 +38,13 @@ struct EncryptedListenerTests {
 
     /// Runs `body` with a server answering UDP/TCP, DoT and DoH on free ports.
     static func withServer(
-        groups: [ClientGroup] = [], devices: DeviceAccess = DeviceAccess(), rateLimit: DNSRateLimit? = nil,
-        connectionsPerClient: Int = 100, idleTimeout: TimeAmount = .seconds(30), _ body: (Running) async throws -> Void
+        upstreamRecords: [String] = DNSServerTests.upstreamRecords, filter: DNSQueryFilter? = nil, groups: [ClientGroup] = [],
+        devices: DeviceAccess = DeviceAccess(), rateLimit: DNSRateLimit? = nil, connectionsPerClient: Int = 100,
+        idleTimeout: TimeAmount = .seconds(30), _ body: (Running) async throws -> Void
     ) async throws {
         let certificates = try await TestCertificateAuthority(names: [serverName, "*." + serverName])
         defer { certificates.remove() }
-        let dnsmasq = try await Dnsmasq(arguments: DNSServerTests.upstreamRecords)
+        let dnsmasq = try await Dnsmasq(arguments: upstreamRecords)
         defer { dnsmasq.stop() }
         var logger = Logger(label: "test.dns")
         logger.logLevel = .critical
@@ -57,7 +58,7 @@ struct EncryptedListenerTests {
                 certificateFile: certificates.serverCertificate, keyFile: certificates.serverKey),
             devices: devices, rateLimit: rateLimit, connectionsPerClient: connectionsPerClient, idleTimeout: idleTimeout)
         let events = Events()
-        let filters = DNSFilterSet(defaultFilter: try DNSServerTests.filter(), groups: groups)
+        let filters = DNSFilterSet(defaultFilter: try filter ?? DNSServerTests.filter(), groups: groups)
         let server = try await DNSServer.start(
             configuration: configuration, filters: filters, logger: logger, observer: { events.record($0) })
         do {
