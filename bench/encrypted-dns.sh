@@ -17,7 +17,9 @@
 # answered query at a fixed RATE (default 5,000 qps; user + system time from /proc/PID/stat
 # before and after, over the queries answered); RSS; and the memory of IDLE_CONNECTIONS idle
 # DoT connections (a Python asyncio client opens them, one query on each, holds them, then
-# asks once more on each to count those still open). Then the rate limit: one client
+# asks once more on each to count those still open). Both servers run at once and every
+# phase runs against both, one after the other, the first alternating from phase to phase, so
+# that other work on the shared machine weighs on both alike. Then the rate limit: one client
 # (127.0.0.2) floods plain UDP while another (127.0.0.3) asks at a steady moderate rate; the
 # steady client's p99 and loss with and without the flood, the flood's REFUSED share; Pepper
 # with --rate-limit/--rate-burst, dnsdist with MaxQPSIPRule at the same rate and burst.
@@ -328,70 +330,15 @@ h2load_max() {
     echo "$(python3 -c "import sys; print(f'{int(sys.argv[1] or 0) / float(sys.argv[2]):.0f}')" "${done:-0}" "$seconds") ${failed:-n/a}"
 }
 
-declare -A result
+declare -A result pid udp_port tls_port https_port
+udp_port=([pepper]=$pepper_udp [dnsdist]=$dnsdist_udp)
+tls_port=([pepper]=$pepper_tls [dnsdist]=$dnsdist_tls)
+https_port=([pepper]=$pepper_https [dnsdist]=$dnsdist_https)
 
-# Every phase against one running server: $1 label, $2 pid, $3 UDP port, $4 DoT port, $5 DoH port.
-measure() {
-    local label=$1 pid=$2 udp=$3 tls=$4 https=$5
-    check_answers "$label UDP" @127.0.0.1 -p "$udp"
-    check_answers "$label DoT" +tls @127.0.0.1 -p "$tls"
-    check_answers "$label DoH POST" +https @127.0.0.1 -p "$https"
-    check_answers "$label DoH GET" +https-get @127.0.0.1 -p "$https"
-    result[$label.rss_start]=$(rss_mb "$pid")
-    # Warm the cache over every transport (dnsdist keeps UDP and TCP answers apart).
-    dnsperf -s 127.0.0.1 -p "$udp" -d "$work/q-cached.txt" -n 1 -c 1 -q 100 >/dev/null 2>&1 || true
-    dnsperf -m dot -s 127.0.0.1 -p "$tls" -d "$work/q-cached.txt" -n 1 -c 1 -q 100 >/dev/null 2>&1 || true
-    h2load -i "$work/uris-cached-$label.txt" -n 1000 -c 1 -m 10 >/dev/null 2>&1 || true
-
-    echo "    full load"
-    read -r result[$label.udp.qps] result[$label.udp.lost] < <(dnsperf_max "$work/$label-udp-max.out" -p "$udp")
-    read -r result[$label.dot.qps] result[$label.dot.lost] < <(dnsperf_max "$work/$label-dot-max.out" -m dot -p "$tls")
-    read -r result[$label.doh.qps] result[$label.doh.lost] < <(h2load_max "$work/$label-doh-max.out" \
-        -i "$work/uris-mixed-$label.txt" -c 4 -m 100)
-    read -r result[$label.post.qps] result[$label.post.lost] < <(h2load_max "$work/$label-post-max.out" \
-        "https://127.0.0.1:$https/dns-query" -d "$work/post.bin" -H 'content-type: application/dns-message' -c 4 -m 100)
-    read -r result[$label.h1.qps] result[$label.h1.lost] < <(h2load_max "$work/$label-h1-max.out" \
-        --h1 -i "$work/uris-mixed-$label.txt" -c 16 -m 1)
-
-    echo "    $rate qps: latency and CPU per query"
-    local before after n
-    for transport in udp dot doh; do
-        before=$(cpu_seconds "$pid")
-        case $transport in
-        udp | dot)
-            local mode=udp port=$udp
-            [ $transport = dot ] && mode=dot port=$tls
-            dnsperf -m $mode -s 127.0.0.1 -p "$port" -d "$work/q-mixed.txt" -l "$seconds" -Q "$rate" -c 4 -q 100 -v \
-                >"$work/$label-$transport-rate.out" 2>&1 || true
-            after=$(cpu_seconds "$pid")
-            n=$(awk '/Queries completed:/ { print $3 }' "$work/$label-$transport-rate.out")
-            read -r result[$label.$transport.p50] result[$label.$transport.p99] _ \
-                < <(percentiles dnsperf "$work/$label-$transport-rate.out")
-            ;;
-        doh)
-            h2load -i "$work/uris-mixed-$label.txt" -c 4 -m 10 --rps $((rate / 4)) -D "$seconds" \
-                --log-file="$work/$label-doh-rate.log" >"$work/$label-doh-rate.out" 2>&1 || true
-            after=$(cpu_seconds "$pid")
-            n=$(awk '/^requests:/ { print $8 }' "$work/$label-doh-rate.out")
-            read -r result[$label.doh.p50] result[$label.doh.p99] _ < <(percentiles h2load "$work/$label-doh-rate.log")
-            ;;
-        esac
-        result[$label.$transport.cpu]=$(per_query_us "$before" "$after" "${n:-0}")
-        result[$label.$transport.answered]=${n:-0}
-    done
-    result[$label.rss_load]=$(rss_mb "$pid")
-    result[$label.hwm]=$(hwm_mb "$pid")
-
-    echo "    $idle_connections idle DoT connections"
-    read -r before held closed opened failed alive per secs < <(python3 "$work/idle_tls.py" "$pid" "$tls" \
-        "$idle_connections" 10 "$server_name" 2>"$work/$label-idle.err")
-    result[$label.idle.before]=$(python3 -c "print(f'{$before / 1024:.1f}')")
-    result[$label.idle.held]=$(python3 -c "print(f'{$held / 1024:.1f}')")
-    result[$label.idle.closed]=$(python3 -c "print(f'{$closed / 1024:.1f}')")
-    result[$label.idle.per]=$per
-    result[$label.idle.open]="$opened/$failed/$alive"
-    result[$label.idle.secs]=$secs
-}
+# The two servers in the order of phase $1: each phase runs against both, one after the
+# other, the first one alternating, so that the load other work puts on the machine over
+# minutes falls on both alike.
+servers_for() { if [ $(($1 % 2)) = 0 ]; then echo dnsdist pepper; else echo pepper dnsdist; fi; }
 
 echo "==> Stub upstream (unbound $(unbound -V | awk 'NR == 1 { print $2 }'))"
 # unbound, not dnsmasq as in bench/dns.sh: dnsdist forwards DoT queries to its backend over TCP,
@@ -446,35 +393,123 @@ pepper_serve() {
         --idle-timeout "$idle_timeout" --max-connections-per-client 0 "$@" "${pepper_args[@]}" "$work/blocked.txt"
 }
 
-echo "==> dnsdist $(dnsdist --version | awk 'NR == 1 { print $2 }')"
-dnsdist_conf "" >"$work/dnsdist.conf"
-dnsdist --supervised --disable-syslog -C "$work/dnsdist.conf" >"$work/dnsdist.log" 2>&1 &
-dnsdist_pid=$!
-pids+=($dnsdist_pid)
-wait_udp $dnsdist_udp
-measure dnsdist $dnsdist_pid $dnsdist_udp $dnsdist_tls $dnsdist_https
-kill $dnsdist_pid
-wait $dnsdist_pid 2>/dev/null || true
+# Starts both servers (pepper with options $1, dnsdist with extra configuration $2); sets pid[].
+start_servers() {
+    local pepper_options=$1 dnsdist_extra=$2 name=$3
+    dnsdist_conf "$dnsdist_extra" >"$work/dnsdist-$name.conf"
+    dnsdist --supervised --disable-syslog -C "$work/dnsdist-$name.conf" >"$work/dnsdist-$name.log" 2>&1 &
+    pid[dnsdist]=$!
+    pids+=(${pid[dnsdist]})
+    read -r -a options <<<"$pepper_options"
+    pepper_serve "${options[@]}" >"$work/pepper-$name.log" 2>&1 &
+    pid[pepper]=$!
+    pids+=(${pid[pepper]})
+    wait_udp $dnsdist_udp
+    wait_udp $pepper_udp
+}
 
-echo "==> pepper dns serve"
-# The first start parses the list and saves the engine; the measured one loads it.
+stop_servers() {
+    kill "${pid[dnsdist]}" "${pid[pepper]}"
+    wait "${pid[dnsdist]}" "${pid[pepper]}" 2>/dev/null || true
+}
+
+echo "==> dnsdist $(dnsdist --version | awk 'NR == 1 { print $2 }') and pepper dns serve"
+# Pepper's first start parses the list and saves the engine; the measured one loads it.
 pepper_serve >"$work/pepper-first.log" 2>&1 &
 first=$!
 pids+=($first)
 wait_udp $pepper_udp
 kill $first
 wait $first 2>/dev/null || true
-pepper_serve >"$work/pepper.log" 2>&1 &
-pepper_pid=$!
-pids+=($pepper_pid)
-wait_udp $pepper_udp
-measure pepper $pepper_pid $pepper_udp $pepper_tls $pepper_https
-kill $pepper_pid
-wait $pepper_pid 2>/dev/null || true
+start_servers "" "" main
 
-# The rate limit: the steady client alone, then beside the flood. Prints the steady client's
-# p50, p99, sent and lost, then (with the flood) the flood's qps answered, REFUSED share, and
-# the server's CPU per flood query.
+for label in dnsdist pepper; do
+    check_answers "$label UDP" @127.0.0.1 -p "${udp_port[$label]}"
+    check_answers "$label DoT" +tls @127.0.0.1 -p "${tls_port[$label]}"
+    check_answers "$label DoH POST" +https @127.0.0.1 -p "${https_port[$label]}"
+    check_answers "$label DoH GET" +https-get @127.0.0.1 -p "${https_port[$label]}"
+    result[$label.rss_start]=$(rss_mb "${pid[$label]}")
+    # Warm the cache over every transport (dnsdist keeps UDP and TCP answers apart).
+    dnsperf -s 127.0.0.1 -p "${udp_port[$label]}" -d "$work/q-cached.txt" -n 1 -c 1 -q 100 >/dev/null 2>&1 || true
+    dnsperf -m dot -s 127.0.0.1 -p "${tls_port[$label]}" -d "$work/q-cached.txt" -n 1 -c 1 -q 100 >/dev/null 2>&1 || true
+    h2load -i "$work/uris-cached-$label.txt" -n 1000 -c 1 -m 10 >/dev/null 2>&1 || true
+done
+
+echo "    full load"
+phase=0
+for transport in udp dot doh post h1; do
+    for label in $(servers_for $phase); do
+        out="$work/$label-$transport-max.out"
+        case $transport in
+        udp) read -r result[$label.udp.qps] result[$label.udp.lost] < <(dnsperf_max "$out" -p "${udp_port[$label]}") ;;
+        dot) read -r result[$label.dot.qps] result[$label.dot.lost] < <(dnsperf_max "$out" -m dot -p "${tls_port[$label]}") ;;
+        doh)
+            read -r result[$label.doh.qps] result[$label.doh.lost] < <(h2load_max "$out" \
+                -i "$work/uris-mixed-$label.txt" -c 4 -m 100)
+            ;;
+        post)
+            read -r result[$label.post.qps] result[$label.post.lost] < <(h2load_max "$out" \
+                "https://127.0.0.1:${https_port[$label]}/dns-query" -d "$work/post.bin" \
+                -H 'content-type: application/dns-message' -c 4 -m 100)
+            ;;
+        h1)
+            read -r result[$label.h1.qps] result[$label.h1.lost] < <(h2load_max "$out" \
+                --h1 -i "$work/uris-mixed-$label.txt" -c 16 -m 1)
+            ;;
+        esac
+    done
+    phase=$((phase + 1))
+done
+
+echo "    $rate qps: latency and CPU per query"
+for transport in udp dot doh; do
+    for label in $(servers_for $phase); do
+        before=$(cpu_seconds "${pid[$label]}")
+        case $transport in
+        udp | dot)
+            mode=udp port=${udp_port[$label]}
+            [ $transport = dot ] && mode=dot port=${tls_port[$label]}
+            dnsperf -m $mode -s 127.0.0.1 -p "$port" -d "$work/q-mixed.txt" -l "$seconds" -Q "$rate" -c 4 -q 100 -v \
+                >"$work/$label-$transport-rate.out" 2>&1 || true
+            after=$(cpu_seconds "${pid[$label]}")
+            n=$(awk '/Queries completed:/ { print $3 }' "$work/$label-$transport-rate.out")
+            read -r result[$label.$transport.p50] result[$label.$transport.p99] _ \
+                < <(percentiles dnsperf "$work/$label-$transport-rate.out")
+            ;;
+        doh)
+            h2load -i "$work/uris-mixed-$label.txt" -c 4 -m 10 --rps $((rate / 4)) -D "$seconds" \
+                --log-file="$work/$label-doh-rate.log" >"$work/$label-doh-rate.out" 2>&1 || true
+            after=$(cpu_seconds "${pid[$label]}")
+            n=$(awk '/^requests:/ { print $8 }' "$work/$label-doh-rate.out")
+            read -r result[$label.doh.p50] result[$label.doh.p99] _ < <(percentiles h2load "$work/$label-doh-rate.log")
+            ;;
+        esac
+        result[$label.$transport.cpu]=$(per_query_us "$before" "$after" "${n:-0}")
+    done
+    phase=$((phase + 1))
+done
+
+for label in dnsdist pepper; do
+    result[$label.rss_load]=$(rss_mb "${pid[$label]}")
+    result[$label.hwm]=$(hwm_mb "${pid[$label]}")
+done
+
+echo "    $idle_connections idle DoT connections"
+for label in $(servers_for $phase); do
+    read -r before held closed opened failed alive per secs < <(python3 "$work/idle_tls.py" "${pid[$label]}" \
+        "${tls_port[$label]}" "$idle_connections" 10 "$server_name" 2>"$work/$label-idle.err")
+    result[$label.idle.before]=$(python3 -c "print(f'{$before / 1024:.1f}')")
+    result[$label.idle.held]=$(python3 -c "print(f'{$held / 1024:.1f}')")
+    result[$label.idle.closed]=$(python3 -c "print(f'{$closed / 1024:.1f}')")
+    result[$label.idle.per]=$per
+    result[$label.idle.open]="$opened/$failed/$alive"
+    result[$label.idle.secs]=$secs
+done
+stop_servers
+
+# The rate limit: the steady client alone, then beside the flood. Records the steady client's
+# p50, p99, lost/sent and REFUSED, then (with the flood) the flood's qps answered, its REFUSED
+# share, and the server's CPU per flood query.
 flood() {
     local label=$1 pid=$2 port=$3
     dnsperf -a 127.0.0.3 -s 127.0.0.1 -p "$port" -d "$work/q-mixed.txt" -l "$seconds" -Q "$steady_rate" -c 1 -q 100 -v \
@@ -506,27 +541,16 @@ flood() {
 }
 
 echo "==> Rate limit: $rate_limit qps per client, burst $rate_burst; steady client at $steady_rate qps"
-dnsdist_conf "addAction(MaxQPSIPRule($rate_limit, 32, 64, $rate_burst), RCodeAction(DNSRCode.REFUSED))" >"$work/dnsdist-limited.conf"
-dnsdist --supervised --disable-syslog -C "$work/dnsdist-limited.conf" >"$work/dnsdist-limited.log" 2>&1 &
-dnsdist_pid=$!
-pids+=($dnsdist_pid)
-wait_udp $dnsdist_udp
-flood dnsdist $dnsdist_pid $dnsdist_udp
-kill $dnsdist_pid
-wait $dnsdist_pid 2>/dev/null || true
-
-pepper_serve --rate-limit "$rate_limit" --rate-burst "$rate_burst" --metrics 127.0.0.1:$pepper_metrics \
-    >"$work/pepper-limited.log" 2>&1 &
-pepper_pid=$!
-pids+=($pepper_pid)
-wait_udp $pepper_udp
-flood pepper $pepper_pid $pepper_udp
+start_servers "--rate-limit $rate_limit --rate-burst $rate_burst --metrics 127.0.0.1:$pepper_metrics" \
+    "addAction(MaxQPSIPRule($rate_limit, 32, 64, $rate_burst), RCodeAction(DNSRCode.REFUSED))" limited
+for label in $(servers_for $phase); do
+    flood "$label" "${pid[$label]}" "${udp_port[$label]}"
+done
 result[pepper.flood.metric]=$(python3 -c "
 import urllib.request
 text = urllib.request.urlopen('http://127.0.0.1:$pepper_metrics/metrics').read().decode()
 print(sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith('pepper_dns_rate_limited_total') and 'udp' in l))")
-kill $pepper_pid
-wait $pepper_pid 2>/dev/null || true
+stop_servers
 
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0); print(f'{a / b:.2f}x' if b else 'n/a')" "$1" "$2"; }
 r() { echo "${result[$1]:-n/a}"; }
