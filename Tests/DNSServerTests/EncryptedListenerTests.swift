@@ -331,6 +331,18 @@ struct ClientRateLimiterTests {
         #expect((0..<5).map { _ in limiter.admits(one, now: start + 10_000_000_000) }.filter { $0 }.count == 3, "refilled to the burst")
     }
 
+    /// Two threads read the clock, then take the lock in the other order: the older time must
+    /// not refill the bucket (an unsigned wrap-around let 18–46 % of a flood through, found by
+    /// bench/encrypted-dns.sh).
+    @Test func anOlderClockReadingAddsNoTokens() throws {
+        let limiter = ClientRateLimiter(queriesPerSecond: 1, burst: 2)
+        let client = DNSClient(address: IPAddress("192.0.2.1")!, transport: .udp)
+        #expect(limiter.admits(client, now: 5_000_000_000) && limiter.admits(client, now: 5_000_000_000))
+        #expect(!limiter.admits(client, now: 4_999_999_000), "an older reading: still empty")
+        #expect(!limiter.admits(client, now: 5_000_000_001), "and time resumes from the newer one")
+        #expect(limiter.admits(client, now: 6_000_000_001), "a second later: one token")
+    }
+
     @Test func ipv6ClientsAreCountedPerSlash64AndDevicesByName() throws {
         let limiter = ClientRateLimiter(queriesPerSecond: 1, burst: 1)
         let a = DNSClient(address: IPAddress("2001:db8:1:2::1")!, transport: .udp)
@@ -384,6 +396,16 @@ struct DNSOverHTTPSRequestTests {
         }
         #expect(DNSOverHTTPSHandler.base64URLDecoded("_-8") == [0xFF, 0xEF], "base64url's alphabet, no padding")
         #expect(DNSOverHTTPSHandler.base64URLDecoded("a+b=") == nil, "base64's own alphabet and padding are not base64url")
+        #expect(DNSOverHTTPSHandler.base64URLDecoded("abcde") == nil, "a length no encoding has")
+        // Every byte value, every length: the same bytes as Foundation's decoder gives.
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ length) }
+            let encoded = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(DNSOverHTTPSHandler.base64URLDecoded(encoded) == (length == 0 ? nil : bytes), "\(length) bytes")
+        }
+        #expect(DNSOverHTTPSHandler.dnsParameter(of: "/dns-query?ct=x&dns=AAAB&z=1") == "AAAB")
+        #expect(DNSOverHTTPSHandler.dnsParameter(of: "/dns-query?xdns=AAAB") == nil)
         #expect(DNSOverHTTPSHandler.cacheControl(for: [1, 2, 3]) == "no-store")
     }
 }

@@ -57,7 +57,7 @@ final class DNSOverHTTPSHandler: ChannelInboundHandler {
         }
         switch head.method {
         case .GET:
-            guard let encoded = URLComponents(string: head.uri)?.queryItems?.first(where: { $0.name == "dns" })?.value else {
+            guard let encoded = dnsParameter(of: head.uri) else {
                 return .error(.badRequest, "a GET request needs the query in the dns parameter (RFC 8484 §4.1)")
             }
             guard let bytes = base64URLDecoded(encoded) else {
@@ -141,15 +141,48 @@ final class DNSOverHTTPSHandler: ChannelInboundHandler {
         return "max-age=\(shortest)"
     }
 
-    /// Base64url without padding (RFC 4648 §5), as RFC 8484 §4.1 sends queries; `nil` when not.
-    static func base64URLDecoded(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
+    /// The `dns` parameter of a request's URI, as written (no percent-decoding: base64url needs
+    /// none). Read from the bytes: URLComponents took a fifth of a DoH GET's time.
+    static func dnsParameter(of uri: String) -> Substring? {
+        guard let mark = uri.firstIndex(of: "?") else { return nil }
+        for item in uri[uri.index(after: mark)...].split(separator: "&") where item.hasPrefix("dns=") {
+            return item.dropFirst(4)
         }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map { Array($0) }
+        return nil
     }
+
+    /// Base64url without padding (RFC 4648 §5), as RFC 8484 §4.1 sends queries; `nil` for any
+    /// other character (padding and base64's `+` and `/` included) or a length no encoding has.
+    /// Decoded from the bytes with a table (Foundation's decoder, after rewriting the alphabet,
+    /// took a sixth of a DoH GET's time).
+    static func base64URLDecoded<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            let value = base64URLValues[Int(byte)]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return output
+    }
+
+    /// Each byte's base64url value, 0xFF for bytes outside the alphabet.
+    private static let base64URLValues: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(character)] = UInt8(index)
+        }
+        return table
+    }()
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         context.close(promise: nil)

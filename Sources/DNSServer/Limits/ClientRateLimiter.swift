@@ -81,15 +81,16 @@ public final class ClientRateLimiter: Sendable {
         let burst = self.burst
         return shards[abs(key.hashValue % shards.count)].withLockedValue { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = Double(now &- bucket.updated) / 1e9
-            bucket.tokens = min(burst, bucket.tokens + elapsed * rate)
-            bucket.updated = now
+            // Threads read the clock before taking the lock, so `now` may be older than the
+            // bucket's time: that is no time passed, not a wrap-around that refills the bucket.
+            bucket.tokens = min(burst, bucket.tokens + Self.seconds(from: bucket.updated, to: now) * rate)
+            bucket.updated = max(bucket.updated, now)
             let admitted = bucket.tokens >= 1
             if admitted { bucket.tokens -= 1 }
             if buckets.count >= Self.maximumClientsPerShard && buckets[key] == nil {
                 // Forget the clients whose bucket would be full by now: they are idle.
                 buckets = buckets.filter { _, other in
-                    other.tokens + Double(now &- other.updated) / 1e9 * rate < burst
+                    other.tokens + Self.seconds(from: other.updated, to: now) * rate < burst
                 }
                 // All busy (a flood of addresses): make room anyway; the new ones start full.
                 if buckets.count >= Self.maximumClientsPerShard { buckets.removeAll(keepingCapacity: true) }
@@ -97,6 +98,11 @@ public final class ClientRateLimiter: Sendable {
             buckets[key] = bucket
             return admitted
         }
+    }
+
+    /// The seconds from `start` to `end`, none when `end` is not later.
+    private static func seconds(from start: UInt64, to end: UInt64) -> Double {
+        end > start ? Double(end - start) / 1e9 : 0
     }
 
     /// Clients remembered now (for tests).
