@@ -173,7 +173,7 @@ public enum GroupsFileProblem: Sendable, Hashable, CustomStringConvertible {
     case noClients(group: String)
     /// A client that is not a CIDR block; the parser's words.
     case invalidClient(group: String, reason: String)
-    /// A device that is not a device name; ``DNSDeviceName/Problem``'s words.
+    /// A device that is not a device name; `DNSDeviceName.Problem`'s words.
     case invalidDevice(group: String, reason: String)
     /// An allowlist entry that is not a domain.
     case invalidAllowlistEntry(group: String, entry: String)

@@ -86,7 +86,7 @@ public struct SyncStore: Sendable {
         }
     }
 
-    /// Starts the stored replica's change numbering again (``SyncReplica/renumber()``), for a home
+    /// Starts the stored replica's change numbering again (`SyncReplica.renumber()`), for a home
     /// restored from a backup: counterparts that saw numbers after the backup's must not take the
     /// restored home's next numbers for those. Nothing to do for a home that never synced.
     ///
