@@ -154,7 +154,7 @@ public struct DNSSettingsPlan: Sendable, Hashable {
                 kind: .packetTunnel,
                 text: "DNS protection runs on this phone: turn it on in Labor actions (a VPN configuration you approve once).")
         }
-        let reaching = "\(pepper.transport.label) to your Pepper at \(pepper.hostToReach), as \(pepper.device)"
+        let reaching = "\(pepper.transport.description) to your Pepper at \(pepper.hostToReach), as \(pepper.device)"
         guard system.saved == settings else {
             return Status(kind: .notSaved, text: "This phone does not have Pepper's encrypted DNS settings (\(reaching)): save them again.")
         }

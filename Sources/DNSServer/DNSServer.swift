@@ -114,7 +114,6 @@ public final class DNSServer: Service {
     private let channels: [Channel]
     let resolver: QueryResolver
     let connections: ConnectionLimiter
-    private let certificate: ServerCertificate?
     private let certificateCheck: RepeatedTask?
     private let logger: Logger
     private let stopped = NIOLockedValueBox(false)
@@ -122,7 +121,7 @@ public final class DNSServer: Service {
     private init(
         configuration: DNSServerConfiguration, localAddress: ListenAddress, tlsAddress: ListenAddress?, httpsAddress: ListenAddress?,
         group: MultiThreadedEventLoopGroup, channels: [Channel], resolver: QueryResolver, connections: ConnectionLimiter,
-        certificate: ServerCertificate?, certificateCheck: RepeatedTask?, logger: Logger
+        certificateCheck: RepeatedTask?, logger: Logger
     ) {
         self.configuration = configuration
         self.localAddress = localAddress
@@ -132,7 +131,6 @@ public final class DNSServer: Service {
         self.channels = channels
         self.resolver = resolver
         self.connections = connections
-        self.certificate = certificate
         self.certificateCheck = certificateCheck
         self.logger = logger
     }
@@ -277,8 +275,7 @@ public final class DNSServer: Service {
             logger.info("listening", metadata: ["address": "\(local)", "upstreams": "\(configuration.upstreams.map(\.description))"])
             return DNSServer(
                 configuration: configuration, localAddress: local, tlsAddress: tlsAddress, httpsAddress: httpsAddress, group: group,
-                channels: channels, resolver: resolver, connections: connections, certificate: certificate,
-                certificateCheck: certificateCheck, logger: logger)
+                channels: channels, resolver: resolver, connections: connections, certificateCheck: certificateCheck, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw error

@@ -47,9 +47,12 @@ struct DNSSettingsTests {
             ("", "empty domain"),
             ("192.168.1.10", "192.168.1.10 is an IP address: give the name, and the address under the server's addresses"),
             ("[fd00::10]", "[fd00::10] is an IP address: give the name, and the address under the server's addresses"),
-            ("pepper", "'pepper' is one label; a certificate names the server by a name with a dot"),
+            ("pepper", "pepper is one label: give the full host name (e.g. pepper.home.arpa), as device names go in front of it"),
             ("dns.example.net:853", "'dns.example.net:853' has a port; give the host name only"),
-            ("_dns.example.net", "'_dns.example.net' has '_', which a certificate's host name cannot have"),
+            (
+                "_dns.example.net",
+                "'_dns' is not a host-name label (letters, digits and '-', 1–63 characters, not starting or ending with '-')"
+            ),
             ("*.example.net", "'*.example.net' has a wildcard; a domain already covers its subdomains"),
         ] {
             var form = Self.form

@@ -74,7 +74,7 @@ struct ProtectionSettingsView: View {
             #endif
         problem(.serverName)
         Picker("Protocol", selection: $form.transport) {
-            ForEach(PepperDNSServer.Transport.allCases, id: \.self) { Text($0.label).tag($0) }
+            ForEach(PepperDNSServer.Transport.allCases, id: \.self) { Text($0.description).tag($0) }
         }
         Text(ProtectionSettingsScreen.explanation(of: form.transport)).font(.footnote)
         if form.transport == .https {

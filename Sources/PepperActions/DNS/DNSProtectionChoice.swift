@@ -47,21 +47,9 @@ public enum DNSProtectionChoice: Sendable, Hashable {
 /// metrics tell the phone apart without knowing its address). Built only from a checked
 /// ``Form``; the addresses the phone is given are `EncryptedDNSEndpoint`'s (DNSFilter).
 public struct PepperDNSServer: Sendable, Hashable {
-    /// How the phone reaches the server.
-    public enum Transport: String, Sendable, Hashable, CaseIterable, Codable {
-        /// DNS over HTTPS (RFC 8484): the device name in the URL's path.
-        case https
-        /// DNS over TLS (RFC 7858): the device name as the first label of the server name.
-        case tls
-
-        /// How a form names it.
-        public var label: String {
-            switch self {
-            case .https: "DNS over HTTPS"
-            case .tls: "DNS over TLS"
-            }
-        }
-    }
+    /// How the phone reaches the server: DNS over HTTPS (the device name in the URL's path) or
+    /// DNS over TLS (the device name as the first label of the server name).
+    public typealias Transport = EncryptedDNSTransport
 
     /// The only DNS-over-TLS port iOS uses: its DNS settings take a server name and addresses,
     /// no port (Apple's documentation of `NEDNSOverTLSSettings.serverName`: "accessed over TCP
@@ -161,15 +149,13 @@ public struct PepperDNSServer: Sendable, Hashable {
             problem[.serverName] = .serverNameNeeded(error.description)
             return nil
         }
-        guard !name.contains("_") else {
-            problem[.serverName] = .serverNameNeeded("'\(name)' has '_', which a certificate's host name cannot have")
+        // What a certificate's host name may be: the one check `pepper dns serve` makes too.
+        do {
+            return try DNSServerName(name).value
+        } catch {
+            problem[.serverName] = .serverNameNeeded(error.description)
             return nil
         }
-        guard name.contains(".") else {
-            problem[.serverName] = .serverNameNeeded("'\(name)' is one label; a certificate names the server by a name with a dot")
-            return nil
-        }
-        return name
     }
 
     private static func port(_ text: String, default value: Int, field: Form.Field, problem: inout [Form.Field: FieldProblem]) -> Int? {

@@ -121,7 +121,8 @@ public struct ProtectionSettingsScreen: Sendable {
         }
         let notice = await blockingAction(field: nil) { () throws(ActionError) -> Notice in
             try state.chooseEncryptedDNS(form)
-            let saying = "DNS goes, encrypted, by \(server.transport.label) to your Pepper at \(server.hostToReach), as \(server.device)."
+            let saying =
+                "DNS goes, encrypted, by \(server.transport.description) to your Pepper at \(server.hostToReach), as \(server.device)."
             guard let requirement = server.lookupRequirement else { return .success(saying) }
             return Notice(.warning, "\(saying) \(requirement)", field: PepperDNSServer.Form.Field.serverAddresses.rawValue)
         }
