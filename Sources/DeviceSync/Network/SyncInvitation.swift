@@ -61,7 +61,8 @@ public struct SyncInvitation: Sendable, Hashable, CustomStringConvertible {
         components.host = server.host
         components.port = server.port
         components.path = "/"
-        components.queryItems = [URLQueryItem(name: "code", value: code)] + (pin.map { [URLQueryItem(name: "pin", value: Self.base64URL($0))] } ?? [])
+        components.queryItems =
+            [URLQueryItem(name: "code", value: code)] + (pin.map { [URLQueryItem(name: "pin", value: Self.base64URL($0))] } ?? [])
         return components.string!
     }
 
