@@ -219,7 +219,7 @@ let package = Package(
             dependencies: [
                 "BlockingWork", "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists",
                 "DNSFilter",
-                "CallFilter", "Picket", "UTCTime",
+                "CallFilter", "Picket", "UTCTime", "DeviceSync",
             ]
         ),
 
@@ -349,6 +349,7 @@ let package = Package(
             name: "PepperCLI",
             dependencies: [
                 "HomeBackup",
+                "DeviceSync",
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
