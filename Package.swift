@@ -551,7 +551,7 @@ let package = Package(
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
                 "DNSFilter", "Browsing", "AppExtensionSupport", "Storage", "PicketServer",
-                "UTCTime",
+                "UTCTime", "PepperActions", "DeviceSync", "SyncHTTP",
                 // A state "written by a newer Pepper" is made with GRDB.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),

@@ -13,6 +13,12 @@ import Storage
 /// what the screens would refuse. A record's values read back exactly as it was applied, so
 /// applying a record is not taken for a local change (it would otherwise echo between devices).
 public enum SyncedDecisions {
+    /// Every synced decision of the home in `database`, by record, with its values as a record
+    /// holds them: what two homes compare to know whether they are in step.
+    public static func all(in database: PepperDatabase) throws -> [SyncRecordID: [String: String]] {
+        try database.writer.read { db in try read(db) }
+    }
+
     /// Every synced decision of the home, by record; with `keys`, only those records.
     static func read(_ db: Database, only keys: [SyncRecordID]? = nil) throws -> [SyncRecordID: [String: String]] {
         var values: [SyncRecordID: [String: String]] = [:]
