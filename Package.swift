@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "DNSFilter", targets: ["DNSFilter"]),
         .library(name: "DNSServer", targets: ["DNSServer"]),
         .library(name: "DNSProfiles", targets: ["DNSProfiles"]),
+        .library(name: "SyncHTTP", targets: ["SyncHTTP"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
@@ -283,6 +284,26 @@ let package = Package(
             ]
         ),
 
+        // Sync's HTTPS client for Linux and macOS (the CLI, the DNS replica): SwiftNIO and NIOSSL,
+        // so a home's private CA can be the only trusted root (Foundation's URLSession on Linux
+        // trusts the system's authorities only). The Apple app uses its own, on URLSession.
+        .target(
+            name: "SyncHTTP",
+            dependencies: [
+                "DeviceSync",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Only to explain a refused certificate (BoringSSL says only that it refused).
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+
         // The `--metrics` listener of the servers: Prometheus text from a registry, on an address
         // of its own (docs/metrics.md).
         .target(
@@ -409,6 +430,19 @@ let package = Package(
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
         .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
+        // The HTTPS client against real TLS servers on loopback, with certificates from DNSProfiles' CA and openssl.
+        .testTarget(
+            name: "SyncHTTPTests",
+            dependencies: [
+                "SyncHTTP", "DeviceSync", "DNSProfiles", "PepperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         // Backup and restore through the actions and through the built `pepper` binary.
         .testTarget(
             name: "HomeBackupTests",
