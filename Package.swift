@@ -325,7 +325,8 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime", "DeviceSync",
+                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
+                "DeviceSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -371,6 +372,7 @@ let package = Package(
             dependencies: [
                 "HomeBackup",
                 "DeviceSync",
+                "SyncHTTP",
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",

@@ -24,7 +24,7 @@ dns=$((port + 1))
 p() { local home=$1; shift; PEPPER_HOME="$work/$home" "$pepper" "$@"; }
 
 mkdir -p "$work/primary" "$work/replica"
-p primary dns certificate --server-name localhost --ip 127.0.0.1 >/dev/null
+p primary dns certificate --server-name sync.test --ip 127.0.0.1 >/dev/null
 p primary rules add '||blocked.test^' >/dev/null
 p primary console --listen 127.0.0.1:$port --tls-cert "$work/primary/dns-tls/server.pem" \
     --tls-key "$work/primary/dns-tls/server-key.pem" >"$work/console.log" 2>&1 &

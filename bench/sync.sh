@@ -30,7 +30,7 @@ rss() { awk '/Maximum resident/ { printf "%.0f MB", $6 / 1024 }' "$1"; }
 
 echo "== state: $allowlist allowlist entries, $numbers blocked numbers on the serving home"
 mkdir -p "$work/server"
-p server dns certificate --server-name localhost --ip 127.0.0.1 >/dev/null
+p server dns certificate --server-name sync.test --ip 127.0.0.1 >/dev/null
 python3 - "$numbers" >"$work/numbers.txt" <<'PY'
 import sys
 for i in range(int(sys.argv[1])): print(f"+1206{3000000 + i:07d}")

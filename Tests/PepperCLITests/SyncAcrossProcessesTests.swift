@@ -67,7 +67,7 @@ struct SyncAcrossProcessesTests {
         let phone = try PepperState(home: PepperHome(url: root.appendingPathComponent("phone")))
 
         // Each home has decisions of its own before they pair.
-        _ = try await Self.run(["dns", "certificate", "--server-name", "localhost", "--ip", "127.0.0.1"], server)
+        _ = try await Self.run(["dns", "certificate", "--server-name", "sync.test", "--ip", "127.0.0.1"], server)
         _ = try await Self.run(["allowlist", "add", "server-only.example"], server)
         _ = try await Self.run(["calls", "block", "+1 206 555 0101", "--region", "US"], server)
         _ = try await Self.run(["allowlist", "add", "laptop-only.example"], laptop)
@@ -156,7 +156,7 @@ struct SyncAcrossProcessesTests {
         let root = TestPaths.temporaryDirectory("sync-hostile")
         defer { try? FileManager.default.removeItem(at: root) }
         let server = root.appendingPathComponent("server")
-        _ = try await Self.run(["dns", "certificate", "--server-name", "localhost", "--ip", "127.0.0.1"], server)
+        _ = try await Self.run(["dns", "certificate", "--server-name", "sync.test", "--ip", "127.0.0.1"], server)
         _ = try await Self.run(["allowlist", "add", "kept.example"], server)
         let console = try Console(home: server)
         defer { console.process.stop(SIGKILL) }
@@ -170,17 +170,17 @@ struct SyncAcrossProcessesTests {
         }
         // No key, a made-up key, garbage, not JSON, a wrong code, a code guessed twice.
         var (status, body) = try await send(SyncPaths.exchange, "{}")
-        #expect(status == 401 && body.contains("\"error\""), body)
+        #expect(status == 401 && body.contains("\"error\""), "\(body)")
         (status, body) = try await send(SyncPaths.exchange, "{}", headers: json.merging(["authorization": "Bearer made-up"]) { $1 })
-        #expect(status == 401, body)
+        #expect(status == 401, "\(body)")
         (status, body) = try await send(SyncPaths.pair, "{\"code\": ")
-        #expect(status == 400 && body.contains("not the JSON sync expects"), body)
+        #expect(status == 400 && body.contains("not the JSON sync expects"), "\(body)")
         (status, body) = try await send(SyncPaths.pair, "code=1", headers: ["content-type": "application/x-www-form-urlencoded"])
-        #expect(status == 415, body)
+        #expect(status == 415, "\(body)")
         (status, body) = try await send(SyncPaths.pair, #"{"code": "2222-2222-2222", "device": "intruder"}"#)
-        #expect(status == 403, body)
+        #expect(status == 403, "\(body)")
         (status, body) = try await send(SyncPaths.pair, #"{"code": "x", "device": "Not A Name!"}"#)
-        #expect(status == 400, body)
+        #expect(status == 400, "\(body)")
         // A paired device sending a batch over the limits, or a record the screens would refuse.
         let pairing = try await HTTPSyncTransport(client: client, key: nil).pair(code: invitation.code, device: try DeviceID("tester"))
         let keyed = json.merging(["authorization": "Bearer \(pairing.key)"]) { $1 }
@@ -188,17 +188,19 @@ struct SyncAcrossProcessesTests {
         let bad = SyncRecord(
             id: SyncRecordID(kind: .allowlistEntry, key: "bad domain"), fields: ["expires": SyncField(value: "", stamp: stamp)])
         let tooMany = (0..<1001).map {
-            SyncRecord(id: SyncRecordID(kind: .allowlistEntry, key: "s\($0).example"), fields: ["expires": SyncField(value: "", stamp: stamp)])
+            SyncRecord(
+                id: SyncRecordID(kind: .allowlistEntry, key: "s\($0).example"), fields: ["expires": SyncField(value: "", stamp: stamp)])
         }
         for (changes, expected) in [([bad], 422), (tooMany, 413)] {
             let request = SyncRequest(
                 device: try DeviceID("tester"), changes: changes, changesThrough: 1, cursor: 0, numbering: "", limit: 10)
-            (status, body) = try await send(SyncPaths.exchange, String(decoding: try JSONEncoder().encode(request), as: UTF8.self), headers: keyed)
-            #expect(status == expected, body)
+            (status, body) = try await send(
+                SyncPaths.exchange, String(decoding: try JSONEncoder().encode(request), as: UTF8.self), headers: keyed)
+            #expect(status == expected, "\(body)")
         }
         let oversized = String(repeating: " ", count: 25 * 1_048_576)
         (status, body) = try await send(SyncPaths.exchange, oversized, headers: keyed)
-        #expect(status == 413, body)
+        #expect(status == 413, "\(body)")
         // Nothing of it was taken.
         let decisions = try Self.decisions(home: server)
         #expect(decisions.keys.filter { $0.kind == .allowlistEntry }.map(\.key) == ["kept.example"])
