@@ -80,7 +80,14 @@ struct SyncAcrossProcessesTests {
         let code = { () async throws -> String in
             try await Self.run(["sync", "code", "--url", console.url], server).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let paired = try await Self.run(["sync", "pair", try await code(), "--name", "laptop"], laptop)
+        // The laptop pairs with the invitation's parts (address, code, pin), the phone with the whole.
+        let forLaptop = try SyncInvitation(text: try await code())
+        let paired = try await Self.run(
+            [
+                "sync", "pair", forLaptop.server.absoluteString, forLaptop.code, "--pin",
+                SyncInvitation.base64URL(try #require(forLaptop.pin)),
+                "--name", "laptop",
+            ], laptop)
         #expect(paired.stdout.contains("Paired with \(console.url) as laptop"))
         let invitation = try SyncInvitation(text: try await code())
         let pin = try #require(invitation.pin, "the invitation pins the home's CA")

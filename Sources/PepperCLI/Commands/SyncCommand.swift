@@ -106,19 +106,41 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "pair", abstract: "Pair this home with a serving home, then sync once.",
             discussion: """
                 INVITATION is what `pepper sync code` printed on the serving home
-                (pepper-sync://HOST:PORT/?code=…&pin=…). What this home holds already is kept
-                and sent: decisions made on both sides are merged, not replaced.
+                (pepper-sync://HOST:PORT/?code=…&pin=…); or give its parts: the serving
+                home's https:// address, the code, and --pin when its certificate is private.
+                What this home holds already is kept and sent: decisions made on both sides
+                are merged, not replaced.
                 """)
         @OptionGroup var homeOptions: HomeOptions
-        @Argument(help: ArgumentHelp("The invitation from `pepper sync code`.", valueName: "invitation"))
+        @Argument(
+            help: ArgumentHelp("The invitation from `pepper sync code`, or the serving home's https:// address.", valueName: "invitation"))
         var invitation: String
+        @Argument(help: ArgumentHelp("With an https:// address: the one-time code.", valueName: "code"))
+        var code: String?
+        @Option(help: ArgumentHelp("With an https:// address: the pin (base64url SHA-256 of the certificate to trust).", valueName: "pin"))
+        var pin: String?
         @Option(help: ArgumentHelp("This device's name there (a-z, 0-9, -; default: the host name).", valueName: "name"))
         var name: String?
 
         func run() async throws {
             let parsed: SyncInvitation
             do {
-                parsed = try SyncInvitation(text: invitation)
+                if let code {
+                    guard let server = URL(string: invitation) else { throw SyncInvitationError.notHTTPS(invitation) }
+                    var pinned: Data?
+                    if let pin {
+                        guard let data = SyncInvitation.base64URLDecoded(pin) else { throw SyncInvitationError.invalidPin }
+                        pinned = data
+                    }
+                    parsed = try SyncInvitation(server: server, code: code, pin: pinned)
+                } else {
+                    guard pin == nil else {
+                        throw ValidationError("--pin goes with an https:// address and a code; an invitation carries its pin")
+                    }
+                    parsed = try SyncInvitation(text: invitation)
+                }
+            } catch let error as ValidationError {
+                throw error
             } catch {
                 throw ValidationError("\(error)")
             }
