@@ -353,7 +353,8 @@ Description: blocker of ads, trackers, boycotted domains, spam calls and junk te
  .
  This package has the pepper command, systemd services for the DNS filter
  (enabled, on 127.0.0.1:53), the list updates (a timer, enabled), the web
- console and the Picket server (both disabled), their users and state folders
+ console, following a serving home (pepper sync follow) and the Picket server
+ (all disabled), their users and state folders
  in /var/lib, their options in /etc/pepper, shell completions and manual pages.
 EOF
     chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles"
