@@ -182,7 +182,7 @@ let package = Package(
             name: "PepperActions",
             dependencies: [
                 "BlockingWork", "FilterLists", "ContentBlocker", "FilterEngine", "Storage", "ListSync", "CallFilter", "Picket", "DNSFilter",
-                "UTCTime", .product(name: "Crypto", package: "swift-crypto"),
+                "UTCTime", "DeviceSync", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
 
@@ -306,7 +306,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
+                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime", "DeviceSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

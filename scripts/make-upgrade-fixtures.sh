@@ -42,6 +42,7 @@ FIXTURES=(
     "17 601786c v-calls-3-message-rule-revision"
     "18 aa62dc7 v-sync-1-records"
     "19 34390cd v-dns-2-device-names"
+    "20 de892c7 v-sync-2-outbox-and-devices"
 )
 
 if [ ! -d "$BUILD/src/.git" ]; then

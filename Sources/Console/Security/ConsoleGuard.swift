@@ -1,6 +1,7 @@
 import DNSFilter
 import Foundation
 import HTTPTypes
+import DeviceSync
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
@@ -54,6 +55,15 @@ struct ConsoleGuard: RouterMiddleware {
                 text: "This console answers only at \(hosts.canonical). Open that address instead.")
         }
         let path = request.uri.path
+        if path.hasPrefix("/sync/v1/") {
+            // Devices authenticate with their own keys (SyncAPI), not with sessions; and only
+            // over TLS, since the keys and the decisions would otherwise cross the network in clear.
+            guard tls else {
+                return SyncAPI.json(
+                    .forbidden, SyncErrorBody(error: "sync is served only over HTTPS: start pepper console with --tls-cert and --tls-key"))
+            }
+            return try await next(request, context)
+        }
         if let token = request.uri.queryParameters["token"].map(String.init) {
             guard let session = await sessions.redeem(token: token) else {
                 return renderer.problem(

@@ -94,6 +94,8 @@ public struct ConsoleServer: Sendable {
     /// The open live streams (ended on shutdown, so that Ctrl-C stops the console).
     let streams: LiveStreams
     let tlsConfiguration: TLSConfiguration?
+    /// The serving side of the home's sync (`/sync/v1`), loaded at the first device's request.
+    public let syncServer: SyncServer
 
     /// A console over `state`.
     public init(
@@ -128,6 +130,7 @@ public struct ConsoleServer: Sendable {
             throw .templates("\(error)")
         }
         updates = UpdateRunner(screen: ListsScreen(state: state))
+        syncServer = SyncServer(sync: HomeSync(state: state))
     }
 
     /// The server side of TLS from PEM files; each error names the file and what is wrong.
@@ -185,6 +188,7 @@ public struct ConsoleServer: Sendable {
         router.add(
             ModerationPage(
                 renderer: renderer, sessions: sessions, picketStore: picketStore, picketStoreDescription: picketStoreDescription))
+        router.addRoutes(SyncAPI(server: syncServer).routes(), atPath: SyncAPI.path)
         return router
     }
 
@@ -215,6 +219,9 @@ public struct ConsoleServer: Sendable {
             logger: logger)
         let streams = self.streams
         defer { streams.closeAll() }
+        // This home's own edits reach waiting devices within a second (once a device synced).
+        let watcher = Task { [syncServer] in await syncServer.watchLocalChanges() }
+        defer { watcher.cancel() }
         // On Swift's cooperative threads: the screens' loads and actions hand their synchronous
         // reads and writes to BlockingWork's threads themselves.
         try await Self.serve(application, streams: streams, handleSignals: handleSignals, logger: logger)

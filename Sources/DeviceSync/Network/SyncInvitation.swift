@@ -68,12 +68,14 @@ public struct SyncInvitation: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    static func base64URL(_ data: Data) -> String {
+    /// `data` in base64url without padding (RFC 4648 §5): how a pin is written.
+    public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func base64URLDecoded(_ text: String) -> Data? {
+    /// The bytes of base64url text without padding; `nil` for other text.
+    public static func base64URLDecoded(_ text: String) -> Data? {
         guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

@@ -53,6 +53,8 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidField(field: String, problem: FieldProblem)
     /// A choice of categories the list cannot take (``ListCategories``); nothing changed.
     case invalidCategories(list: String, problem: CategoryProblem)
+    /// Sync with the person's other devices cannot go on (the reason says why and what to do).
+    case sync(String)
 
     public var description: String {
         switch self {
@@ -80,6 +82,7 @@ public enum ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidGroups(let path, let problem): return "groups file \(path): \(problem)"
         case .invalidField(_, let problem): return problem.description
         case .invalidCategories(let list, let problem): return "\(list): \(problem)"
+        case .sync(let reason): return reason
         }
     }
 }

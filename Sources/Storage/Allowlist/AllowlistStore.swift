@@ -58,6 +58,22 @@ public struct AllowlistStore: Sendable {
         return (domain, added)
     }
 
+    /// Adds or updates `adding` (domains in their stored form, with their expiry) and removes
+    /// `removing`, in one transaction: a sync batch of thousands of entries.
+    public func apply(adding: [(domain: String, expiresAt: Date?)], removing: [String]) throws {
+        try database.write { db in
+            let now = Date().stored
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO allowlist (domain, addedAt, expiresAt) VALUES (?, ?, ?)
+                    ON CONFLICT(domain) DO UPDATE SET expiresAt = excluded.expiresAt
+                    """)
+            for (domain, expiresAt) in adding { try upsert.execute(arguments: [domain, now, expiresAt.stored]) }
+            let delete = try db.cachedStatement(sql: "DELETE FROM allowlist WHERE domain = ?")
+            for domain in removing { try delete.execute(arguments: [domain]) }
+        }
+    }
+
     /// Removes a domain.
     ///
     /// - Returns: Whether it was present.

@@ -208,6 +208,10 @@ public final class PepperDatabase: Sendable {
         migrator.registerMigration("v-calls-3-message-rule-revision", migrate: CallsSchema.addMessageRuleRevision)
         migrator.registerMigration("v-sync-1-records", migrate: SyncStore.migrate)
         migrator.registerMigration("v-dns-2-device-names", migrate: DNSQueryLogStore.addDevices)
+        migrator.registerMigration("v-sync-2-outbox-and-devices") { db in
+            try SyncOutbox.migrate(db)
+            try SyncPairingStore.migrate(db)
+        }
         return migrator
     }
 }

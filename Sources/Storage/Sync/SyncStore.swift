@@ -55,6 +55,38 @@ public struct SyncStore: Sendable {
         }
     }
 
+    /// What `pepper sync status` shows, without loading every record.
+    public struct Summary: Sendable, Hashable {
+        /// The ledger.
+        public var ledger: SyncLedger
+        /// A following home's position.
+        public var position: SyncFollower.Position?
+        /// Records that exist for the person (not deleted).
+        public var liveRecords: Int
+        /// Records with a change number after what the serving home acknowledged (a following
+        /// home's changes not yet sent).
+        public var unsent: Int
+    }
+
+    /// The stored replica's summary, or `nil` when this home never synced.
+    public func summary() throws -> Summary? {
+        try database.writer.read { db -> Summary? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT ledger, position FROM syncLedger WHERE id = 1") else { return nil }
+            let decoder = JSONDecoder()
+            let ledger = try Self.decode(row["ledger"], as: SyncLedger.self, decoder, what: "the sync ledger")
+            let position = try (row["position"] as String?).map {
+                try Self.decode($0, as: SyncFollower.Position.self, decoder, what: "the sync position")
+            }
+            let live =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM syncRecord WHERE json_extract(record, '$.fields') != '{}'") ?? 0
+            let unsent =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM syncRecord WHERE number > ?",
+                    arguments: [Int64(bitPattern: position?.acknowledgedThrough ?? .max)]) ?? 0
+            return Summary(ledger: ledger, position: position, liveRecords: live, unsent: position == nil ? 0 : unsent)
+        }
+    }
+
     /// Saves what changed in `replica` since it was loaded or last saved, and `position`, in one
     /// transaction.
     public func save(_ replica: inout SyncReplica, position: SyncFollower.Position?) throws {
