@@ -242,7 +242,7 @@ let package = Package(
             dependencies: [
                 "AppExtensionSupport", "Screens", "Browsing", "PepperActions", "ListSync", "Picket", "Storage", "ContentBlocker",
                 // Sync's seams (the app's URLSession client and its screen) and a certificate pin's SHA-256.
-                "DeviceSync", .product(name: "Crypto", package: "swift-crypto"),
+                "DeviceSync", "BlockingWork", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The Apple SDK types the extension classes use, declared exactly as the iOS SDK declares
