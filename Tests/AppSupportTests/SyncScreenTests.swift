@@ -36,8 +36,12 @@ final class InProcessSyncClient: SyncHTTPClient, @unchecked Sendable {
                 body = try JSONEncoder().encode(
                     try await server.exchange(JSONDecoder().decode(SyncRequest.self, from: request.body!), key: key))
             default:
+                // Held up to 20 s, as the console holds it 25 s; a cancelled caller stops waiting
+                // at once, as URLSession's cancelled request does.
                 let after = UInt64(request.path.split(separator: "=").last!)!
-                body = try JSONEncoder().encode(try await server.wait(after: after, key: key, longest: .seconds(3)))
+                let server = self.server
+                let answer = try await Self.untilCancelled { try await server.wait(after: after, key: key, longest: .seconds(20)) }
+                body = try JSONEncoder().encode(answer)
             }
             return SyncHTTPResponse(status: 200, body: body)
         } catch let error as SyncServerError {
@@ -45,6 +49,56 @@ final class InProcessSyncClient: SyncHTTPClient, @unchecked Sendable {
         } catch {
             return SyncHTTPResponse(status: 400, body: try! JSONEncoder().encode(SyncErrorBody(error: "\(error)")))
         }
+    }
+}
+
+extension InProcessSyncClient {
+    struct Cancelled: Error {}
+
+    /// `operation`'s result, or `Cancelled` as soon as the calling task is cancelled (the
+    /// operation is then left to finish on its own).
+    static func untilCancelled<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = Once<Result<T, any Error>>()
+        let work = Task {
+            do {
+                once.resume(.success(try await operation()))
+            } catch {
+                once.resume(.failure(error))
+            }
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in once.set(continuation) }
+        } onCancel: {
+            once.resume(.failure(Cancelled()))
+        }
+        if case .failure = result { work.cancel() }
+        return try result.get()
+    }
+}
+
+/// A continuation resumed once, by whichever comes first (before or after it is set).
+final class Once<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, Never>?
+    private var value: Value?
+
+    func set(_ continuation: CheckedContinuation<Value, Never>) {
+        let ready: Value? = lock.withLock {
+            if let value { return value }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    func resume(_ value: Value) {
+        let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
+            guard self.value == nil else { return nil }
+            self.value = value
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: value)
     }
 }
 
@@ -187,9 +241,11 @@ struct SyncScreenTests {
         _ = try await homes.context.state.addAllowlist("from-phone.example", rebuild: false)
         #expect(try await homes.eventually { try homes.home.state.allowlistEntries().map(\.domain).contains("from-phone.example") })
 
-        // Leaving the front: once stopFollowing returns, the sync lock is free (a suspended app
-        // must hold none): another sync takes it at once.
+        // Leaving the front: stopping ends the held request at once, and once stopFollowing
+        // returns the sync lock is free (a suspended app must hold none): another sync takes it.
+        let stopping = ContinuousClock.now
         await homes.runner.stopFollowing()
+        #expect(ContinuousClock.now - stopping < .seconds(2), "not the 20 s the request could be held")
         #expect(await !homes.runner.isFollowing)
         let direct = try await homes.context.sync.syncNow(client: homes.client)
         #expect(direct.exchanges >= 1)

@@ -184,10 +184,14 @@ public struct SyncScreenPlan: Sendable, Hashable {
 
     /// Whether the camera can be used to scan, as iOS says (`AVCaptureDevice.authorizationStatus`).
     public enum CameraAccess: Sendable, Hashable {
-        /// Allowed, or not asked yet (iOS asks when the scanner opens).
-        case allowed, notAsked
-        /// The person said no; or a restriction (Screen Time, a profile) forbids it.
-        case denied, restricted
+        /// Allowed.
+        case allowed
+        /// Not asked yet: iOS asks when the scanner opens.
+        case notAsked
+        /// The person said no.
+        case denied
+        /// A restriction (Screen Time, a device-management profile) forbids it.
+        case restricted
         /// This device has no camera Pepper can use.
         case unavailable
     }
