@@ -32,13 +32,28 @@ final class SyncController {
     /// app (a suspended app may hold no lock in the shared container), then ask for the next
     /// background sync.
     func enteredBackground() {
-        let runner = self.runner
-        let context = self.context
         Task {
-            await DatabaseSuspensionHooks.finishing("Pepper sync", suspension: context.suspension) {
+            // The status is read while the database is still awake.
+            let next = await finishing { runner in
                 await runner.stopFollowing()
+                return await Self.nextBackgroundSync(runner)
             }
-            await scheduleBackgroundSync()
+            Self.submitBackgroundSync(next)
+        }
+    }
+
+    /// Runs the screen's sync work (pairing, "Sync now", leaving) to its end if the person leaves
+    /// Pepper meanwhile, under background time; when iOS's time runs out, the work is cancelled
+    /// (its request with it, which frees the sync lock) before the app is suspended.
+    func finishing<T: Sendable>(_ work: @escaping @Sendable (SyncRunner) async -> T) async -> T {
+        let runner = self.runner
+        let task = Task { await work(runner) }
+        return await DatabaseSuspensionHooks.finishing("Pepper sync", suspension: context.suspension, expiring: { task.cancel() }) {
+            await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 
@@ -52,8 +67,17 @@ final class SyncController {
     /// Asks iOS for the next background sync when the phone follows a serving home, and cancels
     /// any request when it does not.
     func scheduleBackgroundSync() async {
-        let status = try? await runner.status()
-        let next = status.flatMap { SyncSchedule.nextBackgroundSync(after: Date(), plan: SyncScreenPlan(status: $0)) }
+        Self.submitBackgroundSync(await Self.nextBackgroundSync(runner))
+    }
+
+    /// The next background sync's earliest date; `nil` only when the status says there is none
+    /// to ask for (a status that cannot be read, say with the database suspended, asks again).
+    private nonisolated static func nextBackgroundSync(_ runner: SyncRunner) async -> Date? {
+        guard let status = try? await runner.status() else { return Date().addingTimeInterval(SyncSchedule.backgroundInterval) }
+        return SyncSchedule.nextBackgroundSync(after: Date(), plan: SyncScreenPlan(status: status))
+    }
+
+    private static func submitBackgroundSync(_ next: Date?) {
         #if os(iOS)
         if let next {
             let request = BGAppRefreshTaskRequest(identifier: BackgroundRefresh.syncTask)

@@ -161,7 +161,7 @@ struct SyncView: View {
         activity = .pairing(invitation)
         let name = deviceName
         Task {
-            let result = await sync.runner.pair(invitation, deviceName: name)
+            let result = await sync.finishing { await $0.pair(invitation, deviceName: name) }
             activity = .idle
             // A code read once and refused may be tried again (after a new one is made).
             reader = SyncInvitationReader()
@@ -180,7 +180,7 @@ struct SyncView: View {
     private func syncNow(_ sync: SyncController) {
         syncing = true
         Task {
-            let result = await sync.runner.syncNow()
+            let result = await sync.finishing { await $0.syncNow() }
             syncing = false
             model.notice = SyncScreenPlan.notice(after: result)
             await reload()
@@ -189,7 +189,7 @@ struct SyncView: View {
 
     private func leave(_ sync: SyncController) {
         Task {
-            switch await sync.runner.leave() {
+            switch await sync.finishing({ await $0.leave() }) {
             case .success: model.notice = .success("This phone no longer syncs. What it holds stays as it is.")
             case .failure(let error): model.notice = .error("\(error)")
             }
