@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "DNSFilter", targets: ["DNSFilter"]),
         .library(name: "DNSServer", targets: ["DNSServer"]),
         .library(name: "DNSProfiles", targets: ["DNSProfiles"]),
+        .library(name: "SyncHTTP", targets: ["SyncHTTP"]),
         .library(name: "Browsing", targets: ["Browsing"]),
         .library(name: "Picket", targets: ["Picket"]),
         .library(name: "PicketServer", targets: ["PicketServer"]),
@@ -219,7 +220,7 @@ let package = Package(
             dependencies: [
                 "BlockingWork", "PepperActions", "Browsing", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists",
                 "DNSFilter",
-                "CallFilter", "Picket", "UTCTime",
+                "CallFilter", "Picket", "UTCTime", "DeviceSync",
             ]
         ),
 
@@ -285,6 +286,26 @@ let package = Package(
             ]
         ),
 
+        // Sync's HTTPS client for Linux and macOS (the CLI, the DNS replica): SwiftNIO and NIOSSL,
+        // so a home's private CA can be the only trusted root (Foundation's URLSession on Linux
+        // trusts the system's authorities only). The Apple app uses its own, on URLSession.
+        .target(
+            name: "SyncHTTP",
+            dependencies: [
+                "DeviceSync",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Only to explain a refused certificate (BoringSSL says only that it refused).
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+
         // The `--metrics` listener of the servers: Prometheus text from a registry, on an address
         // of its own (docs/metrics.md).
         .target(
@@ -306,7 +327,8 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime", "DeviceSync",
+                "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
+                "DeviceSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -351,6 +373,8 @@ let package = Package(
             name: "PepperCLI",
             dependencies: [
                 "HomeBackup",
+                "DeviceSync",
+                "SyncHTTP",
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
@@ -410,6 +434,19 @@ let package = Package(
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
         .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
+        // The HTTPS client against real TLS servers on loopback, with certificates from DNSProfiles' CA and openssl.
+        .testTarget(
+            name: "SyncHTTPTests",
+            dependencies: [
+                "SyncHTTP", "DeviceSync", "DNSProfiles", "PepperTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
         // Backup and restore through the actions and through the built `pepper` binary.
         .testTarget(
             name: "HomeBackupTests",
@@ -554,7 +591,7 @@ let package = Package(
             dependencies: [
                 "PepperCLI", "pepper", "ContentBlocker", "FilterEngine", "FilterLists", "PepperTestSupport", "Picket", "DNSTestSupport",
                 "DNSFilter", "Browsing", "AppExtensionSupport", "Storage", "PicketServer",
-                "UTCTime",
+                "UTCTime", "PepperActions", "DeviceSync", "SyncHTTP",
                 // A state "written by a newer Pepper" is made with GRDB.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .target(name: "pepper-browser", condition: .when(platforms: [.linux])),

@@ -20,7 +20,7 @@ public struct Pepper: AsyncParsableCommand {
         subcommands: [
             ConsoleCommand.self, CompileCommand.self, CheckCommand.self, ListsCommand.self, UpdateCommand.self, AllowlistCommand.self,
             RulesCommand.self, DNSCommand.self, CallsCommand.self, SmsCommand.self, PicketCommand.self, BrowseCommand.self,
-            BackupCommand.self,
+            BackupCommand.self, SyncCommand.self,
         ]
     )
 

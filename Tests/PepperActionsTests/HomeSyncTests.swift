@@ -176,10 +176,15 @@ struct HomeSyncTests {
         let stamp = SyncStamp(millis: HybridLogicalClock.millis(Date()), counter: 0, device: device)
         let key = try #require(try SyncedHomes.key(of: homes.followers[0].state))
         for bad in [
-            SyncRecord(id: SyncRecordID(kind: .allowlistEntry, key: "not a domain"), fields: ["expires": SyncField(value: "", stamp: stamp)]),
-            SyncRecord(id: SyncRecordID(kind: .callNumber, key: "block:+1"), fields: ["label": SyncField(value: "", stamp: stamp), "pattern": SyncField(value: "", stamp: stamp)]),
+            SyncRecord(
+                id: SyncRecordID(kind: .allowlistEntry, key: "not a domain"), fields: ["expires": SyncField(value: "", stamp: stamp)]),
+            SyncRecord(
+                id: SyncRecordID(kind: .callNumber, key: "block:+1"),
+                fields: ["label": SyncField(value: "", stamp: stamp), "pattern": SyncField(value: "", stamp: stamp)]),
             SyncRecord(id: SyncRecordID(kind: .myRule, key: "! a comment"), fields: ["enabled": SyncField(value: "true", stamp: stamp)]),
-            SyncRecord(id: SyncRecordID(kind: SyncRecordKind(rawValue: "console-password"), key: "x"), fields: ["v": SyncField(value: "1", stamp: stamp)]),
+            SyncRecord(
+                id: SyncRecordID(kind: SyncRecordKind(rawValue: "console-password"), key: "x"),
+                fields: ["v": SyncField(value: "1", stamp: stamp)]),
         ] {
             let request = SyncRequest(device: device, changes: [bad], changesThrough: 99, cursor: 0, numbering: "", limit: 10)
             await #expect(throws: SyncServerError.self) { _ = try await homes.server.exchange(request, key: key) }

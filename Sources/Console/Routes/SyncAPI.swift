@@ -26,6 +26,7 @@ struct SyncAPI: Sendable {
         }
         routes.post("exchange") { request, _ in
             await Self.answer {
+                _ = try await server.device(for: Self.key(request))
                 let body: SyncRequest = try await Self.decode(request)
                 return try await server.exchange(body, key: Self.key(request))
             }

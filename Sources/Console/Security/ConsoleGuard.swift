@@ -1,7 +1,7 @@
 import DNSFilter
+import DeviceSync
 import Foundation
 import HTTPTypes
-import DeviceSync
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore

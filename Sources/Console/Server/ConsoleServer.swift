@@ -123,7 +123,8 @@ public struct ConsoleServer: Sendable {
         self.configuration = configuration
         sessions = Sessions(password: configuration.password, store: ConsoleSessionStore(database: state.database), clock: clock)
         streams = LiveStreams()
-        tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files) }
+        let homeCA = state.home.url.appendingPathComponent("dns-tls/ca.pem")
+        tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files, homeCA: homeCA) }
         do {
             renderer = try PageRenderer(home: state.home.url.path, version: version)
         } catch {
@@ -134,14 +135,24 @@ public struct ConsoleServer: Sendable {
     }
 
     /// The server side of TLS from PEM files; each error names the file and what is wrong.
-    static func loadTLS(_ files: TLSFiles) throws(StartError) -> TLSConfiguration {
-        let chain: [NIOSSLCertificate]
+    ///
+    /// A certificate file holding the home's own server certificate alone (`pepper dns
+    /// certificate`'s `server.pem`, which is issued by `homeCA`) is served with the home's CA
+    /// after it: a device that pins the CA (`pepper sync code`'s invitation) finds it in the chain.
+    static func loadTLS(_ files: TLSFiles, homeCA: URL? = nil) throws(StartError) -> TLSConfiguration {
+        var chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
         } catch {
             throw .tls(file: files.certificate, reason: "not a readable PEM certificate (\(error))")
         }
         guard !chain.isEmpty else { throw .tls(file: files.certificate, reason: "no certificate in it") }
+        if chain.count == 1, let homeCA, let ca = try? NIOSSLCertificate.fromPEMFile(homeCA.path), ca.count == 1,
+            URL(fileURLWithPath: files.certificate).standardizedFileURL.resolvingSymlinksInPath()
+                == homeCA.deletingLastPathComponent().appendingPathComponent("server.pem").standardizedFileURL.resolvingSymlinksInPath()
+        {
+            chain += ca
+        }
         let key: NIOSSLPrivateKey
         do {
             key = try NIOSSLPrivateKey(file: files.key, format: .pem)

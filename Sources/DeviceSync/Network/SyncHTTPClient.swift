@@ -44,9 +44,10 @@ public struct SyncHTTPResponse: Sendable, Hashable {
 public enum SyncServerTrust: Sendable, Hashable {
     /// The system's certificate authorities (a serving home with a public certificate).
     case system
-    /// Any chain holding a certificate whose DER has this SHA-256 (32 bytes): the serving home's
-    /// private certificate authority, or its own certificate. The chain must still be valid for
-    /// the host name and in date; a pin replaces only the system's authorities.
+    /// The certificate whose DER has this SHA-256 (32 bytes) — the serving home's private
+    /// certificate authority, or its own certificate — as the only trust root: the server's chain
+    /// must verify to it (signatures, dates, the host name or IP address). That the chain merely
+    /// holds the certificate is not enough: anyone can send a public CA's certificate along.
     case pinned(sha256: Data)
 }
 

@@ -45,6 +45,11 @@ public struct SyncReplica: Sendable {
     /// home restored from a backup), so counterparts do not mistake the new numbers for the old.
     public private(set) var numbering: String = UUID().uuidString
     private var numbers: [SyncRecordID: UInt64] = [:]
+    /// Every change number given, in rising order, with its record: a page of changes after a
+    /// cursor is a binary search and a walk, not a sort of every record. An entry whose record
+    /// has a newer number since (or none) is stale and skipped; stale entries are dropped when
+    /// they are the majority.
+    private var log: [(number: UInt64, id: SyncRecordID)] = []
     /// Records changed since ``takeUnsaved()`` was last called, for the store that keeps them.
     private var unsaved: Set<SyncRecordID> = []
 
@@ -72,9 +77,11 @@ public struct SyncReplica: Sendable {
                     throw .inconsistentLedger("record \(saved.record.id) has change number \(number) (sequence \(ledger.sequence))")
                 }
                 numbers[saved.record.id] = number
+                log.append((number, saved.record.id))
             }
             records[saved.record.id] = saved.record
         }
+        log.sort { $0.number < $1.number }
     }
 
     /// What a store keeps of this replica besides its records.
@@ -197,17 +204,31 @@ public struct SyncReplica: Sendable {
     /// Whether a record changed after change number `cursor` (without sorting them, as
     /// ``changes(after:limit:)`` does).
     public func hasChanges(after cursor: UInt64) -> Bool {
-        numbers.values.contains { $0 > cursor }
+        guard let last = log.last(where: { numbers[$0.id] == $0.number }) else { return false }
+        return last.number > cursor
     }
 
     /// The records changed after change number `cursor`, oldest first, at most `limit`.
     public func changes(after cursor: UInt64, limit: Int) -> SyncChanges {
-        let pending = numbers.filter { $0.value > cursor }.sorted { $0.value < $1.value }
-        let page = pending.prefix(max(limit, 0))
+        // The first entry after the cursor, by binary search (numbers rise along the log).
+        var low = 0
+        var high = log.count
+        while low < high {
+            let middle = (low + high) / 2
+            if log[middle].number <= cursor { low = middle + 1 } else { high = middle }
+        }
+        var page: [(number: UInt64, id: SyncRecordID)] = []
+        var index = low
+        while index < log.count && page.count < max(limit, 0) {
+            let entry = log[index]
+            if numbers[entry.id] == entry.number { page.append(entry) }
+            index += 1
+        }
+        let more = log[index...].contains { numbers[$0.id] == $0.number }
         return SyncChanges(
-            records: page.compactMap { records[$0.key] },
-            through: page.last?.value ?? max(cursor, sequence),
-            more: page.count < pending.count)
+            records: page.compactMap { records[$0.id] },
+            through: page.last?.number ?? max(cursor, sequence),
+            more: more)
     }
 
     /// Starts a new ``numbering``: for a home restored from a backup, whose numbers after the
@@ -229,6 +250,10 @@ public struct SyncReplica: Sendable {
         sequence += 1
         records[record.id] = record
         numbers[record.id] = sequence
+        log.append((sequence, record.id))
+        if log.count > 1024 && log.count > 2 * numbers.count {
+            log.removeAll { numbers[$0.id] != $0.number }
+        }
         unsaved.insert(record.id)
     }
 }

@@ -78,6 +78,9 @@ struct FollowerSession {
                     rebuild = rebuild || applied.needsRebuild
                 }
                 try sync.store.save(&follower)
+                // What applying wrote fired the triggers: taken now (it reads back as received,
+                // so it writes nothing), the outbox stays small however large the sync.
+                try takeLocalChanges()
                 if !response.more && !follower.hasUnsentChanges { break }
             }
             if rebuild {

@@ -105,6 +105,23 @@ public final class HomeSync: Sendable {
         guard removed else { throw .sync("no device named \(name) is paired with this home") }
     }
 
+    /// Why a certificate file cannot give a pin.
+    public struct PinError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// The SHA-256 of the last certificate in a PEM file (the authority, when the file holds a
+    /// chain): what an invitation pins.
+    public static func pin(ofPEMFile url: URL) throws(PinError) -> Data {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { throw PinError(description: "cannot read it") }
+        let blocks = text.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst()
+        guard let last = blocks.last, let body = last.components(separatedBy: "-----END CERTIFICATE-----").first,
+            let der = Data(base64Encoded: body.filter { !$0.isWhitespace })
+        else { throw PinError(description: "no PEM certificate in it") }
+        return Data(SHA256.hash(data: der))
+    }
+
     /// The SHA-256 of a code or key, hex: what a serving home stores instead of the secret.
     static func hash(_ secret: String) -> String {
         SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()

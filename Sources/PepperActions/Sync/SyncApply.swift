@@ -46,7 +46,9 @@ extension PepperState {
                 case .allowlistEntry: allowlistRemovals.append(record.id.key)
                 case .callNumber:
                     let parts = record.id.key.split(separator: ":", maxSplits: 1)
-                    if parts.count == 2, let kind = CallDirectoryEntryKind(rawValue: String(parts[0])), let number = Int64(parts[1].dropFirst()) {
+                    if parts.count == 2, let kind = CallDirectoryEntryKind(rawValue: String(parts[0])),
+                        let number = Int64(parts[1].dropFirst())
+                    {
                         callRemovals[kind, default: []].append(number)
                     }
                 default: later.append((record, nil))
@@ -78,7 +80,9 @@ extension PepperState {
             }
         }
         let callStore = CallListStore(database: database)
-        for (key, entries) in calls.sorted(by: { ($0.key.kind.rawValue, $0.key.pattern ?? "") < ($1.key.kind.rawValue, $1.key.pattern ?? "") }) {
+        for (key, entries) in calls.sorted(by: {
+            ($0.key.kind.rawValue, $0.key.pattern ?? "") < ($1.key.kind.rawValue, $1.key.pattern ?? "")
+        }) {
             do {
                 try callStore.add(key.kind, entries, pattern: key.pattern)
                 report.applied += entries.count
@@ -137,7 +141,9 @@ extension PepperState {
                 try? await removeRule(key, rebuild: false)
                 return true
             case .listSubscription:
-                guard let source = try lists().first(where: { ListSource.isWeb(key) ? $0.location == key : $0.name == key }) else { return false }
+                guard let source = try lists().first(where: { ListSource.isWeb(key) ? $0.location == key : $0.name == key }) else {
+                    return false
+                }
                 if source.builtIn {
                     _ = try await disableList(source.name, rebuild: false)
                 } else {

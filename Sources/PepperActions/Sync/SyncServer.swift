@@ -106,7 +106,9 @@ public actor SyncServer {
     }
 
     /// Waits until this home has a change after `after`, or for at most `longest`.
-    public func wait(after: UInt64, key: String?, longest: Duration = SyncWaitResponse.longestWait) async throws(SyncServerError)
+    public func wait(
+        after: UInt64, key: String?, longest: Duration = SyncWaitResponse.longestWait
+    ) async throws(SyncServerError)
         -> SyncWaitResponse
     {
         let device = try authenticate(key)
@@ -240,6 +242,14 @@ public actor SyncServer {
     }
 
     // MARK: Who asks
+
+    /// The device whose key `key` is: checked before a request's body is read, so a stranger's
+    /// body is never parsed.
+    ///
+    /// - Throws: 401 for no key, an unknown one or a removed device's.
+    public func device(for key: String?) throws(SyncServerError) -> String {
+        try authenticate(key)
+    }
 
     private func authenticate(_ key: String?) throws(SyncServerError) -> String {
         guard let key, !key.isEmpty, key.count <= 128 else {

@@ -13,6 +13,12 @@ import Storage
 /// what the screens would refuse. A record's values read back exactly as it was applied, so
 /// applying a record is not taken for a local change (it would otherwise echo between devices).
 public enum SyncedDecisions {
+    /// Every synced decision of the home in `database`, by record, with its values as a record
+    /// holds them: what two homes compare to know whether they are in step.
+    public static func all(in database: PepperDatabase) throws -> [SyncRecordID: [String: String]] {
+        try database.writer.read { db in try read(db) }
+    }
+
     /// Every synced decision of the home, by record; with `keys`, only those records.
     static func read(_ db: Database, only keys: [SyncRecordID]? = nil) throws -> [SyncRecordID: [String: String]] {
         var values: [SyncRecordID: [String: String]] = [:]
@@ -133,10 +139,12 @@ public enum SyncedDecisions {
                 self = .rule(line.text)
             case .listSubscription:
                 if ListSource.isWeb(id.key) {
-                    let request = ListRequest(source: id.key, name: try field("name"), format: try field("format"), categories: try categories())
+                    let request = ListRequest(
+                        source: id.key, name: try field("name"), format: try field("format"), categories: try categories())
                     try request.validate()
                     self = .customList(
-                        url: id.key, name: try field("name"), format: request.format, enabled: try flag("enabled"), categories: request.categories)
+                        url: id.key, name: try field("name"), format: request.format, enabled: try flag("enabled"),
+                        categories: request.categories)
                 } else {
                     guard BuiltInListSources.all.contains(where: { $0.name == id.key }) else {
                         throw .unknownList(id.key)
@@ -155,7 +163,8 @@ public enum SyncedDecisions {
                 let input = try PepperState.numberInput("+\(number)", label: kind == .identification ? label : nil, region: "US", cap: 1)
                 guard input.entries.map(\.number) == [number] else { throw .invalidRequest("+\(number) is not one number") }
                 guard kind == .identification || label.isEmpty else { throw .invalidRequest("a blocked number has no label") }
-                self = .callNumber(kind: kind, number: number, label: kind == .identification ? label : nil, pattern: pattern.isEmpty ? nil : pattern)
+                self = .callNumber(
+                    kind: kind, number: number, label: kind == .identification ? label : nil, pattern: pattern.isEmpty ? nil : pattern)
             case .messageRule:
                 if id.key.hasPrefix("sender:") {
                     let sender = String(id.key.dropFirst("sender:".count))
