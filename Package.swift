@@ -242,6 +242,8 @@ let package = Package(
             name: "AppSupport",
             dependencies: [
                 "AppExtensionSupport", "Screens", "Browsing", "PepperActions", "ListSync", "Picket", "Storage", "ContentBlocker",
+                // Sync's seams (the app's URLSession client and its screen) and a certificate pin's SHA-256.
+                "DeviceSync", "BlockingWork", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The Apple SDK types the extension classes use, declared exactly as the iOS SDK declares
@@ -536,7 +538,9 @@ let package = Package(
             dependencies: [
                 "PicketTestSupport",
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
-                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport",
+                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport", "DeviceSync",
+                // A home's private CA and server certificate, made as the home makes them, for the sync client's pin.
+                "DNSProfiles", .product(name: "X509", package: "swift-certificates"),
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key
                 // scan reads every table of the shared database through GRDB.
                 "PicketServer", "ServerMetrics", .product(name: "GRDB", package: "GRDB.swift"),

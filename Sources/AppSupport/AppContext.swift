@@ -29,6 +29,8 @@ public final class AppContext: Sendable {
     /// The one owner of the geofence session (strike alerts): positions, region crossings and
     /// refreshes go through it one at a time.
     public let geofencing: GeofenceCoordinator
+    /// The home's sync with the person's other devices (run by the app's `SyncRunner`).
+    public let sync: HomeSync
 
     /// Opens the state in `container` once. `picketKeys` keeps the Picket key (the Keychain in
     /// the app); `afterPublish` runs after every rebuild (the app has Safari read the lists again);
@@ -46,6 +48,7 @@ public final class AppContext: Sendable {
             configuration: PepperState.Configuration(
                 afterPublish: afterPublish, picketKeys: picketKeys, observesSuspension: suspension != nil))
         self.state = state
+        sync = HomeSync(state: state)
         geofencing = GeofenceCoordinator(
             sessionURL: container.extensionsURL.appendingPathComponent("geofence-session.json"),
             connection: { try? state.picketConnection() })

@@ -10,6 +10,10 @@ public enum BackgroundRefresh {
     /// The strike data's hourly hash check, on a phone that may not move
     /// (``GeofenceCoordinator/refresh(_:now:lowPowerMode:)``).
     public static let strikeDataTask = "org.pepper.refresh-strike-data"
+    /// Sync with the serving home (`SyncRunner.syncNow()`, next asked for by ``SyncSchedule``).
+    public static let syncTask = "org.pepper.sync-with-home"
+    /// Every identifier: the Info.plist's `BGTaskSchedulerPermittedIdentifiers` lists exactly these.
+    public static let allTasks = [listUpdateTask, strikeDataTask, syncTask]
     /// The soonest a next update is asked for.
     public static let minimumInterval: TimeInterval = 60 * 60
     /// The latest: lists without an expiry are still checked daily.

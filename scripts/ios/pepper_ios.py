@@ -940,10 +940,13 @@ def link(
         returncode, problems = linker_run.link(image, loaded)
         settings = {**target.settings, "EXECUTABLE_NAME": target.name, "AppIdentifierPrefix": team_prefix}
         principal = expand_settings(target.info.get("NSExtension", {}).get("NSExtensionPrincipalClass"), settings)
+        info = standard_info(target, settings, version, app_settings)
+        info.update(expand_settings(target.info, settings))
         if returncode == 0:
             problems += inspect_binary(builder.toolchain, sdk, older_sdk, image.output, principal, "EXECUTE", image.frameworks)
             problems += inspect_sharing(builder.toolchain, image, loaded)
             problems += inspect_entitlements(builder.toolchain, image.output, loaded, expand_settings(target.entitlements, settings))
+            problems += inspect_info(builder.toolchain, image.output, loaded, info)
         size = image.output.stat().st_size if image.output.exists() else 0
         shared = f"  (loads {', '.join(image.frameworks)})" if image.frameworks else ""
         print(f"  link {target.name:<26} {size / 1_048_576:6.1f} MB {time.monotonic() - started:5.1f} s{shared}", flush=True)
@@ -961,8 +964,6 @@ def link(
             copy_resources(target, place)
         shutil.copyfile(image.output, place / target.name)
         os.chmod(place / target.name, 0o755)
-        info = standard_info(target, settings, version, app_settings)
-        info.update(expand_settings(target.info, settings))
         if target.kind == "application":
             info.update(app_icon(target, place))
         with (place / "Info.plist").open("wb") as file:
@@ -1170,6 +1171,52 @@ def inspect_entitlements(toolchain: Toolchain, path: Path, frameworks: list[Path
         used |= {name for name in NETWORK_EXTENSION_VALUES if f"_OBJC_CLASS_$_{name}" in listing.split()}
     return [f"{path.name}: uses {name} without '{NETWORK_EXTENSION_VALUES[name]}' in its Network Extension entitlement"
             for name in sorted(used) if NETWORK_EXTENSION_VALUES[name] not in granted]
+
+
+# What iOS refuses, or kills the app for, unless the Info.plist explains or permits it: each
+# Objective-C class that reaches a protected resource, and the key whose text the prompt shows.
+USAGE_DESCRIPTIONS = {
+    "AVCaptureDevice": "NSCameraUsageDescription",
+    "CLLocationManager": "NSLocationWhenInUseUsageDescription",
+    "CNContactStore": "NSContactsUsageDescription",
+}
+# Background refreshes: BackgroundTasks' classes, or SwiftUI's `backgroundTask(.appRefresh(_:))`.
+APP_REFRESH = re.compile(r"^_OBJC_CLASS_\$_(BGAppRefreshTaskRequest|BGTaskScheduler)$|^_\$s7SwiftUI14BackgroundTaskV10appRefresh")
+# Swift keeps a string of 15 UTF-8 bytes or fewer inside the instructions, not among the
+# binary's bytes: such an identifier cannot be found in the binary.
+SMALL_STRING = 15
+
+
+def inspect_info(toolchain: Toolchain, path: Path, frameworks: list[Path], info: dict) -> list[str]:
+    """What the binary (with the frameworks it loads) uses that its Info.plist must declare: a
+    usage description for each protected resource; for background refreshes, the `fetch`
+    background mode and `BGTaskSchedulerPermittedIdentifiers`, each of which must be named in
+    the code (a stale identifier, or one misspelt on either side, is a task that never runs:
+    iOS refuses to schedule an identifier the Info.plist does not list)."""
+    undefined: set[str] = set()
+    contents = b""
+    for binary in [path, *frameworks]:
+        listing = subprocess.run([toolchain.tool("llvm-nm"), "--undefined-only", "--just-symbol-name", str(binary)],
+                                 capture_output=True, text=True).stdout
+        undefined |= set(listing.split())
+        contents += binary.read_bytes()
+    problems = []
+    for name, key in USAGE_DESCRIPTIONS.items():
+        if f"_OBJC_CLASS_$_{name}" in undefined and not str(info.get(key, "")).strip():
+            problems.append(f"{path.name}: uses {name} without {key} in its Info.plist (iOS ends the app when it asks)")
+    identifiers = info.get("BGTaskSchedulerPermittedIdentifiers", [])
+    if any(APP_REFRESH.match(symbol) for symbol in undefined):
+        if "fetch" not in info.get("UIBackgroundModes", []):
+            problems.append(f"{path.name}: schedules background refreshes without 'fetch' in UIBackgroundModes")
+        if not identifiers:
+            problems.append(f"{path.name}: schedules background refreshes without BGTaskSchedulerPermittedIdentifiers")
+    for identifier in identifiers:
+        if len(identifier.encode()) <= SMALL_STRING:
+            problems.append(f"{path.name}: the background task identifier '{identifier}' is too short to be found in the binary"
+                            f" (Swift keeps strings of {SMALL_STRING} bytes or fewer inside its instructions): use a longer one")
+        elif identifier.encode() not in contents:
+            problems.append(f"{path.name}: its Info.plist permits the background task '{identifier}', which no code of it names")
+    return problems
 
 
 def defined_symbols(toolchain: Toolchain, path: Path) -> set[str]:

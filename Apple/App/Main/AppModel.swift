@@ -15,6 +15,8 @@ final class AppModel {
     let opened: Result<AppContext, AppModelError>
     /// Strike alerts: Core Location's events, applied through the context.
     let geofences: GeofenceMonitor?
+    /// Sync with the person's other devices: following while in front, background syncs.
+    let sync: SyncController?
     /// The last sentence an action returned.
     var notice: Notice?
     /// The full-screen overlay of a question about a struck employer's site, while shown.
@@ -27,6 +29,7 @@ final class AppModel {
     init(opened: Result<AppContext, AppModelError>) {
         self.opened = opened
         geofences = (try? opened.get()).map { GeofenceMonitor(context: $0) }
+        sync = (try? opened.get()).map { SyncController(context: $0) }
         listImports = ListImports()
     }
 
@@ -63,6 +66,7 @@ final class AppModel {
         guard let context else { return }
         geofences?.resume()
         await BackgroundUpdates.schedule(context: context)
+        await sync?.scheduleBackgroundSync()
         if let problem = await context.compileIfNeeded() { notice = problem }
         // The tour until it is finished or skipped once (OnboardingTour.showsAtLaunch).
         if let onboarding = await load({ try await OnboardingScreen(state: $0).load() }), OnboardingTour.showsAtLaunch(onboarding) {

@@ -30,14 +30,18 @@ enum DatabaseSuspensionHooks {
 
     /// Runs `work`, which writes, to its end even if the person leaves the app meanwhile: under
     /// background time of its own (`beginBackgroundTask`), with the database kept awake; when
-    /// iOS says the time is up, the database is suspended (the write is rolled back) before the
-    /// app is.
+    /// iOS says the time is up, `expiring` runs (sync cancels its request there, which frees
+    /// its lock) and the database is suspended (the write is rolled back) before the app is.
     static func finishing<T: Sendable>(
-        _ name: String, suspension: SharedDatabaseSuspension?, _ work: @escaping @Sendable () async -> T
+        _ name: String, suspension: SharedDatabaseSuspension?, expiring: @escaping @MainActor @Sendable () -> Void = {},
+        _ work: @escaping @Sendable () async -> T
     ) async -> T {
         guard let suspension else { return await work() }
         #if os(iOS)
-        let time = BackgroundTime(name: name) { suspension.timeExpiring() }
+        let time = BackgroundTime(name: name) {
+            expiring()
+            suspension.timeExpiring()
+        }
         defer { time.end() }
         #endif
         return await suspension.keepingAwake(work)

@@ -10,8 +10,8 @@ import AppKit
 #endif
 
 /// Pepper on iPhone, iPad and Mac: one window whose tabs (a sidebar on iPad and Mac) bind the
-/// portable screen models. Background list updates and the strike data's refresh run as
-/// `BGAppRefreshTask`s.
+/// portable screen models. Background list updates, the strike data's refresh and sync with the
+/// serving home run as `BGAppRefreshTask`s; in front, the app follows the serving home.
 @main
 struct PepperApp: App {
     #if os(iOS)
@@ -19,6 +19,7 @@ struct PepperApp: App {
     #else
     @NSApplicationDelegateAdaptor(AppDelegate.self) private var delegate
     #endif
+    @Environment(\.scenePhase) private var scenePhase
 
     var body: some Scene {
         WindowGroup {
@@ -28,6 +29,15 @@ struct PepperApp: App {
                 .listImportSheet()
                 .environment(delegate.model)
                 .task { await delegate.model.started() }
+                // Sync: following the serving home while Pepper is in front, stopped (the sync
+                // lock freed) before iOS suspends it.
+                .onChange(of: scenePhase, initial: true) { _, phase in
+                    switch phase {
+                    case .active: delegate.model.sync?.becameActive()
+                    case .background: delegate.model.sync?.enteredBackground()
+                    default: break
+                    }
+                }
         }
         #if os(iOS)
         .backgroundTask(.appRefresh(BackgroundRefresh.listUpdateTask)) {
@@ -35,6 +45,11 @@ struct PepperApp: App {
         }
         .backgroundTask(.appRefresh(BackgroundRefresh.strikeDataTask)) { [delegate] in
             await delegate.refreshStrikeData()
+        }
+        // SwiftUI registers the handler at launch and cancels the task when iOS's time runs out
+        // (which cancels the request); the next one is asked for at the end.
+        .backgroundTask(.appRefresh(BackgroundRefresh.syncTask)) { [delegate] in
+            await delegate.syncInBackground()
         }
         #endif
     }
@@ -57,6 +72,11 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
         Notifications.registerCategories()
         // A relaunch for a region event: the monitor reattaches to Core Location.
         if forLocation { model.geofences?.resume() }
+    }
+
+    /// Sync's background refresh: once, with the serving home.
+    func syncInBackground() async {
+        await model.sync?.syncInBackground()
     }
 
     /// The strike data's background refresh (a still phone gets no location events).

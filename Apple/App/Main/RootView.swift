@@ -8,6 +8,7 @@ struct RootView: View {
         case browser = "Browser"
         case calls = "Calls and messages"
         case labor = "Labor actions"
+        case settings = "Settings"
 
         var id: String { rawValue }
 
@@ -17,6 +18,7 @@ struct RootView: View {
             case .browser: "safari"
             case .calls: "phone.badge.checkmark"
             case .labor: "person.3"
+            case .settings: "gearshape"
             }
         }
 
@@ -104,6 +106,7 @@ struct RootView: View {
             EmptyView()
             #endif
         case .labor: LaborActionsView()
+        case .settings: SettingsView()
         }
     }
 }
