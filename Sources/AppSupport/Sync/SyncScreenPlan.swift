@@ -151,7 +151,7 @@ public struct SyncScreenPlan: Sendable, Hashable {
 
     /// Whether a sync failed because the serving home removed this device (HomeSync's words).
     static func isRemoval(_ error: String?) -> Bool {
-        error?.hasPrefix("this device was removed") == true
+        error?.hasPrefix(HomeSync.removedPrefix) == true
     }
 
     // MARK: Sentences

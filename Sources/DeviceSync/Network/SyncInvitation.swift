@@ -24,11 +24,10 @@ public struct SyncInvitation: Sendable, Hashable, CustomStringConvertible {
         else { throw .notHTTPS(server.absoluteString) }
         guard SyncPairingCode.isValid(code) else { throw .invalidCode }
         if let pin, pin.count != 32 { throw .invalidPin }
-        var components = URLComponents()
-        components.scheme = "https"
-        components.host = host
-        components.port = server.port
-        self.server = components.url!
+        guard let url = URL(string: "https://" + Self.authority(host: host, port: server.port)) else {
+            throw .notHTTPS(server.absoluteString)
+        }
+        self.server = url
         self.code = SyncPairingCode.normalized(code)
         self.pin = pin
     }
@@ -46,24 +45,23 @@ public struct SyncInvitation: Sendable, Hashable, CustomStringConvertible {
             guard let data = Self.base64URLDecoded(text) else { throw .invalidPin }
             pin = data
         }
-        var server = URLComponents()
-        server.scheme = "https"
-        server.host = host
-        server.port = components.port
-        guard let url = server.url else { throw .notAnInvitation }
+        guard let url = URL(string: "https://" + Self.authority(host: host, port: components.port)) else { throw .notAnInvitation }
         try self.init(server: url, code: code, pin: pin)
     }
 
     /// The text form: `pepper-sync://HOST[:PORT]/?code=CODE[&pin=PIN]`.
     public var text: String {
-        var components = URLComponents()
-        components.scheme = "pepper-sync"
-        components.host = server.host
-        components.port = server.port
-        components.path = "/"
-        components.queryItems =
-            [URLQueryItem(name: "code", value: code)] + (pin.map { [URLQueryItem(name: "pin", value: Self.base64URL($0))] } ?? [])
-        return components.string!
+        var text = "pepper-sync://" + Self.authority(host: server.host ?? "", port: server.port) + "/?code=" + code
+        if let pin { text += "&pin=" + Self.base64URL(pin) }
+        return text
+    }
+
+    /// `HOST[:PORT]` as a URL writes it: an IPv6 address in brackets. By text rather than through
+    /// `URLComponents`, whose host of an IPv6 address comes without its brackets and does not go
+    /// back in.
+    static func authority(host: String, port: Int?) -> String {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (bare.contains(":") ? "[\(bare)]" : bare) + (port.map { ":\($0)" } ?? "")
     }
 
     public var description: String { text }

@@ -5,7 +5,7 @@ import Storage
 /// A following home's sync with its serving home, for as long as one holds `sync.lock`: the
 /// follower loaded once, then exchanges until both sides have everything.
 struct FollowerSession {
-    static let removedPrefix = "this device was removed"
+    static var removedPrefix: String { HomeSync.removedPrefix }
 
     let sync: HomeSync
     let transport: HTTPSyncTransport
@@ -95,7 +95,9 @@ struct FollowerSession {
             return report
         } catch {
             let failure = (error as? ActionError) ?? .storage("cannot keep the sync state: \(error)")
-            try? sync.pairing.noteSync(at: Date(), error: failure.description)
+            // A sync cancelled on purpose (the app leaving the front, its background time out)
+            // failed at nothing: the status keeps what it said.
+            if !Task.isCancelled { try? sync.pairing.noteSync(at: Date(), error: failure.description) }
             throw failure
         }
     }

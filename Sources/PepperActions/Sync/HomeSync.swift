@@ -23,6 +23,10 @@ public final class HomeSync: Sendable {
     var pairing: SyncPairingStore { SyncPairingStore(database: state.database) }
     var store: SyncStore { SyncStore(database: state.database) }
 
+    /// How the error of a device the serving home removed begins (its status's `lastError`
+    /// then begins so too): such a device must pair again.
+    public static let removedPrefix = "this device was removed"
+
     /// How long a pairing code is good for by default.
     public static let codeLifetime: Duration = .seconds(10 * 60)
 
