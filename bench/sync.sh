@@ -76,7 +76,7 @@ sleep 3
 latencies=()
 for i in $(seq 1 20); do
     start=$(now)
-    p phone allowlist add "edit$i.example" >/dev/null
+    p phone allowlist add "edit$i.example" >/dev/null 2>&1
     until sqlite3 "$work/laptop/pepper.sqlite" "SELECT 1 FROM allowlist WHERE domain = 'edit$i.example'" 2>/dev/null | grep -q 1; do
         sleep 0.02
         [ "$(seconds "$start" "$(now)" | cut -d. -f1)" -lt 60 ] || { echo "edit $i did not arrive in 60 s" >&2; exit 1; }

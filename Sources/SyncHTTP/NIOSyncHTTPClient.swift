@@ -96,6 +96,10 @@ public final class NIOSyncHTTPClient: SyncHTTPClient {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.certificateVerification = .fullVerification
+        // A closed exchange waits for the server's close_notify at most this long (NIOSSL's
+        // default is 5 s): a held wait cancelled by a local edit must end at once, and a server
+        // holding a request does not answer close_notify.
+        configuration.shutdownTimeout = .milliseconds(100)
         switch trust {
         case .system:
             configuration.trustRoots = .default

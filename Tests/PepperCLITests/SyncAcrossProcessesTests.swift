@@ -208,6 +208,15 @@ struct SyncAcrossProcessesTests {
         let oversized = String(repeating: " ", count: 25 * 1_048_576)
         (status, body) = try await send(SyncPaths.exchange, oversized, headers: keyed)
         #expect(status == 413, "\(body)")
+        // A held wait ends at once when its task is cancelled (a following home whose person
+        // just edited something), although the console holds the request.
+        let transport = HTTPSyncTransport(client: client, key: pairing.key)
+        let waiting = Task { try await transport.wait(after: 1_000_000) }
+        try await Task.sleep(for: .seconds(1))
+        let cancelled = ContinuousClock.now
+        waiting.cancel()
+        _ = await waiting.result
+        #expect(ContinuousClock.now - cancelled < .seconds(1), "\(ContinuousClock.now - cancelled)")
         // Nothing of it was taken.
         let decisions = try Self.decisions(home: server)
         #expect(decisions.keys.filter { $0.kind == .allowlistEntry }.map(\.key) == ["kept.example"])

@@ -119,20 +119,30 @@ struct FollowerSession {
         let cursor = follower.cursor
         let transport = self.transport
         let outbox = SyncOutbox(database: state.database)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // An error (the serving home restarting, the network gone) ends the wait too:
-                // the next sync says what is wrong, then the loop waits longer.
-                _ = try? await transport.wait(after: cursor)
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    if (try? outbox.hasEntries()) == true { return }
-                    try? await Task.sleep(for: .milliseconds(500))
-                }
-            }
-            await group.next()
-            group.cancelAll()
+        let (signals, signal) = AsyncStream<Void>.makeStream()
+        // Unstructured on purpose: the first signal ends the wait at once, without waiting for
+        // the other side to notice its cancellation (a held request ends when its connection
+        // closes, a sleep when it wakes).
+        let waiting = Task {
+            // An error (the serving home restarting, the network gone) ends the wait too: the
+            // next sync says what is wrong, then the loop waits longer.
+            _ = try? await transport.wait(after: cursor)
+            signal.yield()
         }
+        let polling = Task {
+            while !Task.isCancelled {
+                if (try? outbox.hasEntries()) == true { break }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+            signal.yield()
+        }
+        // Cancelling the follower (the app leaving the front) ends the wait at once as well.
+        await withTaskCancellationHandler {
+            for await _ in signals { break }
+        } onCancel: {
+            signal.finish()
+        }
+        waiting.cancel()
+        polling.cancel()
     }
 }

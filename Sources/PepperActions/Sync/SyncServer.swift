@@ -100,8 +100,15 @@ public actor SyncServer {
         } catch {
             throw SyncServerError(status: 422, reason: "\(error); nothing taken")
         }
-        if !outcome.changed.isEmpty { _ = await sync.state.applySynced(outcome.changed) }
+        var needsRebuild = false
+        if !outcome.changed.isEmpty { needsRebuild = await sync.state.applySynced(outcome.changed, rebuild: false).needsRebuild }
         try save(&hub)
+        // The answer and the waiting devices need not wait for this home's content blocker:
+        // rebuilds that overlap are merged into one (`PepperState.rebuild()`).
+        if needsRebuild {
+            let state = sync.state
+            Task { try? await state.rebuild() }
+        }
         return response
     }
 
