@@ -55,9 +55,9 @@ start=$(now)
 end=$(now)
 echo "pepper sync pair + first sync: $(seconds "$start" "$end") s, peak RSS $(rss "$work/pair.time") ($(tail -1 "$work/pair.out"))"
 start=$(now)
-p server backup create "$work/copy.pepperbackup" >/dev/null
+p server backup create "$work/copy.pepperbackup" >/dev/null 2>&1
 mkdir -p "$work/copy"
-/usr/bin/time -v -o "$work/restore.time" env PEPPER_HOME="$work/copy" "$pepper" backup restore "$work/copy.pepperbackup" --replace >/dev/null
+/usr/bin/time -v -o "$work/restore.time" env PEPPER_HOME="$work/copy" "$pepper" backup restore "$work/copy.pepperbackup" --replace >/dev/null 2>&1
 end=$(now)
 echo "whole-home copy (backup create + restore): $(seconds "$start" "$end") s, restore's peak RSS $(rss "$work/restore.time"), file $(du -h "$work/copy.pepperbackup" | cut -f1)"
 

@@ -52,6 +52,12 @@ public struct SyncFollower: Sendable {
     /// The replica's records changed since the last call (see ``SyncReplica/takeUnsaved()``).
     public mutating func takeUnsaved() -> [(id: SyncRecordID, saved: SavedRecord?)] { replica.takeUnsaved() }
 
+    /// Changes this home's records in place: its own edits, which the caller records (without
+    /// copying every record, as taking ``replica`` out and putting it back would).
+    public mutating func updateReplica<T>(_ body: (inout SyncReplica) throws -> T) rethrows -> T {
+        try body(&replica)
+    }
+
     /// Whether this home has changes the serving home has not acknowledged.
     public var hasUnsentChanges: Bool { replica.hasChanges(after: acknowledgedThrough) }
 

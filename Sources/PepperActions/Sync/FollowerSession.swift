@@ -45,7 +45,11 @@ struct FollowerSession {
 
     /// Takes local edits, then exchanges pages until neither side has more; applies what
     /// changed as it arrives and rebuilds once at the end.
-    mutating func run() async throws(ActionError) -> SyncRunReport {
+    ///
+    /// - Parameter rebuildInBackground: whether the rebuild runs on its own while this returns (a
+    ///   follower goes back to waiting at once; overlapping rebuilds merge into one), rather than
+    ///   before it returns (`pepper sync now` leaves the home compiled).
+    mutating func run(rebuildInBackground: Bool = false) async throws(ActionError) -> SyncRunReport {
         var report = SyncRunReport()
         do {
             try takeLocalChanges()
@@ -83,7 +87,11 @@ struct FollowerSession {
                 try takeLocalChanges()
                 if !response.more && !follower.hasUnsentChanges { break }
             }
-            if rebuild {
+            if rebuild && rebuildInBackground {
+                let state = self.state
+                Task { try? await state.rebuild() }
+                report.applied.rebuilt = true
+            } else if rebuild {
                 do {
                     try await state.rebuild()
                     report.applied.rebuilt = true
@@ -106,9 +114,7 @@ struct FollowerSession {
     mutating func takeLocalChanges() throws {
         let changes = try LocalChanges.read(state.database)
         guard !changes.entries.isEmpty else { return }
-        var replica = follower.replica
-        changes.record(into: &replica)
-        follower = SyncFollower(replica: replica, position: follower.position)
+        follower.updateReplica { changes.record(into: &$0) }
         try sync.store.save(&follower)
         try changes.clear(state.database)
     }

@@ -219,7 +219,7 @@ public final class HomeSync: Sendable {
         var backoff = 1.0
         while !Task.isCancelled {
             do {
-                let report = try await session.run()
+                let report = try await session.run(rebuildInBackground: true)
                 onSync(.success(report))
                 backoff = 1
                 await session.waitForChange()

@@ -25,22 +25,24 @@ public enum SyncedDecisions {
         let wanted = keys.map { Dictionary(grouping: $0, by: \.kind.rawValue) }
         for table in SyncOutbox.tables {
             let kind = SyncRecordKind(rawValue: table.kind)
-            var sql = "SELECT \(table.keyExpression) AS syncKey, * FROM \(table.table) WHERE \(table.conditionExpression)"
-            var arguments: [String] = []
-            if let wanted {
-                guard let ids = wanted[table.kind], !ids.isEmpty else { continue }
-                // Small sets by key; large ones read the table (a first sync of 100,000 numbers).
-                if ids.count <= 500 {
-                    sql += " AND syncKey IN (\(ids.map { _ in "?" }.joined(separator: ",")))"
-                    arguments = ids.map(\.key)
+            let sql = "SELECT \(table.keyExpression) AS syncKey, * FROM \(table.table) WHERE \(table.conditionExpression)"
+            // Named records in batches of 500 keys (a sync's page names 1,000), so that reading
+            // what a page changed does not read the whole table.
+            let batches: [[String]?] =
+                if let wanted {
+                    stride(from: 0, to: (wanted[table.kind] ?? []).count, by: 500).map { start in
+                        let ids = wanted[table.kind]!
+                        return ids[start..<min(start + 500, ids.count)].map(\.key)
+                    }
+                } else {
+                    [nil]
                 }
-            }
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-            let filter = wanted.map { Set(($0[table.kind] ?? []).map(\.key)) }
-            while let row = try rows.next() {
-                let key: String = row["syncKey"]
-                if let filter, !filter.contains(key) { continue }
-                values[SyncRecordID(kind: kind, key: key)] = try fields(of: row, table: table.table)
+            for keys in batches {
+                let filtered = keys.map { sql + " AND syncKey IN (\($0.map { _ in "?" }.joined(separator: ",")))" } ?? sql
+                let rows = try Row.fetchCursor(db, sql: filtered, arguments: StatementArguments(keys ?? []))
+                while let row = try rows.next() {
+                    values[SyncRecordID(kind: kind, key: row["syncKey"])] = try fields(of: row, table: table.table)
+                }
             }
         }
         return values
