@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "PicketServer", targets: ["PicketServer"]),
         .library(name: "PepperActions", targets: ["PepperActions"]),
         .library(name: "HomeBackup", targets: ["HomeBackup"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "Screens", targets: ["Screens"]),
         .library(name: "Console", targets: ["Console"]),
         .library(name: "AppExtensionSupport", targets: ["AppExtensionSupport"]),
@@ -76,6 +77,9 @@ let package = Package(
         // MARK: Formats, models and persistence (portable)
         // Dates' UTC fields and texts by arithmetic (no ICU): stored dates, shown times, ISO 8601.
         .target(name: "UTCTime"),
+        // QR codes (ISO/IEC 18004, byte mode, versions 1 to 20) as SVG and terminal text: the
+        // pairing invitation the console and `pepper sync code` show. Foundation only.
+        .target(name: "QRCode"),
         // One Pepper across a person's devices: hybrid logical clocks, records that merge per
         // field, tombstones, and the exchange between a serving home and those that follow it.
         .target(name: "DeviceSync"),
@@ -433,6 +437,8 @@ let package = Package(
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
+        // Every code read back by a real decoder (zbarimg).
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "PepperTestSupport"]),
         .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
         // The HTTPS client against real TLS servers on loopback, with certificates from DNSProfiles' CA and openssl.
         .testTarget(
