@@ -332,7 +332,7 @@ let package = Package(
             name: "Console",
             dependencies: [
                 "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
-                "DeviceSync",
+                "DeviceSync", "HomeBackup", "BlockingWork",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -457,7 +457,7 @@ let package = Package(
         .testTarget(
             name: "HomeBackupTests",
             dependencies: [
-                "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper",
+                "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper", "UTCTime",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ]),
 

@@ -74,6 +74,8 @@ public enum BackupFormat {
     static let magic = Data("PEPPER-BACKUP\n".utf8)
     /// The database's entry.
     public static let databaseEntry = "pepper.sqlite"
+    /// The extension of the names backups are offered under (``BackupActions/suggestedFileName(at:)``).
+    public static let fileExtension = "pepperbackup"
     /// The longest header line read.
     static let maximumHeaderBytes = 4096
     /// The longest manifest read.
