@@ -528,7 +528,7 @@ let package = Package(
             ],
             resources: [
                 .copy("Browser/console_walk.py"), .copy("Browser/console_people_walk.py"), .copy("Browser/console_door_walk.py"),
-                .copy("Browser/console_away_walk.py"), .copy("Browser/browser_support.py"),
+                .copy("Browser/console_away_walk.py"), .copy("Browser/console_backup_walk.py"), .copy("Browser/browser_support.py"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         // The private CA checked with real openssl, the profiles with scripts/check-dns-profile.py.

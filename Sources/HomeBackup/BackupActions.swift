@@ -112,16 +112,37 @@ public enum BackupActions {
     /// The console's sessions are not in a backup: the restored database has none. A face that
     /// keeps someone signed in stores their session again.
     ///
-    /// - Throws: any ``BackupError`` when the file cannot be restored; the state is then as it was.
+    /// The home's sync state must not be held in memory meanwhile: a process that holds it
+    /// (`sync.lock`: a console that serves sync to devices, `pepper sync follow`) would write the
+    /// replaced replica back over the restored one. The lock is taken for the whole restore, and
+    /// the restore is refused when another holds it.
+    ///
+    /// - Throws: ``BackupError/syncInUse`` when the home's sync state is held;
+    ///   any other ``BackupError`` when the file cannot be restored. The state is then as it was.
     public static func restore(
         from file: URL, into state: PepperState, passphrase: Data?,
         progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
     ) async throws(BackupError) -> RestoreOutcome {
         let home = state.home
+        // The lock `HomeSync` and `SyncServer` hold while they keep the replica in memory.
+        let syncLockPath = home.url.appendingPathComponent("sync.lock").path
+        func takeSyncLock() throws(BackupError) -> FileLock {
+            do {
+                return try FileLock(path: syncLockPath, wait: false)
+            } catch {
+                throw .syncInUse
+            }
+        }
+        // Refused before the long checks when a process holds it (the file exists then); let go
+        // at once, so a refused restore leaves no file behind.
+        if FileManager.default.fileExists(atPath: syncLockPath) { _ = try takeSyncLock() }
         let (staging, manifest) = try await LongBlockingWork.run { () throws(BackupError) -> (URL, BackupManifest) in
             try stage(file, home: home, passphrase: passphrase, progress: progress)
         }
         defer { try? FileManager.default.removeItem(at: staging) }
+        // Held from here to the end: no process loads the replica while it is replaced.
+        let syncLock = try takeSyncLock()
+        defer { withExtendedLifetime(syncLock) {} }
         let previous: URL
         do {
             previous = try await state.withBuildLock { () throws -> URL in try replaceInPlace(state, with: staging) }

@@ -1,3 +1,4 @@
+import DeviceSync
 import Foundation
 import HTTPTypes
 import HomeBackup
@@ -234,6 +235,26 @@ struct ConsoleBackupTests {
         let urlencoded = try await console.request(.post, "/backup/restore", cookie: cookie, form: [("confirm", "yes"), ("csrf", csrf)])
         #expect(urlencoded.status == .badRequest)
         #expect(try await ConsoleHostileBodyTests.snapshot(console) == before, "nothing changed")
+        #expect(Self.siblings(console.home).isEmpty)
+    }
+
+    @Test func aRestoreIsRefusedWhileThisConsoleServesSyncFromMemory() async throws {
+        let console = try await ConsoleHarness()
+        defer { Self.removeSiblings(console.home) }
+        let (cookie, csrf) = try await console.signIn()
+        let backup = try await Self.download(console, cookie: cookie, csrf: csrf)
+        _ = try await console.state.addAllowlist("after.example", rebuild: false)
+        // A device's first request: the console's sync server loads the replica and keeps it
+        // (and sync.lock) for its life. The code is wrong, the replica is loaded all the same.
+        await #expect(throws: SyncServerError.self) {
+            try await console.server.syncServer.pair(SyncPairingRequest(code: "ABCD-EFGH-JKMN", device: try DeviceID("phone")))
+        }
+        let before = try await ConsoleHostileBodyTests.snapshot(console)
+        let answer = try await Self.upload(console, cookie: cookie, csrf: csrf, file: ("home.pepperbackup", backup))
+        #expect(answer.status == .unprocessableContent)
+        #expect(answer.text.contains("This home serves sync to your devices from this console"), "\(answer.text.prefix(3000))")
+        #expect(answer.text.contains("The home is as it was."))
+        #expect(try await ConsoleHostileBodyTests.snapshot(console) == before)
         #expect(Self.siblings(console.home).isEmpty)
     }
 

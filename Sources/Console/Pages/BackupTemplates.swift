@@ -22,6 +22,7 @@ extension Templates {
         <ul>
         <li>Sessions are not in backups: every other browser signed in to this console is signed out. This one stays signed in.</li>
         <li>A running <code>pepper dns serve</code> is not stopped: it keeps answering, and takes up the restored lists and rules once they are compiled. Its own settings (addresses, upstreams, client groups) are its command line's and do not change.</li>
+        <li>Once a device has synced with this console since it started, the console keeps the home's sync state in memory and a restore here is refused: stop the console and use <code>pepper backup restore --replace</code>.</li>
         <li>A backup made by an older Pepper is brought up to date; one made by a newer Pepper is refused.</li>
         </ul>
         <form method="post" action="/backup/restore" enctype="multipart/form-data" id="restore-form">\(csrf)

@@ -179,6 +179,11 @@ struct BackupPage: ConsoleArea {
         case .wrongPassphrase: (.passphrase, "This passphrase does not open the backup.")
         case .passphraseNeeded: (.passphrase, "This backup is encrypted: type its passphrase.")
         case .homeNotEmpty, .noState, .io: (nil, sentence(error.description))
+        case .syncInUse:
+            (
+                nil,
+                "This home serves sync to your devices from this console (or pepper sync follow runs on it), which keeps its sync state in memory and would write the replaced state back. Stop the console and restore with pepper backup restore --replace."
+            )
         }
     }
 
