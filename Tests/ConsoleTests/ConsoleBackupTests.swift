@@ -2,6 +2,7 @@ import DeviceSync
 import Foundation
 import HTTPTypes
 import HomeBackup
+import Hummingbird
 import NIOCore
 import PepperActions
 import PepperTestSupport
@@ -256,6 +257,62 @@ struct ConsoleBackupTests {
         #expect(answer.text.contains("The home is as it was."))
         #expect(try await ConsoleHostileBodyTests.snapshot(console) == before)
         #expect(Self.siblings(console.home).isEmpty)
+    }
+
+    @Test func aRestoreWaitsUntilTheListUpdateHasEnded() async throws {
+        let console = try await ConsoleHarness()
+        defer { Self.removeSiblings(console.home) }
+        let (cookie, csrf) = try await console.signIn()
+        let backup = try await Self.download(console, cookie: cookie, csrf: csrf)
+        // An update whose one list answers only after 10 s.
+        let server = try ListServer(routes: ["/slow.txt": .init(body: "||slow.example^\n")])
+        _ = try await console.state.addList(ListRequest(source: server.url("/slow.txt"), name: "slow"), rebuild: false)
+        try server.set(["/slow.txt": .init(body: "||slow.example^\n", delay: 10)])
+        #expect(try await console.request(.post, "/lists/update", cookie: cookie, form: [("csrf", csrf)]).location == "/lists/update")
+        #expect(await console.server.updates.snapshot().running)
+        let before = try await ConsoleHostileBodyTests.snapshot(console)
+        let answer = try await Self.upload(console, cookie: cookie, csrf: csrf, file: ("home.pepperbackup", backup))
+        #expect(answer.status == .unprocessableContent)
+        #expect(answer.text.contains("Nothing was restored: the lists are being updated. Restore once the update has ended."))
+        #expect(try await ConsoleHostileBodyTests.snapshot(console) == before)
+        try await console.waitForUpdate(timeout: .seconds(120))
+        let after = try await Self.upload(console, cookie: cookie, csrf: csrf, file: ("home.pepperbackup", backup))
+        #expect(after.status == .seeOther, "once the update has ended: \(after.text.prefix(500))")
+        #expect(!(try console.state.lists().map(\.name).contains("slow")), "the backup's lists, without the one added after it")
+    }
+
+    @Test func anUploadOverItsLimitIsRefusedAsItArrivesAndLeavesNothing() async throws {
+        let body = Self.restoreForm(csrf: "x", fields: [("confirm", "yes")], file: ("big", Data(count: 5_000)))
+        let chunks = stride(from: 0, to: body.readableBytes, by: 1_000).map {
+            body.getSlice(at: $0, length: min(1_000, body.readableBytes - $0))!
+        }
+        let parent = TestPaths.temporaryDirectory("console-upload-limit")
+        defer { try? FileManager.default.removeItem(at: parent) }
+        do {
+            _ = try await StreamedUpload.read(
+                RequestBody(
+                    asyncSequence: AsyncStream { continuation in
+                        for chunk in chunks { continuation.yield(chunk) }
+                        continuation.finish()
+                    }), contentType: "multipart/form-data; boundary=\(Self.boundary)", fileField: "file", limit: 4_000, in: parent)
+            Issue.record("an upload over the limit was taken")
+        } catch .tooLarge(let limit) {
+            #expect(limit == 4_000)
+        } catch {
+            Issue.record("refused for another reason: \(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty, "the part written so far is removed")
+        // Within the limit, the same body is taken, its file whole.
+        let upload = try await StreamedUpload.read(
+            RequestBody(
+                asyncSequence: AsyncStream { continuation in
+                    for chunk in chunks { continuation.yield(chunk) }
+                    continuation.finish()
+                }), contentType: "multipart/form-data; boundary=\(Self.boundary)", fileField: "file", limit: 6_000, in: parent)
+        #expect(upload.form["confirm"] == "yes" && upload.file?.size == 5_000)
+        #expect(try Data(contentsOf: try #require(upload.file?.url)) == Data(count: 5_000))
+        upload.discard()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
     }
 
     @Test func aBackupLargerThanTheOtherFormsLimitIsStreamedAndRestored() async throws {

@@ -50,9 +50,12 @@ struct StreamedUpload: Sendable {
     /// Bytes gathered before each write to the file.
     static let writeChunk = 1 << 20
 
-    /// Reads `body` (of `contentType`), writing the part named `fileField` to a new temporary
-    /// folder; everything else must be text.
-    static func read(_ body: RequestBody, contentType: String?, fileField: String, limit: Int64) async throws(Refusal) -> StreamedUpload {
+    /// Reads `body` (of `contentType`), writing the part named `fileField` to a new folder in
+    /// `parent` (the temporary folder); everything else must be text.
+    static func read(
+        _ body: RequestBody, contentType: String?, fileField: String, limit: Int64,
+        in parent: URL = FileManager.default.temporaryDirectory
+    ) async throws(Refusal) -> StreamedUpload {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else {
             throw .notAForm("this form is sent as multipart/form-data, with its file")
         }
@@ -60,7 +63,7 @@ struct StreamedUpload: Sendable {
         guard FormData.isValidBoundary(boundary) else {
             throw .notAForm("the multipart boundary is not 1 to 70 characters of those RFC 2046 allows")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pepper-console-upload-\(UUID().uuidString)")
+        let folder = parent.appendingPathComponent("pepper-console-upload-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
