@@ -39,7 +39,7 @@ let package = Package(
             targets: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "ListSync", "Storage", "Picket", "CallFilter",
                 "DNSFilter", "FilterEngine", "ContentBlocker", "FilterLists", "BlockingWork", "UTCTime", "PepperFiles", "DeviceSync",
-                "ContentBlockerSlots",
+                "ContentBlockerSlots", "QRCode", "HomeBackup",
             ]
         ),
         .library(name: "PepperBlockerKit", type: .dynamic, targets: ["ContentBlockerSlots"]),
