@@ -445,6 +445,12 @@ public enum BackupActions {
                 try? fileManager.moveItem(at: aside.appendingPathComponent(name), to: url)
             }
         }
+        // The aside folder goes once it holds only the database's copy (the folders went back);
+        // anything else in it is the person's and stays.
+        func discardAside() {
+            let left = (try? fileManager.contentsOfDirectory(atPath: aside.path)) ?? []
+            if left.allSatisfy({ $0.hasPrefix(BackupFormat.databaseEntry) }) { try? fileManager.removeItem(at: aside) }
+        }
         do {
             for name in folders {
                 let current = home.url.appendingPathComponent(name)
@@ -461,15 +467,27 @@ public enum BackupActions {
             }
         } catch {
             undoFolders()
+            discardAside()
             throw .io("cannot put the restored lists in place in \(home.url.path): \(error)")
         }
         // The database last, in one write transaction of the open pool.
         do {
             let restored = try DatabaseQueue(path: staging.appendingPathComponent(BackupFormat.databaseEntry).path)
             defer { try? restored.close() }
+            // SQLite copies into a database in WAL mode only between equal page sizes: a backup
+            // made with another one is rewritten with the open database's first.
+            let pageSize = try state.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096 }
+            if try restored.read({ db in try Int.fetchOne(db, sql: "PRAGMA page_size") }) != pageSize {
+                try restored.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA journal_mode = DELETE")
+                    try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+                    try db.execute(sql: "VACUUM")
+                }
+            }
             try restored.backup(to: state.database.writer)
         } catch {
             undoFolders()
+            discardAside()
             throw .io("cannot copy the restored database into \(home.databaseURL.path): \(error)")
         }
         return aside

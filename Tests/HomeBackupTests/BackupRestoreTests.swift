@@ -316,6 +316,33 @@ import UTCTime
         #expect(try await BackupActions.restore(from: plain, into: state, passphrase: passphrase).passphraseNotNeeded)
     }
 
+    @Test func aBackupWithAnotherPageSizeRestoresIntoAnOpenState() async throws {
+        // A home whose database was made with 8 kB pages (the open one has SQLite's 4 kB): SQLite
+        // copies into a database in WAL mode only between equal page sizes.
+        let folder = TestPaths.temporaryDirectory("backup-page-size")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = PepperHome(url: folder.appendingPathComponent("source"))
+        try FileManager.default.createDirectory(at: source.url, withIntermediateDirectories: true)
+        let empty = try DatabaseQueue(path: source.databaseURL.path)
+        try await empty.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 8192")
+            try db.execute(sql: "VACUUM")
+        }
+        try empty.close()
+        let original = try PepperState(home: source)
+        _ = try await original.addRule("||eight-k.backup.test^", rebuild: false)
+        #expect(try await original.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 8192)
+        let file = folder.appendingPathComponent("eight-k.pepper-backup")
+        _ = try await BackupActions.create(state: original, to: file, passphrase: nil, pepperVersion: "test")
+
+        let state = try PepperState(home: PepperHome(url: folder.appendingPathComponent("open")))
+        _ = try await state.addRule("||four-k.backup.test^", rebuild: false)
+        _ = try await BackupActions.restore(from: file, into: state, passphrase: nil)
+        #expect(try state.userRules().map(\.text) == ["||eight-k.backup.test^"])
+        #expect(try await state.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 4096)
+        #expect(try await state.database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func aBackupIsOfferedUnderANameThatSortsByTime() throws {
         let date = try #require(UTCDateTime(year: 2026, month: 5, day: 12, hour: 14, minute: 30, second: 59)).date
         #expect(BackupActions.suggestedFileName(at: date) == "pepper-backup-20260512-1430.pepperbackup")
