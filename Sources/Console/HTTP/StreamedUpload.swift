@@ -75,11 +75,17 @@ struct StreamedUpload: Sendable {
             for try await chunk in body {
                 received += Int64(chunk.readableBytes)
                 guard received <= limit else { throw Refusal.tooLarge(limit: limit) }
-                try reader.take(chunk)
-                if let pending = reader.takePending(atLeast: writeChunk) { try await write(pending, to: reader) }
+                // Parsed and written on threads made for such work: a large upload's parsing
+                // would otherwise hold one of Swift's few shared threads for long stretches.
+                try await BlockingWorkPool.shared.run { () throws -> Void in
+                    try reader.take(chunk)
+                    if let pending = reader.takePending(atLeast: writeChunk) { try reader.handle().write(contentsOf: pending) }
+                }
             }
-            if let pending = reader.takePending(atLeast: 0) { try await write(pending, to: reader) }
-            try reader.finish()
+            try await BlockingWorkPool.shared.run { () throws -> Void in
+                if let pending = reader.takePending(atLeast: 0) { try reader.handle().write(contentsOf: pending) }
+                try reader.finish()
+            }
         } catch {
             reader.close()
             try? FileManager.default.removeItem(at: folder)
@@ -90,12 +96,6 @@ struct StreamedUpload: Sendable {
         return StreamedUpload(form: FormData(fields: reader.fields), file: reader.file, folder: folder)
     }
 
-    /// Writes `data` to the reader's file on a thread made for waiting.
-    private static func write(_ data: Data, to reader: PartReader) async throws {
-        let handle = try reader.handle()
-        try await BlockingWorkPool.shared.run { () throws -> Void in try handle.write(contentsOf: data) }
-    }
-
     /// Removes the file and its folder.
     func discard() {
         try? FileManager.default.removeItem(at: folder)
@@ -103,8 +103,8 @@ struct StreamedUpload: Sendable {
 }
 
 /// MultipartKit's parser fed chunk by chunk, sorting parts into text fields and the one file.
-/// One request's, used by one task at a time (`@unchecked Sendable`: its writes are awaited one
-/// after the other).
+/// One request's, used by one piece of work at a time (`@unchecked Sendable`: each chunk's work
+/// is awaited before the next).
 private final class PartReader: @unchecked Sendable {
     private let parser: MultipartParser
     private let fileField: String
