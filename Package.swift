@@ -332,7 +332,7 @@ let package = Package(
             name: "Console",
             dependencies: [
                 "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
-                "DeviceSync", "HomeBackup", "BlockingWork",
+                "DeviceSync", "HomeBackup", "BlockingWork", "QRCode",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -379,6 +379,7 @@ let package = Package(
                 "HomeBackup",
                 "DeviceSync",
                 "SyncHTTP",
+                "QRCode",
                 "FilterLists",
                 "ContentBlocker",
                 "Storage",
@@ -528,7 +529,8 @@ let package = Package(
             ],
             resources: [
                 .copy("Browser/console_walk.py"), .copy("Browser/console_people_walk.py"), .copy("Browser/console_door_walk.py"),
-                .copy("Browser/console_away_walk.py"), .copy("Browser/console_backup_walk.py"), .copy("Browser/browser_support.py"),
+                .copy("Browser/console_away_walk.py"), .copy("Browser/console_backup_walk.py"), .copy("Browser/console_sync_walk.py"),
+                .copy("Browser/browser_support.py"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         // The private CA checked with real openssl, the profiles with scripts/check-dns-profile.py.

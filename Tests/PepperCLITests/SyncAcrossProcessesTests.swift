@@ -89,6 +89,9 @@ struct SyncAcrossProcessesTests {
                 "--name", "laptop",
             ], laptop)
         #expect(paired.stdout.contains("Paired with \(console.url) as laptop"))
+        // With --qr, the QR code follows the text (half blocks; zbarimg reads the console's SVG).
+        let withCode = try await Self.run(["sync", "code", "--url", console.url, "--qr"], server).stdout
+        #expect(withCode.split(separator: "\n").count > 20 && withCode.contains("\u{2580}"))
         let invitation = try SyncInvitation(text: try await code())
         let pin = try #require(invitation.pin, "the invitation pins the home's CA")
         let client = try NIOSyncHTTPClient(server: invitation.server, trust: .pinned(sha256: pin))

@@ -5,7 +5,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case layout
     /// A page that only explains why a request was refused or failed.
     case problem
-    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys, backup
+    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys, backup, sync
     /// A form field, included by the report and snapshot forms (`{{> field}}`).
     case field
 }
@@ -40,6 +40,7 @@ enum Templates {
         case .moderation: moderation
         case .keys: keys
         case .backup: backup
+        case .sync: sync
         case .field: field
         }
     }

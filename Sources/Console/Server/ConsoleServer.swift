@@ -99,6 +99,10 @@ public struct ConsoleServer: Sendable {
     let tlsConfiguration: TLSConfiguration?
     /// The serving side of the home's sync (`/sync/v1`), loaded at the first device's request.
     public let syncServer: SyncServer
+    /// The certificate a pairing invitation pins: the home's CA when the console serves the
+    /// home's certificate (the CA is then sent after it), else the last certificate of the
+    /// console's certificate file; `nil` without TLS.
+    let syncPin: URL?
 
     /// A console over `state`.
     public init(
@@ -135,6 +139,17 @@ public struct ConsoleServer: Sendable {
         }
         updates = UpdateRunner(screen: ListsScreen(state: state))
         syncServer = SyncServer(sync: HomeSync(state: state))
+        syncPin = configuration.tls.map { files in
+            Self.servesHomeCertificate(files, homeCA: homeCA) ? homeCA : URL(fileURLWithPath: files.certificate)
+        }
+    }
+
+    /// Whether `files` name the home's own server certificate from `pepper dns certificate`
+    /// (issued by `homeCA`, which exists).
+    static func servesHomeCertificate(_ files: TLSFiles, homeCA: URL) -> Bool {
+        FileManager.default.fileExists(atPath: homeCA.path)
+            && URL(fileURLWithPath: files.certificate).standardizedFileURL.resolvingSymlinksInPath()
+                == homeCA.deletingLastPathComponent().appendingPathComponent("server.pem").standardizedFileURL.resolvingSymlinksInPath()
     }
 
     /// The server side of TLS from PEM files; each error names the file and what is wrong.
@@ -150,9 +165,8 @@ public struct ConsoleServer: Sendable {
             throw .tls(file: files.certificate, reason: "not a readable PEM certificate (\(error))")
         }
         guard !chain.isEmpty else { throw .tls(file: files.certificate, reason: "no certificate in it") }
-        if chain.count == 1, let homeCA, let ca = try? NIOSSLCertificate.fromPEMFile(homeCA.path), ca.count == 1,
-            URL(fileURLWithPath: files.certificate).standardizedFileURL.resolvingSymlinksInPath()
-                == homeCA.deletingLastPathComponent().appendingPathComponent("server.pem").standardizedFileURL.resolvingSymlinksInPath()
+        if chain.count == 1, let homeCA, servesHomeCertificate(files, homeCA: homeCA),
+            let ca = try? NIOSSLCertificate.fromPEMFile(homeCA.path), ca.count == 1
         {
             chain += ca
         }
@@ -203,6 +217,7 @@ public struct ConsoleServer: Sendable {
             ModerationPage(
                 renderer: renderer, sessions: sessions, picketStore: picketStore, picketStoreDescription: picketStoreDescription))
         router.add(BackupPage(renderer: renderer, sessions: sessions, state: state, updates: updates))
+        router.add(SyncPage(renderer: renderer, sessions: sessions, state: state, pinnedCertificate: syncPin, tls: tls))
         router.addRoutes(SyncAPI(server: syncServer).routes(), atPath: SyncAPI.path)
         return router
     }

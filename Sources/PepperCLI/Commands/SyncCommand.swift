@@ -3,6 +3,7 @@ import DNSProfiles
 import DeviceSync
 import Foundation
 import PepperActions
+import QRCode
 import Storage
 import SyncHTTP
 
@@ -72,6 +73,8 @@ struct SyncCommand: AsyncParsableCommand {
         var cert: String?
         @Option(help: "How many minutes the code works.")
         var minutes = 10
+        @Flag(help: "Also print the invitation as a QR code (for the phone's camera), after the text.")
+        var qr = false
 
         func validate() throws {
             guard (1...1440).contains(minutes) else { throw ValidationError("--minutes takes 1 to 1440") }
@@ -95,6 +98,13 @@ struct SyncCommand: AsyncParsableCommand {
             }
             let invitation = try HomeSync(state: state).invitation(server: server, pin: pin, validFor: .seconds(minutes * 60))
             print(invitation.text)
+            if qr {
+                do {
+                    print(try QRCode(encoding: invitation.text).terminalText())
+                } catch {
+                    Terminal.warning("no QR code: \(error); type the invitation instead")
+                }
+            }
             Terminal.status(
                 "Works once, for \(minutes) minute\(minutes == 1 ? "" : "s"). On the other device: pepper sync pair '\(invitation.text)'"
                     + (pin == nil ? " (devices trust the system's authorities for \(server.host ?? url))" : ""))

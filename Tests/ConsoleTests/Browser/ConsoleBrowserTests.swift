@@ -18,6 +18,7 @@ struct ConsoleBrowserTests {
     static let peopleWalk = Bundle.module.url(forResource: "console_people_walk", withExtension: "py")!
     static let awayWalk = Bundle.module.url(forResource: "console_away_walk", withExtension: "py")!
     static let backupWalk = Bundle.module.url(forResource: "console_backup_walk", withExtension: "py")!
+    static let syncWalk = Bundle.module.url(forResource: "console_sync_walk", withExtension: "py")!
 
     /// Whether Chromium, its driver and Selenium are here; with `PEPPER_REQUIRE_BROWSER=1` their
     /// absence is a failure, not a skip.
@@ -245,6 +246,46 @@ struct ConsoleBrowserTests {
         #expect(beside.contains { $0.hasPrefix("home.replaced-") } && !beside.contains { $0.contains(".restoring-") }, "\(beside)")
         for page in ["page", "passphrase-error", "wrong-passphrase", "restored", "backup-phone", "phone"] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-backup-\(page).png").path), "\(page)")
+        }
+    }
+
+    @Test(ConsoleBrowserTests.chromium) func theSyncPagePairsAndRemovesADeviceInChromium() async throws {
+        try #require(Self.browserReady(), "chromium, chromedriver and Selenium are needed")
+        try await BrowserTurn.shared.run { try await syncWalk() }
+    }
+
+    /// The Sync page on a console over HTTPS with the home's certificate, as
+    /// console_sync_walk.py describes: a code with its QR code, a laptop (another home, the
+    /// `pepper` binary) pairing with it, listed, removed and refused.
+    private func syncWalk() async throws {
+        let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let root = TestPaths.temporaryDirectory("console-sync")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let home = root.appendingPathComponent("home")
+        #expect(
+            try await PepperProcess.run(["dns", "certificate", "--server-name", "sync.test", "--ip", "127.0.0.1"], home: home).status == 0)
+        let tls = home.appendingPathComponent("dns-tls")
+        let console = try Server(
+            home: home,
+            arguments: [
+                "console", "--listen", "127.0.0.1:0", "--tls-cert", tls.appendingPathComponent("server.pem").path, "--tls-key",
+                tls.appendingPathComponent("server-key.pem").path,
+            ])
+        defer { console.process.stop(SIGKILL) }
+        let ready = try #require(try await onOwnThread { console.line(containing: "Pepper console: open ") }, "\(console.log)")
+        let artifacts = TestPaths.artifacts.appendingPathComponent("console")
+        let configuration: [String: String] = [
+            "link": String(ready.split(separator: " ").last!), "pepper": PepperProcess.executable.path, "home": home.path,
+            "laptop": root.appendingPathComponent("laptop").path, "artifacts": artifacts.path, "axe": axe ?? "",
+            "profile": root.appendingPathComponent("chromium").path,
+        ]
+        let file = root.appendingPathComponent("sync-walk.json")
+        try JSONSerialization.data(withJSONObject: configuration).write(to: file)
+        let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.syncWalk.path, file.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)")
+        #expect(outcome.stdout.hasPrefix("OK page invitation paired removed phone"), "\(outcome.stdout)")
+        for page in ["page", "invitation", "devices", "removed"] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-sync-\(page).png").path), "\(page)")
         }
     }
 
