@@ -5,7 +5,8 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case layout
     /// A page that only explains why a request was refused or failed.
     case problem
-    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys, backup, sync
+    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys, backup,
+        sync
     /// A form field, included by the report and snapshot forms (`{{> field}}`).
     case field
 }
