@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "PicketServer", targets: ["PicketServer"]),
         .library(name: "PepperActions", targets: ["PepperActions"]),
         .library(name: "HomeBackup", targets: ["HomeBackup"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "Screens", targets: ["Screens"]),
         .library(name: "Console", targets: ["Console"]),
         .library(name: "AppExtensionSupport", targets: ["AppExtensionSupport"]),
@@ -38,7 +39,7 @@ let package = Package(
             targets: [
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Browsing", "ListSync", "Storage", "Picket", "CallFilter",
                 "DNSFilter", "FilterEngine", "ContentBlocker", "FilterLists", "BlockingWork", "UTCTime", "PepperFiles", "DeviceSync",
-                "ContentBlockerSlots",
+                "ContentBlockerSlots", "QRCode", "HomeBackup",
             ]
         ),
         .library(name: "PepperBlockerKit", type: .dynamic, targets: ["ContentBlockerSlots"]),
@@ -76,6 +77,9 @@ let package = Package(
         // MARK: Formats, models and persistence (portable)
         // Dates' UTC fields and texts by arithmetic (no ICU): stored dates, shown times, ISO 8601.
         .target(name: "UTCTime"),
+        // QR codes (ISO/IEC 18004, byte mode, versions 1 to 20) as SVG and terminal text: the
+        // pairing invitation the console and `pepper sync code` show. Foundation only.
+        .target(name: "QRCode"),
         // One Pepper across a person's devices: hybrid logical clocks, records that merge per
         // field, tombstones, and the exchange between a serving home and those that follow it.
         .target(name: "DeviceSync"),
@@ -328,7 +332,7 @@ let package = Package(
             name: "Console",
             dependencies: [
                 "Screens", "PepperActions", "DNSFilter", "DNSProfiles", "ListSync", "Picket", "CallFilter", "Storage", "UTCTime",
-                "DeviceSync",
+                "DeviceSync", "HomeBackup", "BlockingWork",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -433,6 +437,8 @@ let package = Package(
         // MARK: Tests
         .target(name: "PepperTestSupport", path: "Tests/PepperTestSupport", exclude: ["Server"]),
         .testTarget(name: "BlockingWorkTests", dependencies: ["BlockingWork"]),
+        // Every code read back by a real decoder (zbarimg).
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "PepperTestSupport"]),
         .testTarget(name: "DeviceSyncTests", dependencies: ["DeviceSync", "PepperTestSupport"]),
         // The HTTPS client against real TLS servers on loopback, with certificates from DNSProfiles' CA and openssl.
         .testTarget(
@@ -451,7 +457,7 @@ let package = Package(
         .testTarget(
             name: "HomeBackupTests",
             dependencies: [
-                "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper",
+                "HomeBackup", "PepperActions", "Storage", "DeviceSync", "PepperTestSupport", "pepper", "UTCTime",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
@@ -522,7 +528,7 @@ let package = Package(
             ],
             resources: [
                 .copy("Browser/console_walk.py"), .copy("Browser/console_people_walk.py"), .copy("Browser/console_door_walk.py"),
-                .copy("Browser/console_away_walk.py"), .copy("Browser/browser_support.py"),
+                .copy("Browser/console_away_walk.py"), .copy("Browser/console_backup_walk.py"), .copy("Browser/browser_support.py"),
             ]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "FilterEngine", "FilterLists", "PepperTestSupport"]),
         // The private CA checked with real openssl, the profiles with scripts/check-dns-profile.py.

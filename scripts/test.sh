@@ -35,6 +35,7 @@ packages+=(ruby) # parses Apple/fastlane's Ruby (scripts/check-fastlane.sh)
 packages+=(knot-dnsutils) # kdig: a real DNS-over-TLS client for `pepper dns serve --tls-listen`
 packages+=(libnss3-tools) # certutil: Chromium trusts the test CA of its secure-DNS test
 packages+=(librlottie0-1) # a real Lottie player for the onboarding animation (scripts/check-onboarding-animation.py)
+packages+=(zbar-tools) # zbarimg: a real QR decoder reads back the codes Sources/QRCode draws (Tests/QRCodeTests)
 
 missing=()
 for package in "${packages[@]}"; do

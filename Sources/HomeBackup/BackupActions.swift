@@ -27,6 +27,9 @@ public struct RestoreOutcome: Sendable {
     public var rebuild: RebuildOutcome?
     /// Why compiling the restored home failed; the restored state is in place all the same.
     public var rebuildProblem: String?
+    /// Whether a passphrase was given for a backup that is not encrypted: it was not needed,
+    /// which the person may want to know (they may have believed the file protected).
+    public var passphraseNotNeeded = false
 }
 
 /// Backup and restore of a home (`docs/sync.md`, "Backup and restore"): the command line calls
@@ -82,6 +85,7 @@ public enum BackupActions {
             try restoreNow(from: file, into: home, passphrase: passphrase, replace: replace, progress: progress)
         }
         var outcome = RestoreOutcome(manifest: manifest, previousHome: previous)
+        outcome.passphraseNotNeeded = passphrase != nil && (try? isEncrypted(file)) == false
         do {
             let state = try PepperState(home: home)
             outcome.rebuild = try await state.rebuild()
@@ -89,6 +93,79 @@ public enum BackupActions {
             outcome.rebuildProblem = "\(error)"
         }
         return outcome
+    }
+
+    /// Restores the backup `file` into the home of `state`, which stays open: for a face that
+    /// holds the state while it runs (the console, the app), whose database connections a
+    /// folder moved into place would leave on the replaced files.
+    ///
+    /// The same checks as ``restore(from:into:passphrase:replace:progress:)`` come first, in a
+    /// folder beside the home. Then, holding the home's build lock: the state as it is is kept in
+    /// `NAME.replaced-TIME` beside the home (a copy of the database through SQLite's online
+    /// backup, and its `lists/` and `uploads/` moved there), the restored `lists/` and `uploads/`
+    /// take their place, and the restored database is copied into the open one through SQLite's
+    /// online backup, in one write transaction: every connection to it, this process's and other
+    /// processes' (a running `pepper dns serve`), reads the old state or the restored one, never
+    /// a mix. Compiled output, engines, caches and `run/` stay: the restored home is compiled at
+    /// once, and servers that follow the output take it up.
+    ///
+    /// The console's sessions are not in a backup: the restored database has none. A face that
+    /// keeps someone signed in stores their session again.
+    ///
+    /// The home's sync state must not be held in memory meanwhile: a process that holds it
+    /// (`sync.lock`: a console that serves sync to devices, `pepper sync follow`) would write the
+    /// replaced replica back over the restored one. The lock is taken for the whole restore, and
+    /// the restore is refused when another holds it.
+    ///
+    /// - Throws: ``BackupError/syncInUse`` when the home's sync state is held;
+    ///   any other ``BackupError`` when the file cannot be restored. The state is then as it was.
+    public static func restore(
+        from file: URL, into state: PepperState, passphrase: Data?,
+        progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
+    ) async throws(BackupError) -> RestoreOutcome {
+        let home = state.home
+        // The lock `HomeSync` and `SyncServer` hold while they keep the replica in memory.
+        let syncLockPath = home.url.appendingPathComponent("sync.lock").path
+        func takeSyncLock() throws(BackupError) -> FileLock {
+            do {
+                return try FileLock(path: syncLockPath, wait: false)
+            } catch {
+                throw .syncInUse
+            }
+        }
+        // Refused before the long checks when a process holds it (the file exists then); let go
+        // at once, so a refused restore leaves no file behind.
+        if FileManager.default.fileExists(atPath: syncLockPath) { _ = try takeSyncLock() }
+        let (staging, manifest) = try await LongBlockingWork.run { () throws(BackupError) -> (URL, BackupManifest) in
+            try stage(file, home: home, passphrase: passphrase, progress: progress)
+        }
+        defer { try? FileManager.default.removeItem(at: staging) }
+        // Held from here to the end: no process loads the replica while it is replaced.
+        let syncLock = try takeSyncLock()
+        defer { withExtendedLifetime(syncLock) {} }
+        let previous: URL
+        do {
+            previous = try await state.withBuildLock { () throws -> URL in try replaceInPlace(state, with: staging) }
+        } catch let error as BackupError {
+            throw error
+        } catch {
+            throw .io("cannot replace the state of \(home.url.path): \(error)")
+        }
+        var outcome = RestoreOutcome(manifest: manifest, previousHome: previous)
+        outcome.passphraseNotNeeded = passphrase != nil && (try? isEncrypted(file)) == false
+        do {
+            outcome.rebuild = try await state.rebuild()
+        } catch {
+            outcome.rebuildProblem = "\(error)"
+        }
+        return outcome
+    }
+
+    /// The name a backup made at `date` is offered under: `pepper-backup-20260512-1430.pepperbackup`
+    /// (UTC), so that backups sort by time.
+    public static func suggestedFileName(at date: Date = Date()) -> String {
+        let stamp = UTCDateTime(truncating: date).map { $0.dayText.filter { $0 != "-" } + "-" + $0.minuteText.filter { $0 != ":" } }
+        return "pepper-backup-\(stamp ?? "undated").\(BackupFormat.fileExtension)"
     }
 
     /// Whether `file` is an encrypted backup (read from its header), so a face asks for the
@@ -270,26 +347,15 @@ public enum BackupActions {
         let fileManager = FileManager.default
         let occupied = !((try? fileManager.contentsOfDirectory(atPath: home.url.path)) ?? []).isEmpty
         if occupied && !replace { throw .homeNotEmpty(path: home.url.path) }
-        let reader = try BackupFileReader(url: file, passphrase: passphrase)
-        let parent = home.url.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(home.url.lastPathComponent).restoring-\(UUID().uuidString.prefix(8))")
+        let (staging, manifest) = try stage(file, home: home, passphrase: passphrase, progress: progress)
         var placed = false
         defer { if !placed { try? fileManager.removeItem(at: staging) } }
-        do {
-            try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
-        } catch {
-            throw .io("cannot create \(staging.path): \(error)")
-        }
-        let manifest = try readEntries(reader, into: staging, path: file.path, progress: progress)
-        try prepareDatabase(in: staging, manifest: manifest, home: home)
 
         // Everything checked: the folder takes the home's place.
         var previous: URL?
         do {
             if occupied {
-                // 20261128T133724Z: sorts by time, and no colon (awkward in a folder name).
-                let stamp = UTCDateTime.internetText(Date()).filter { $0 != "-" && $0 != ":" }
-                let aside = parent.appendingPathComponent("\(home.url.lastPathComponent).replaced-\(stamp)")
+                let aside = asideURL(home)
                 try fileManager.moveItem(at: home.url, to: aside)
                 previous = aside
             } else if fileManager.fileExists(atPath: home.url.path) {
@@ -306,6 +372,125 @@ public enum BackupActions {
             throw .io("cannot put the restored home in place at \(home.url.path): \(error)")
         }
         return (manifest, previous)
+    }
+
+    /// Reads and checks the backup `file` into a new folder beside `home` (every entry, the end
+    /// of the file, the database opened and migrated: ``prepareDatabase(in:manifest:home:)``).
+    /// Nothing of the home is touched; the folder is removed when this throws.
+    private static func stage(
+        _ file: URL, home: PepperHome, passphrase: Data?, progress: (BackupProgress) -> Void
+    ) throws(BackupError) -> (URL, BackupManifest) {
+        let fileManager = FileManager.default
+        let reader = try BackupFileReader(url: file, passphrase: passphrase)
+        let parent = home.url.deletingLastPathComponent()
+        let staging = parent.appendingPathComponent(".\(home.url.lastPathComponent).restoring-\(UUID().uuidString.prefix(8))")
+        do {
+            try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
+        } catch {
+            throw .io("cannot create \(staging.path): \(error)")
+        }
+        do throws(BackupError) {
+            let manifest = try readEntries(reader, into: staging, path: file.path, progress: progress)
+            try prepareDatabase(in: staging, manifest: manifest, home: home)
+            return (staging, manifest)
+        } catch {
+            try? fileManager.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    /// Where a replaced home is kept: `NAME.replaced-20261128T133724Z` beside it (sorts by time;
+    /// no colon, which is awkward in a folder name).
+    private static func asideURL(_ home: PepperHome) -> URL {
+        let stamp = UTCDateTime.internetText(Date()).filter { $0 != "-" && $0 != ":" }
+        let base = "\(home.url.lastPathComponent).replaced-\(stamp)"
+        let parent = home.url.deletingLastPathComponent()
+        // Two restores in one second: the second gets `-2`.
+        var url = parent.appendingPathComponent(base)
+        var count = 1
+        while FileManager.default.fileExists(atPath: url.path) {
+            count += 1
+            url = parent.appendingPathComponent("\(base)-\(count)")
+        }
+        return url
+    }
+
+    /// The state of an open home replaced by the checked one in `staging`, under the build lock
+    /// (see ``restore(from:into:passphrase:progress:)``).
+    ///
+    /// - Returns: The folder the state it replaced is kept in.
+    private static func replaceInPlace(_ state: PepperState, with staging: URL) throws(BackupError) -> URL {
+        let fileManager = FileManager.default
+        let home = state.home
+        let aside = asideURL(home)
+        let folders = ["lists", "uploads"]
+        // The state as it is, kept aside first: when that fails, nothing has changed.
+        do {
+            try fileManager.createDirectory(at: aside, withIntermediateDirectories: false)
+            let copy = try DatabaseQueue(path: aside.appendingPathComponent(BackupFormat.databaseEntry).path)
+            try state.database.writer.backup(to: copy)
+            try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            try copy.close()
+        } catch {
+            try? fileManager.removeItem(at: aside)
+            throw .io("cannot keep the current state aside in \(aside.path): \(error)")
+        }
+        // The folders swapped: the current ones aside, the restored ones in (an empty `lists/`
+        // when the backup has no list copies).
+        var moved: [String] = []
+        func undoFolders() {
+            for name in moved.reversed() {
+                let url = home.url.appendingPathComponent(name)
+                try? fileManager.moveItem(at: url, to: staging.appendingPathComponent(name))
+                try? fileManager.moveItem(at: aside.appendingPathComponent(name), to: url)
+            }
+        }
+        // The aside folder goes once it holds only the database's copy (the folders went back);
+        // anything else in it is the person's and stays.
+        func discardAside() {
+            let left = (try? fileManager.contentsOfDirectory(atPath: aside.path)) ?? []
+            if left.allSatisfy({ $0.hasPrefix(BackupFormat.databaseEntry) }) { try? fileManager.removeItem(at: aside) }
+        }
+        do {
+            for name in folders {
+                let current = home.url.appendingPathComponent(name)
+                let restored = staging.appendingPathComponent(name)
+                if fileManager.fileExists(atPath: current.path) {
+                    try fileManager.moveItem(at: current, to: aside.appendingPathComponent(name))
+                }
+                moved.append(name)
+                if fileManager.fileExists(atPath: restored.path) {
+                    try fileManager.moveItem(at: restored, to: current)
+                } else if name == "lists" {
+                    try fileManager.createDirectory(at: current, withIntermediateDirectories: true)
+                }
+            }
+        } catch {
+            undoFolders()
+            discardAside()
+            throw .io("cannot put the restored lists in place in \(home.url.path): \(error)")
+        }
+        // The database last, in one write transaction of the open pool.
+        do {
+            let restored = try DatabaseQueue(path: staging.appendingPathComponent(BackupFormat.databaseEntry).path)
+            defer { try? restored.close() }
+            // SQLite copies into a database in WAL mode only between equal page sizes: a backup
+            // made with another one is rewritten with the open database's first.
+            let pageSize = try state.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096 }
+            if try restored.read({ db in try Int.fetchOne(db, sql: "PRAGMA page_size") }) != pageSize {
+                try restored.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA journal_mode = DELETE")
+                    try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+                    try db.execute(sql: "VACUUM")
+                }
+            }
+            try restored.backup(to: state.database.writer)
+        } catch {
+            undoFolders()
+            discardAside()
+            throw .io("cannot copy the restored database into \(home.databaseURL.path): \(error)")
+        }
+        return aside
     }
 
     /// Reads the manifest and every entry into `staging`, checking sizes, digests and the file's

@@ -74,6 +74,8 @@ public enum BackupFormat {
     static let magic = Data("PEPPER-BACKUP\n".utf8)
     /// The database's entry.
     public static let databaseEntry = "pepper.sqlite"
+    /// The extension of the names backups are offered under (``BackupActions/suggestedFileName(at:)``).
+    public static let fileExtension = "pepperbackup"
     /// The longest header line read.
     static let maximumHeaderBytes = 4096
     /// The longest manifest read.
@@ -140,6 +142,9 @@ public enum BackupError: Error, Sendable, Hashable, CustomStringConvertible {
     case noState(path: String)
     /// The backup's state was written by a newer Pepper, or does not open.
     case unusableState(String)
+    /// A running Pepper process holds the home's sync state in memory (`sync.lock`), so the
+    /// state cannot be replaced under it.
+    case syncInUse
     /// A file could not be read or written.
     case io(String)
 
@@ -158,6 +163,10 @@ public enum BackupError: Error, Sendable, Hashable, CustomStringConvertible {
                 "\(path) already holds a Pepper home: restore into a new folder (--home DIR), or pass --replace to keep the current one aside"
         case .noState(let path): return "there is no Pepper state in \(path) to back up"
         case .unusableState(let why): return "the backup's state cannot be used: \(why)"
+        case .syncInUse:
+            return
+                "a running Pepper process holds this home's sync state (sync.lock: a console serving your devices, or pepper sync follow) "
+                + "and would write the replaced state back: stop it, then restore (pepper backup restore --replace)"
         case .io(let why): return why
         }
     }

@@ -100,10 +100,11 @@ final class ConsoleHarness: @unchecked Sendable {
 
     var host: String { "127.0.0.1:\(port)" }
 
-    /// One request; `cookie` is the session cookie's value.
+    /// One request; `cookie` is the session cookie's value. Over loopback, `timeout` is how long
+    /// the answer may keep the client waiting.
     func request(
         _ method: HTTPRequest.Method, _ path: String, cookie: String? = nil, host: String? = nil, form: [(String, String)]? = nil,
-        body: ByteBuffer? = nil, contentType: String? = nil
+        body: ByteBuffer? = nil, contentType: String? = nil, timeout: Duration = .seconds(15)
     ) async throws -> ConsoleResponse {
         var headers = HTTPFields()
         if let cookie { headers[.cookie] = "\(ConsoleGuard.cookieName)=\(cookie)" }
@@ -123,7 +124,9 @@ final class ConsoleHarness: @unchecked Sendable {
             return ConsoleResponse(status: response.status, headers: response.headers, body: response.body)
         }
         let request = TestClient.Request(path, method: method, authority: host ?? self.host, headers: headers, body: payload)
-        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in try await client.execute(request) }
+        let response = try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: timeout)) { client in
+            try await client.execute(request)
+        }
         return ConsoleResponse(status: response.status, headers: response.headers, body: response.body)
     }
 

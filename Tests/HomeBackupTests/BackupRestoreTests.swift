@@ -7,6 +7,7 @@ import PepperActions
 import PepperTestSupport
 import Storage
 import Testing
+import UTCTime
 
 /// Backup and restore through the actions, with real SQLite files and a list served over HTTP.
 @Suite struct BackupRestoreTests {
@@ -251,6 +252,100 @@ import Testing
         #expect(previous.lastPathComponent.hasPrefix("existing.replaced-"))
         #expect(Self.contents(previous) == before, "the replaced home is kept as it was")
         #expect(try PepperState(home: PepperHome(url: home)).userRules().map(\.text) == ["||rule.backup.test^"])
+    }
+
+    @Test func aBackupRestoresIntoAnOpenStateThatOtherProcessesSeeAndTheOldStateIsKeptAside() async throws {
+        let source = try await Self.makeSource()
+        let folder = TestPaths.temporaryDirectory("backup-in-place")
+        defer {
+            try? FileManager.default.removeItem(at: source.home)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let file = folder.appendingPathComponent("home.pepper-backup")
+        let passphrase = Data("the passphrase".utf8)
+        _ = try await BackupActions.create(
+            state: try PepperState(home: PepperHome(url: source.home)), to: file, passphrase: passphrase, pepperVersion: "test")
+        // An open home with its own decisions, its lists and an upload, and a console session.
+        let home = folder.appendingPathComponent("open")
+        let state = try PepperState(home: PepperHome(url: home))
+        _ = try await state.addRule("||open.backup.test^", rebuild: false)
+        _ = try await state.addUploadedList(
+            Data("||open-upload.backup.test^\n".utf8), fileName: "open.txt", name: "openlist", rebuild: false)
+        try await ConsoleSessionStore(database: state.database).insert(
+            .init(digest: "open", method: "token", user: "me", createdAt: Date(), lastUsed: Date()), keep: 10,
+            expiredBefore: .distantPast, createdBefore: .distantPast)
+        let before = Self.contents(home).filter { !$0.key.hasPrefix("/pepper.sqlite") }
+
+        // Refused first (a wrong passphrase, then a damaged file): the open state is as it was.
+        await #expect(throws: BackupError.wrongPassphrase) {
+            try await BackupActions.restore(from: file, into: state, passphrase: Data("wrong".utf8))
+        }
+        var damaged = try Data(contentsOf: file)
+        damaged[damaged.count - 40] ^= 1
+        let damagedFile = folder.appendingPathComponent("damaged.pepper-backup")
+        try damaged.write(to: damagedFile)
+        await #expect(throws: BackupError.self) { try await BackupActions.restore(from: damagedFile, into: state, passphrase: passphrase) }
+        #expect(try state.userRules().map(\.text) == ["||open.backup.test^"])
+        #expect(Self.contents(home).filter { !$0.key.hasPrefix("/pepper.sqlite") } == before)
+        #expect(Self.siblings(home).isEmpty, "\(Self.siblings(home))")
+
+        let outcome = try await BackupActions.restore(from: file, into: state, passphrase: passphrase)
+        #expect(outcome.rebuildProblem == nil && outcome.passphraseNotNeeded == false)
+        // The open state's own connections read the restored state, and so does another process.
+        #expect(try state.userRules().map(\.text) == ["||rule.backup.test^"])
+        #expect(try state.lists().filter { !$0.builtIn }.map(\.name).sorted() == ["a", "mine"])
+        #expect(try Data(contentsOf: home.appendingPathComponent("lists/a")) == Data(Self.listA.utf8))
+        #expect(try state.list(named: "mine").location == home.appendingPathComponent("uploads/mine.txt").path)
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("uploads/mine.txt").path))
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("uploads/openlist.txt").path))
+        #expect(try await ConsoleSessionStore(database: state.database).count() == 0, "sessions are not in backups")
+        let listed = try await PepperProcess.run(["allowlist", "list"], home: home)
+        #expect(listed.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["forever.backup.test", "soon.backup.test"])
+        let compiled = try #require(outcome.rebuild)
+        #expect(compiled.manifest.allowlist.sorted() == ["forever.backup.test", "soon.backup.test"])
+        // What it replaced: kept beside the home, database, lists and uploads, and it opens.
+        let previous = try #require(outcome.previousHome)
+        #expect(previous.lastPathComponent.hasPrefix("open.replaced-"))
+        #expect(Self.siblings(home) == [previous.lastPathComponent], "no staging folder is left")
+        let replaced = try PepperState(home: PepperHome(url: previous))
+        #expect(try replaced.userRules().map(\.text) == ["||open.backup.test^"])
+        #expect(FileManager.default.fileExists(atPath: previous.appendingPathComponent("uploads/openlist.txt").path))
+        // A passphrase given for a plain backup is reported as not needed.
+        let plain = folder.appendingPathComponent("plain.pepper-backup")
+        _ = try await BackupActions.create(state: state, to: plain, passphrase: nil, pepperVersion: "test")
+        #expect(try await BackupActions.restore(from: plain, into: state, passphrase: passphrase).passphraseNotNeeded)
+    }
+
+    @Test func aBackupWithAnotherPageSizeRestoresIntoAnOpenState() async throws {
+        // A home whose database was made with 8 kB pages (the open one has SQLite's 4 kB): SQLite
+        // copies into a database in WAL mode only between equal page sizes.
+        let folder = TestPaths.temporaryDirectory("backup-page-size")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = PepperHome(url: folder.appendingPathComponent("source"))
+        try FileManager.default.createDirectory(at: source.url, withIntermediateDirectories: true)
+        let empty = try DatabaseQueue(path: source.databaseURL.path)
+        try await empty.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 8192")
+            try db.execute(sql: "VACUUM")
+        }
+        try empty.close()
+        let original = try PepperState(home: source)
+        _ = try await original.addRule("||eight-k.backup.test^", rebuild: false)
+        #expect(try await original.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 8192)
+        let file = folder.appendingPathComponent("eight-k.pepper-backup")
+        _ = try await BackupActions.create(state: original, to: file, passphrase: nil, pepperVersion: "test")
+
+        let state = try PepperState(home: PepperHome(url: folder.appendingPathComponent("open")))
+        _ = try await state.addRule("||four-k.backup.test^", rebuild: false)
+        _ = try await BackupActions.restore(from: file, into: state, passphrase: nil)
+        #expect(try state.userRules().map(\.text) == ["||eight-k.backup.test^"])
+        #expect(try await state.database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 4096)
+        #expect(try await state.database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
+    @Test func aBackupIsOfferedUnderANameThatSortsByTime() throws {
+        let date = try #require(UTCDateTime(year: 2026, month: 5, day: 12, hour: 14, minute: 30, second: 59)).date
+        #expect(BackupActions.suggestedFileName(at: date) == "pepper-backup-20260512-1430.pepperbackup")
     }
 
     /// Fixtures from the first state, the calls' change history and the sync records' migration.

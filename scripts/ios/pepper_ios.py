@@ -15,7 +15,10 @@ Each step is one whole-module `swiftc` run through the complete front end, SIL d
 included (isolation, `sending`, definite initialisation), as in an Xcode build. A target sees only
 the modules its products give it, so an `import` that `project.yml` does not back fails here as it
 would in Xcode. Any error or warning in Pepper's own code fails the run; the third-party
-packages (swift-crypto, GRDB, and lottie-ios for the app) are compiled with their warnings suppressed.
+packages (swift-crypto, swift-asn1, GRDB, and lottie-ios for the app) are compiled with their
+warnings suppressed. swift-crypto's _CryptoExtras (HomeBackup's scrypt) runs on BoringSSL on Apple
+platforms too: its C, C++ and assembly are compiled for the device with the toolchain's clang into
+one archive (`objects/CCryptoBoringSSL.a`), reused while its sources are unchanged.
 lottie-ios is not a dependency of the package but of the app alone (`project.yml`'s `Lottie`
 package, pinned to one tag): its sources come from $PEPPER_LOTTIE_IOS, a copy of that tag of its
 public repository kept outside this one (`Apple/README.md` says how to make it); without it the
@@ -47,6 +50,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,6 +203,20 @@ class XcodeTarget:
 # product, and the module it is. Their sources come from a copy named by an environment variable.
 PROJECT_PACKAGE_PRODUCTS = {"Lottie": "Lottie"}
 
+# Products of Pepper's dependencies that portable targets may use, and the modules each brings:
+# swift-crypto's Crypto and GRDB (above all), and swift-crypto's _CryptoExtras (HomeBackup's
+# scrypt), which on Apple platforms runs on BoringSSL as on Linux: its C library is compiled here
+# for the device (`C_LIBRARIES`), with two Swift modules over it and swift-asn1's SwiftASN1.
+DEPENDENCY_MODULES: dict[str, list[str]] = {
+    "Crypto": [], "GRDB": [], "GRDBSQLite": [], "Lottie": [], "SwiftASN1": [], "CCryptoBoringSSL": [],
+    "CryptoBoringWrapper": ["CCryptoBoringSSL"],
+    "_CryptoExtras": ["CCryptoBoringSSL", "CryptoBoringWrapper", "Crypto", "SwiftASN1"],
+}
+# The C libraries among them: archives (`objects/NAME.a`), not Swift modules.
+C_LIBRARIES = {"CCryptoBoringSSL"}
+# Where BoringSSL's headers and module maps are, in swift-crypto's checkout.
+BORINGSSL_INCLUDES = ["swift-crypto/Sources/CCryptoBoringSSL/include", "swift-crypto/Sources/CCryptoBoringSSLShims/include"]
+
 
 def lottie_sources(project_yml: Path) -> Path:
     """The lottie-ios sources ($PEPPER_LOTTIE_IOS), checked against the tag `project.yml` pins."""
@@ -270,17 +288,17 @@ class Package:
         return order
 
     def module_dependencies(self, name: str) -> list[str]:
-        if name in ("Crypto", "GRDB", "GRDBSQLite", "Lottie"):
-            return []
+        if name in DEPENDENCY_MODULES:
+            return DEPENDENCY_MODULES[name]
         target = self.targets.get(name)
         if target is None:
             fail(f"no package target named {name}")
-        # Products of other packages used by portable targets: swift-crypto and GRDB only.
+        # Products of other packages used by portable targets: swift-crypto's and GRDB only.
         names = list(target.get("target_dependencies", []))
         for product in target.get("product_dependencies", []):
             if product == "GRDBSQLite":
                 continue  # a C module, found through -I
-            if product not in ("Crypto", "GRDB"):
+            if product not in ("Crypto", "GRDB", "_CryptoExtras"):
                 fail(f"{name} uses the product {product}, which this script cannot build for iOS")
             names.append(product)
         return names
@@ -291,12 +309,36 @@ class Package:
             # without the flag that forces its own implementation).
             return Module(
                 name, swift_files(self.checkouts / "swift-crypto/Sources/Crypto"), [], "dependency",
-                ["-D", "CRYPTO_IN_SWIFTPM"], swift_version="5", suppress_warnings=True,
+                ["-D", "CRYPTO_IN_SWIFTPM", "-package-name", "swift_crypto"], swift_version="5", suppress_warnings=True,
             )
         if name == "GRDB":
             return Module(
                 name, swift_files(self.grdb_sources()), [], "dependency",
                 ["-D", "SQLITE_ENABLE_FTS5", "-D", "SQLITE_ENABLE_SNAPSHOT"], suppress_warnings=True,
+            )
+        crypto = self.checkouts / "swift-crypto/Sources"
+        boringssl = [flag for include in BORINGSSL_INCLUDES for flag in ("-I", str(self.checkouts / include))]
+        if name == "CCryptoBoringSSL":
+            # BoringSSL's C, C++ and assembly, with swift-crypto's shims (its Package.swift leaves
+            # out three socket files, which WASI lacks and nothing here uses).
+            excluded = {"crypto/bio/connect.cc", "crypto/bio/socket_helper.cc", "crypto/bio/socket.cc"}
+            folder = crypto / "CCryptoBoringSSL"
+            sources = sorted(
+                p for p in folder.rglob("*") if p.suffix in (".c", ".cc", ".S") and str(p.relative_to(folder)) not in excluded
+            ) + sorted((crypto / "CCryptoBoringSSLShims").rglob("*.c"))
+            return Module(name, sources, [], "c-library", boringssl)
+        # SwiftPM names each package for `package` access; swift-crypto's modules use it among themselves.
+        if name == "SwiftASN1":
+            return Module(
+                name, swift_files(self.checkouts / "swift-asn1/Sources/SwiftASN1"), [], "dependency", ["-package-name", "swift_asn1"],
+                swift_version="5", suppress_warnings=True,
+            )
+        if name in ("CryptoBoringWrapper", "_CryptoExtras"):
+            # As swift-crypto's Package.swift builds them: only _CryptoExtras gets its Swift settings.
+            defines = ["-D", "CRYPTO_IN_SWIFTPM"] if name == "_CryptoExtras" else []
+            return Module(
+                name, swift_files(crypto / name), DEPENDENCY_MODULES[name], "dependency",
+                defines + ["-package-name", "swift_crypto"] + boringssl, swift_version="5", suppress_warnings=True,
             )
         if name == "Lottie":
             # lottie-ios's Package.swift: one target over Sources/, in Swift 5 language mode.
@@ -460,6 +502,7 @@ class Builder:
             self.toolchain.tool("swiftc"), "-target", TRIPLE, "-sdk", str(self.sdk),
             "-resource-dir", str(self.toolchain.resource_dir), "-module-cache-path", str(self.module_cache),
             "-I", str(self.checkouts / "GRDB.swift/Sources/GRDBSQLite"),
+            *[flag for include in BORINGSSL_INCLUDES for flag in ("-I", str(self.checkouts / include))],
             self.optimization, "-gnone", "-parse-as-library", "-j1", "-wmo",
             "-Xfrontend", "-enable-cross-import-overlays",
         ]
@@ -499,7 +542,64 @@ class Builder:
         inputs = list(module.sources) + [self.modules_dir / f"{d}.swiftmodule" for d in module.depends]
         return all(i.exists() and i.stat().st_mtime < built for i in inputs)
 
+    def compile_c_library(self, module: Module) -> StepResult:
+        """A C library's sources (C, C++, assembly) compiled for the device into one archive,
+        `objects/NAME.a`, two at a time; only when objects are made (the front end reads the
+        headers through the module maps of `module.flags`)."""
+        archive = self.objects_dir / f"{module.name}.a"
+        stamp = self.logs / f"{module.name}.clean"
+        if not self.objects or (stamp.exists() and self.up_to_date(module, [archive, stamp])):
+            result = StepResult(module.name, 0, [], [], 0.0)
+            self.results.append(result)
+            print(f"  {module.name:<26} {'unchanged' if self.objects else 'headers only'}", flush=True)
+            return result
+        stamp.unlink(missing_ok=True)
+        started = time.monotonic()
+        folder = self.work / "c-objects" / module.name
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        clang = self.toolchain.tool("clang")
+        log = self.logs / f"{module.name}.log"
+
+        def compile_one(index_source: tuple[int, Path]) -> tuple[Path, int, str]:
+            index, source = index_source
+            output = folder / f"{index:04d}-{source.stem}.o"
+            arguments = [clang, "-target", TRIPLE, "-isysroot", str(self.sdk), "-O2", "-w", "-c", str(source), "-o", str(output)]
+            if source.suffix == ".cc":
+                arguments[1:1] = ["-x", "c++", "-std=c++17", "-stdlib=libc++", "-fno-exceptions", "-fno-rtti"]
+            arguments += module.flags
+            done = subprocess.run(arguments, capture_output=True, text=True)
+            return output, done.returncode, done.stderr
+
+        with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+            results = list(pool.map(compile_one, enumerate(module.sources)))
+        failed = [(output, text) for output, code, text in results if code != 0]
+        errors = [f"{module.name}: {output.name}: {text.strip().splitlines()[0] if text.strip() else 'failed'}" for output, text in failed]
+        with log.open("w") as output:
+            for _, _, text in results:
+                output.write(text)
+        returncode = 1 if failed else 0
+        if not failed:
+            archive.unlink(missing_ok=True)
+            returncode = subprocess.run(
+                [self.toolchain.tool("llvm-ar"), "rcs", str(archive)] + [str(o) for o, _, _ in results], capture_output=True
+            ).returncode
+            if returncode != 0:
+                errors.append(f"{module.name}: llvm-ar failed")
+        result = StepResult(module.name, returncode, errors[:20], [], time.monotonic() - started)
+        self.results.append(result)
+        print(f"  {module.name:<26} {len(result.errors):>3} errors   0 warnings {result.seconds:6.1f} s"
+              f" ({len(module.sources)} C, C++ and assembly files)", flush=True)
+        for line in result.errors:
+            print(f"      {line}", flush=True)
+        if returncode == 0:
+            stamp.write_text("compiled without an error\n")
+        return result
+
     def compile_module(self, module: Module, application_extension: bool = True) -> StepResult:
+        if module.kind == "c-library":
+            return self.compile_c_library(module)
         outputs = [self.modules_dir / f"{module.name}.swiftmodule"] + ([self.objects_dir / f"{module.name}.o"] if self.objects else [])
         stamp = self.logs / f"{module.name}.clean"
         if stamp.exists() and self.up_to_date(module, outputs + [stamp]):
@@ -537,6 +637,8 @@ class Builder:
             shutil.rmtree(visible)
         visible.mkdir(parents=True)
         for module in package.modules_for_products(target.products):
+            if module in C_LIBRARIES:
+                continue  # found through its module map (`common`)
             (visible / f"{module}.swiftmodule").symlink_to(self.modules_dir / f"{module}.swiftmodule")
         if host is not None:
             # A hosted unit-test bundle is loaded into the app: the app's module is importable.
@@ -733,6 +835,9 @@ def classify_undefined(toolchain: Toolchain, objects: list[Path], symbols: list[
     for obj in objects:
         listing = subprocess.run([toolchain.tool("llvm-nm"), "-m", "--undefined-only", str(obj)], capture_output=True, text=True).stdout
         for line in listing.splitlines():
+            # An archive's listing has a header line per member (`lib.a(member.o):`) and blank lines.
+            if not line.strip() or line.endswith(":"):
+                continue
             name = line.split()[-1]
             (weak_refs if "weak external" in line else strong_refs).add(name)
     weak = [s for s in symbols if s in weak_refs and s not in strong_refs]
@@ -792,6 +897,9 @@ class ImageLinker:
         if "Crypto" in image.modules:
             # swift-crypto re-exports CryptoKit, and re-exports are not autolinked.
             arguments += ["-framework", "CryptoKit"]
+        if "CCryptoBoringSSL" in image.modules:
+            # BoringSSL is partly C++: its runtime.
+            arguments += ["-lc++"]
         if image.kind == "application":
             arguments += ["-framework", "SwiftUI", "-framework", "UIKit"]
         log = self.builder.logs / f"link-{image.name}.log"
@@ -840,6 +948,11 @@ class ImageLinker:
         return returncode, problems
 
 
+def module_object(builder: Builder, module: str) -> Path:
+    """What a module links as: its object, or a C library's archive."""
+    return builder.objects_dir / (f"{module}.a" if module in C_LIBRARIES else f"{module}.o")
+
+
 def plan_images(
     builder: Builder, package: Package, project: Project, targets: list[XcodeTarget], support: Path, work: Path
 ) -> tuple[list[Image], dict[str, Image], list[str]]:
@@ -852,7 +965,7 @@ def plan_images(
         for product in target.linked_products:
             if product in package.dynamic_products and product not in [f.name for f in frameworks]:
                 modules = package.modules_for_products([product])
-                objects = [builder.objects_dir / f"{m}.o" for m in modules] + [support]
+                objects = [module_object(builder, m) for m in modules] + [support]
                 frameworks.append(Image(product, "framework", objects, work / "Frameworks" / f"{product}.framework" / product, [], modules))
     app = project.app()
     for framework in frameworks:
@@ -871,7 +984,7 @@ def plan_images(
             if module in in_frameworks:
                 problems.append(f"{target.name}: links {module} statically, and loads it in {', '.join(dynamic)} too")
         own = [m for m in static if m not in in_frameworks]
-        objects = [builder.objects_dir / f"{m}.o" for m in own] + [builder.objects_dir / f"target-{target.name}.o", support]
+        objects = [module_object(builder, m) for m in own] + [builder.objects_dir / f"target-{target.name}.o", support]
         images[target.name] = Image(target.name, target.kind, objects, work / target.name, dynamic, in_frameworks + own)
     return frameworks, images, problems
 

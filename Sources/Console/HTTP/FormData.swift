@@ -43,6 +43,11 @@ struct FormData: Sendable {
     /// An empty form.
     init() {}
 
+    /// A form of these text fields (read by ``StreamedUpload``).
+    init(fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
     /// The fields of a query string (a GET form): `+` is a space, as browsers write it. A
     /// malformed query gives no fields (the page then shows its defaults).
     init(query: String?) {

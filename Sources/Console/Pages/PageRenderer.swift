@@ -25,7 +25,7 @@ struct PageRenderer: Sendable {
     /// The sections of the navigation.
     static let sections: [(path: String, label: String)] = [
         ("/", "Start"), ("/setup", "Setup"), ("/lists", "Lists"), ("/rules", "My rules"), ("/allowlist", "Allowlist"), ("/dns", "DNS"),
-        ("/calls", "Calls"), ("/messages", "Messages"), ("/picket", "Labor actions"), ("/moderation", "Moderation"),
+        ("/calls", "Calls"), ("/messages", "Messages"), ("/picket", "Labor actions"), ("/moderation", "Moderation"), ("/backup", "Backup"),
     ]
 
     private let library: MustacheLibrary

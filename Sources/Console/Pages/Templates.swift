@@ -5,7 +5,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case layout
     /// A page that only explains why a request was refused or failed.
     case problem
-    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys
+    case login, start, setup, lists, update, rules, allowlist, dns, calls, messages, picket, report, snapshot, moderation, keys, backup
     /// A form field, included by the report and snapshot forms (`{{> field}}`).
     case field
 }
@@ -39,6 +39,7 @@ enum Templates {
         case .snapshot: snapshot
         case .moderation: moderation
         case .keys: keys
+        case .backup: backup
         case .field: field
         }
     }

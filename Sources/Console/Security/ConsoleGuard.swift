@@ -22,6 +22,11 @@ struct ConsoleGuard: RouterMiddleware {
     static let openPaths: Set<String> = ["/login", "/assets/console.css", "/assets/console.js", "/favicon.ico"]
     /// The session cookie's name.
     static let cookieName = "pepper_console"
+    /// POST paths whose form is read as it arrives, its file written to disk (``StreamedUpload``),
+    /// with the file's field and the most bytes taken.
+    static let streamedPaths: [String: (fileField: String, limit: Int64)] = [
+        "/backup/restore": ("file", ConsoleServer.maximumBackupBytes)
+    ]
 
     func handle(
         _ request: Request, context: ConsoleContext, next: (Request, ConsoleContext) async throws -> Response
@@ -94,6 +99,9 @@ struct ConsoleGuard: RouterMiddleware {
         _ request: inout Request, context: inout ConsoleContext, checkCSRF: Bool, next: (Request, ConsoleContext) async throws -> Response
     ) async throws -> Response {
         guard request.method == .post else { return try await next(request, context) }
+        if checkCSRF, let streamed = Self.streamedPaths[request.uri.path] {
+            return try await readStreamedForm(request, context: &context, fileField: streamed.fileField, limit: streamed.limit, next: next)
+        }
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: ConsoleServer.maximumBodyBytes)
@@ -118,6 +126,35 @@ struct ConsoleGuard: RouterMiddleware {
             }
         }
         context.form = form
+        return try await next(request, context)
+    }
+
+    /// Reads a form whose file goes to disk as it arrives, checks its CSRF token like any other
+    /// form's, and removes the file once the handler has answered.
+    private func readStreamedForm(
+        _ request: Request, context: inout ConsoleContext, fileField: String, limit: Int64,
+        next: (Request, ConsoleContext) async throws -> Response
+    ) async throws -> Response {
+        let upload: StreamedUpload
+        do {
+            upload = try await StreamedUpload.read(
+                request.body, contentType: request.headers[.contentType], fileField: fileField, limit: limit)
+        } catch .tooLarge(let limit) {
+            return renderer.problem(
+                status: .contentTooLarge, title: "Too large",
+                text: "What you sent is larger than the console accepts here (\(limit / 1_073_741_824) GB). Nothing changed.")
+        } catch {
+            return renderer.problem(
+                status: .badRequest, title: "Not a form", text: "The request is not a form (\(error)). Nothing changed.")
+        }
+        defer { upload.discard() }
+        guard let token = upload.form["csrf"], let session = context.session, Sessions.constantTimeEqual(token, session.csrf) else {
+            return renderer.problem(
+                status: .forbidden, title: "Refused",
+                text: "The form did not carry this session's security token, so nothing changed. Reload the page and try again.")
+        }
+        context.form = upload.form
+        context.upload = upload.file
         return try await next(request, context)
     }
 

@@ -235,6 +235,25 @@ final class Sessions: Sendable {
         try? await store?.removeAll()
     }
 
+    /// Ends every session but `session`, which is stored again: after a restore, whose state
+    /// holds no session (sessions are not in backups), the person who restored stays signed in
+    /// and every other browser signs in again.
+    func keepOnly(_ session: Session, now: Date? = nil) async {
+        let now = now ?? clock()
+        let digest = Self.digest(session.id)
+        state.withLockedValue { state in
+            state.sessions = state.sessions.filter { $0.key == digest }
+            state.flash = state.flash.filter { $0.key == session.id }
+            state.drafts = state.drafts.filter { $0.key == session.id }
+        }
+        guard let store else { return }
+        try? await store.removeAll()
+        try? await store.insert(
+            .init(digest: digest, method: session.method, user: session.user, createdAt: session.createdAt, lastUsed: now),
+            keep: Self.maximumSessions, expiredBefore: now.addingTimeInterval(-Self.idleLifetime),
+            createdBefore: now.addingTimeInterval(-Self.lifetime))
+    }
+
     private func end(digest: String) async {
         state.withLockedValue { _ = $0.sessions.removeValue(forKey: digest) }
         try? await store?.remove(digest: digest)

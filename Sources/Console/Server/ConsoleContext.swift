@@ -9,6 +9,9 @@ struct ConsoleContext: RequestContext {
     var session: Sessions.Session?
     /// The submitted form of a POST, its CSRF token already checked.
     var form: FormData?
+    /// The file of a form read as it arrived (``ConsoleGuard/streamedPaths``), on disk until
+    /// the answer is sent.
+    var upload: StreamedUpload.File?
     /// The client's address (the password throttle counts failures per address).
     let clientAddress: String?
 

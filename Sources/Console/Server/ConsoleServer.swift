@@ -76,6 +76,9 @@ public struct ConsoleServer: Sendable {
 
     /// The largest request body accepted: an uploaded list and the form around it.
     static let maximumBodyBytes = PepperState.maximumUploadBytes + 64 * 1_024
+    /// The largest backup the restore form takes (written to a temporary file as it arrives,
+    /// never held in memory); `pepper backup restore` takes larger ones.
+    static let maximumBackupBytes: Int64 = 4 << 30
 
     /// The state it shows and changes.
     public let state: PepperState
@@ -199,6 +202,7 @@ public struct ConsoleServer: Sendable {
         router.add(
             ModerationPage(
                 renderer: renderer, sessions: sessions, picketStore: picketStore, picketStoreDescription: picketStoreDescription))
+        router.add(BackupPage(renderer: renderer, sessions: sessions, state: state, updates: updates))
         router.addRoutes(SyncAPI(server: syncServer).routes(), atPath: SyncAPI.path)
         return router
     }

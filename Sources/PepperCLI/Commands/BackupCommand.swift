@@ -102,13 +102,10 @@ struct BackupCommand: AsyncParsableCommand {
             let url = URL(fileURLWithPath: file)
             guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(file): no such file") }
             let passphrase = try passphrase.read()
-            // A passphrase for a file that is not encrypted is not needed: say so, as the person
-            // may believe the file was protected.
-            if passphrase != nil, (try? BackupActions.isEncrypted(url)) == false {
-                Terminal.warning("\(file) is not encrypted: the passphrase is not used")
-            }
             let outcome = try await BackupActions.restore(
                 from: url, into: home, passphrase: passphrase, replace: replace, progress: ProgressLines.make("Restored"))
+            // Said, as the person may believe the file was protected.
+            if outcome.passphraseNotNeeded { Terminal.warning("\(file) is not encrypted: the passphrase was not used") }
             if let previous = outcome.previousHome { print("The previous home is kept at \(previous.path)") }
             print(
                 "Restored \(home.url.path) from \(url.path) (made by Pepper \(outcome.manifest.pepperVersion) on "

@@ -17,6 +17,7 @@ struct ConsoleBrowserTests {
     static let walk = Bundle.module.url(forResource: "console_walk", withExtension: "py")!
     static let peopleWalk = Bundle.module.url(forResource: "console_people_walk", withExtension: "py")!
     static let awayWalk = Bundle.module.url(forResource: "console_away_walk", withExtension: "py")!
+    static let backupWalk = Bundle.module.url(forResource: "console_backup_walk", withExtension: "py")!
 
     /// Whether Chromium, its driver and Selenium are here; with `PEPPER_REQUIRE_BROWSER=1` their
     /// absence is a failure, not a skip.
@@ -192,6 +193,58 @@ struct ConsoleBrowserTests {
                 "phone-tls.mobileconfig: OK (root certificate Pepper private CA (dns.home.arpa); TLS phone.dns.home.arpa)"))
         for page in ["error", "addresses", "page"] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-away-\(page).png").path), "\(page)")
+        }
+    }
+
+    @Test(ConsoleBrowserTests.chromium, DNSTools.trait()) func theBackupPageDownloadsAndRestoresInChromium() async throws {
+        try #require(Self.browserReady(), "chromium, chromedriver and Selenium are needed")
+        try #require(DNSTools.ready(), "dig and dnsmasq are needed")
+        try await BrowserTurn.shared.run { try await backupWalk() }
+    }
+
+    /// The Backup page beside a running `pepper dns serve` on the same home, as
+    /// console_backup_walk.py describes: the restore replaces the state under the running
+    /// server, which is not stopped and blocks the restored rule.
+    private func backupWalk() async throws {
+        let axe = ProcessInfo.processInfo.environment["PEPPER_AXE_JS"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let root = TestPaths.temporaryDirectory("console-backup")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let home = root.appendingPathComponent("home")
+        #expect(try await PepperProcess.run(["rules", "add", "||restored-rule.test^"], home: home).status == 0)
+        #expect(try await PepperProcess.run(["allowlist", "add", "kept.test"], home: home).status == 0)
+        let upstream = try await Dnsmasq(arguments: ["--address=/test/192.0.2.7"])
+        defer { upstream.stop() }
+        let dnsPort = DNSTools.freePort()
+        let dns = try Server(
+            home: home, arguments: ["dns", "serve", "--listen", "127.0.0.1:\(dnsPort)", "--upstream", "127.0.0.1:\(upstream.port)"])
+        defer { dns.process.stop(SIGKILL) }
+        #expect(try await onOwnThread { dns.line(containing: "pepper dns: listening on") } != nil, "\(dns.log)")
+        let console = try Server(home: home, arguments: ["console", "--listen", "127.0.0.1:0"])
+        defer { console.process.stop(SIGKILL) }
+        let ready = try #require(try await onOwnThread { console.line(containing: "Pepper console: open ") }, "\(console.log)")
+        let downloads = root.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let artifacts = TestPaths.artifacts.appendingPathComponent("console")
+        let configuration: [String: String] = [
+            "link": String(ready.split(separator: " ").last!), "pepper": PepperProcess.executable.path, "home": home.path,
+            "dig": DNSTools.path("dig") ?? "dig", "dnsPort": "\(dnsPort)", "artifacts": artifacts.path, "axe": axe ?? "",
+            "profile": root.appendingPathComponent("chromium").path, "downloads": downloads.path,
+        ]
+        let file = root.appendingPathComponent("backup-walk.json")
+        try JSONSerialization.data(withJSONObject: configuration).write(to: file)
+        let outcome = try await Subprocess.run(URL(fileURLWithPath: Self.python), [Self.backupWalk.path, file.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)\n\(outcome.stdout)\nconsole: \(console.log)\ndns: \(dns.log)")
+        #expect(outcome.stdout.hasPrefix("OK page passphrase-error download wrong-passphrase restore dns phone"), "\(outcome.stdout)")
+
+        // The restored state is the backup's, for every face; the servers ran throughout.
+        #expect(try await PepperProcess.run(["rules", "list"], home: home).stdout == "||restored-rule.test^\n")
+        let allowlist = try await PepperProcess.run(["allowlist", "list"], home: home).stdout
+        #expect(allowlist.split(separator: "\n").map { $0.split(separator: "\t")[0] } == ["kept.test"], "\(allowlist)")
+        #expect(dns.process.isRunning && console.process.isRunning)
+        let beside = try FileManager.default.contentsOfDirectory(atPath: root.path)
+        #expect(beside.contains { $0.hasPrefix("home.replaced-") } && !beside.contains { $0.contains(".restoring-") }, "\(beside)")
+        for page in ["page", "passphrase-error", "wrong-passphrase", "restored", "backup-phone", "phone"] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appendingPathComponent("console-backup-\(page).png").path), "\(page)")
         }
     }
 
