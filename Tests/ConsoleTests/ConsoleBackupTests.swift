@@ -14,7 +14,11 @@ import Testing
 /// The Backup page over HTTP: a download is a backup `BackupActions` restores elsewhere; an
 /// upload restores the console's own home in place, checked in full first, and keeps the person
 /// who restored signed in while every other session ends.
-@Suite("Console: backup and restore")
+///
+/// One test at a time: encrypted backups derive scrypt keys (128 MiB, seconds of CPU in a debug
+/// build) and one test sends 18 MB; side by side they took the 2-core machine from the other
+/// suites' loopback servers for longer than those wait.
+@Suite("Console: backup and restore", .serialized)
 struct ConsoleBackupTests {
     static let boundary = "pepperbackupform"
 
