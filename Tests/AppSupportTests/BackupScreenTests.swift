@@ -105,9 +105,12 @@ struct BackupScreenTests {
         let made = try await BackupScreenPlan.export(state: homes.context.state, temporary: temporary, passphrase: nil, pepperVersion: "1")
             .get()
         #expect(made.text.hasSuffix("not encrypted: keep it somewhere only you can open."))
+        // Following syncs first, holding the sync lock from before that sync until it stops.
+        let changes = await homes.runner.changes()
         await homes.runner.startFollowing()
-        let lock = homes.phone.container.home.url.appendingPathComponent("sync.lock").path
-        #expect(try await homes.eventually { FileManager.default.fileExists(atPath: lock) })
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() != nil)
+        #expect(await homes.runner.isFollowing)
 
         // Restored past the runner, the following's lock refuses it.
         let refused = await BackupScreenPlan.restore(file: made.file, passphrase: "", into: homes.context.state, sync: nil)

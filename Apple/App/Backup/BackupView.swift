@@ -57,7 +57,7 @@ struct BackupView: View {
         .navigationTitle("Back up and restore")
         .disabled(working)
         .fileExporter(
-            isPresented: $exporting, document: made.map { BackupFileDocument(url: $0.file) }, contentType: .pepperBackup,
+            isPresented: $exporting, document: made.map { BackupFileDocument(url: $0.file) }, contentTypes: [.pepperBackup],
             defaultFilename: made?.file.lastPathComponent
         ) { result in
             if case .failure(let error) = result { model.notice = .error("The backup was not saved: \(error.localizedDescription)") }

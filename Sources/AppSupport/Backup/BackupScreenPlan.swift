@@ -1,6 +1,7 @@
 import Foundation
 import HomeBackup
 import PepperActions
+import Screens
 import Storage
 
 /// Settings › Back up and restore (`docs/sync.md`, "Backup and restore"): the phone's state
@@ -159,7 +160,7 @@ public enum BackupScreenPlan {
     ) async -> Result<Import, ImportProblem> {
         let typed = passphrase.isEmpty ? nil : Data(passphrase.utf8)
         let work: @Sendable () async -> Result<Import, ImportProblem> = {
-            do {
+            do throws(BackupError) {
                 let outcome = try await BackupActions.restore(from: file, into: state, passphrase: typed, progress: progress)
                 return .success(imported(outcome, file: file))
             } catch {
