@@ -248,6 +248,8 @@ let package = Package(
                 "AppExtensionSupport", "Screens", "Browsing", "PepperActions", "ListSync", "Picket", "Storage", "ContentBlocker",
                 // Sync's seams (the app's URLSession client and its screen) and a certificate pin's SHA-256.
                 "DeviceSync", "BlockingWork", .product(name: "Crypto", package: "swift-crypto"),
+                // Settings › Back up and restore: the console's backup file.
+                "HomeBackup",
             ]
         ),
         // The Apple SDK types the extension classes use, declared exactly as the iOS SDK declares
@@ -546,7 +548,7 @@ let package = Package(
             dependencies: [
                 "PicketTestSupport",
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
-                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport", "DeviceSync",
+                "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport", "DeviceSync", "HomeBackup",
                 // A home's private CA and server certificate, made as the home makes them, for the sync client's pin.
                 "DNSProfiles", .product(name: "X509", package: "swift-certificates"),
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key

@@ -105,6 +105,17 @@ final class AppModel {
         await run(action)
         if notice?.isError == false { await CallDirectory.reload() }
     }
+
+    /// What a restore replaced, read again (`BackupScreenPlan.Reload`): the call directory's
+    /// numbers, a running DNS tunnel's lists and the next background sync (the restored state's
+    /// pairing). Safari's content blockers already read the rebuilt lists (the context's
+    /// `afterPublish`); the sync screen reads its status again when the runner's restore ends;
+    /// every other screen reads its state again when shown.
+    func reload(_ reloads: [BackupScreenPlan.Reload]) async {
+        if reloads.contains(.callDirectory) { await CallDirectory.reload() }
+        if reloads.contains(.tunnel) { await TunnelControl.reload() }
+        if reloads.contains(.syncStatus) { await sync?.scheduleBackgroundSync() }
+    }
 }
 
 /// Why Pepper's state cannot be opened (the app group is not set up).

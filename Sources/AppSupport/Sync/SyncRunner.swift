@@ -139,6 +139,13 @@ public actor SyncRunner {
         return value
     }
 
+    /// Runs `work` with the sync lock free (a restore, which replaces the replica the lock
+    /// guards): after stopping the following, which starts again afterwards, and after the
+    /// one-offs asked for before it. A caller cancelled while it waits gets `cancelled`.
+    public func pausingSync<Value: Sendable>(cancelled: Value, _ work: @escaping @Sendable () async -> Value) async -> Value {
+        await alone(cancelled: cancelled, work)
+    }
+
     /// Pushes this phone's changes and pulls the serving home's until neither has more ("Sync
     /// now", a background refresh), with the database kept awake meanwhile. Cancelling the
     /// caller's task (a background refresh whose time ran out) cancels the sync.

@@ -114,7 +114,7 @@ struct FollowerSession {
     mutating func takeLocalChanges() throws {
         let changes = try LocalChanges.read(state.database)
         guard !changes.entries.isEmpty else { return }
-        follower.updateReplica { changes.record(into: &$0) }
+        _ = follower.updateReplica { changes.record(into: &$0) }
         try sync.store.save(&follower)
         try changes.clear(state.database)
     }
