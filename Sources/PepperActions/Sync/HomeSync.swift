@@ -209,7 +209,9 @@ public final class HomeSync: Sendable {
     /// half second) and syncs again. Failures are noted in the status and retried, waiting
     /// longer each time (up to a minute).
     ///
-    /// - Parameter onSync: called after every sync with its report or error.
+    /// - Parameters:
+    ///   - client: the HTTPS client for the serving home (``status()``'s server and trust).
+    ///   - onSync: called after every sync with its report or error.
     public func follow(
         client: any SyncHTTPClient, onSync: @escaping @Sendable (Result<SyncRunReport, ActionError>) -> Void = { _ in }
     ) async throws(ActionError) {

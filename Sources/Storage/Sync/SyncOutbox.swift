@@ -36,9 +36,9 @@ public struct SyncOutbox: Sendable {
         /// The columns whose change is a change of the decision (`nil`: any).
         var columns: [String]?
 
-        /// ``key`` over the columns of the table as it is read.
+        /// The key over the columns of the table as it is read.
         public var keyExpression: String { key.replacingOccurrences(of: "$", with: "") }
-        /// ``condition`` over the columns of the table as it is read (`1` when every row syncs).
+        /// The condition over the columns of the table as it is read (`1` when every row syncs).
         public var conditionExpression: String { condition?.replacingOccurrences(of: "$", with: "") ?? "1" }
     }
 
