@@ -102,8 +102,12 @@ struct HomeSyncTests {
         _ = try state.addMessageWord("lottery", action: .junk, region: "US")
         _ = try state.blockSender("+1 206 555 0177", region: "US")
         _ = try await state.disableList(try state.lists().first(where: \.builtIn)!.name, rebuild: false)
+        _ = try await state.setPicketPolicy(.block)
+        try PreferenceStore(database: state.database).set(.picketServer, try PepperState.picketServerAddress("https://picket.example/"))
         let written = try SyncedHomes.decisions(of: state)
-        #expect(Set(written.keys.map(\.kind)) == [.allowlistEntry, .myRule, .listSubscription, .callNumber, .messageRule])
+        #expect(Set(written.keys.map(\.kind)) == [.allowlistEntry, .myRule, .listSubscription, .callNumber, .messageRule, .picketSettings])
+        #expect(written[SyncRecordID(kind: .picketSettings, key: "server")] == ["value": "https://picket.example"])
+        #expect(written[SyncRecordID(kind: .picketSettings, key: "policy")] == ["value": "block"])
 
         // Applied to another home, every record reads back with the same values.
         let target = TemporaryState()
@@ -185,6 +189,11 @@ struct HomeSyncTests {
             SyncRecord(
                 id: SyncRecordID(kind: SyncRecordKind(rawValue: "console-password"), key: "x"),
                 fields: ["v": SyncField(value: "1", stamp: stamp)]),
+            SyncRecord(
+                id: SyncRecordID(kind: .picketSettings, key: "server"),
+                fields: ["value": SyncField(value: "ftp://picket.example", stamp: stamp)]),
+            SyncRecord(
+                id: SyncRecordID(kind: .picketSettings, key: "key"), fields: ["value": SyncField(value: "opl_secret", stamp: stamp)]),
         ] {
             let request = SyncRequest(device: device, changes: [bad], changesThrough: 99, cursor: 0, numbering: "", limit: 10)
             await #expect(throws: SyncServerError.self) { _ = try await homes.server.exchange(request, key: key) }

@@ -18,7 +18,8 @@ public struct SyncRecordKind: Hashable, Comparable, Sendable, Codable, CustomStr
     public static let callNumber = SyncRecordKind(rawValue: "call-number")
     /// A word, sender or action of the message filter (key: kind and text).
     public static let messageRule = SyncRecordKind(rawValue: "message-rule")
-    /// The Picket server's address and the alerting policy (key: `settings`).
+    /// The Picket server's address and the alerting policy (keys: `server`, `policy`; field:
+    /// `value`). The server's API key never syncs.
     public static let picketSettings = SyncRecordKind(rawValue: "picket")
 
     public static func < (lhs: SyncRecordKind, rhs: SyncRecordKind) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -127,12 +127,7 @@ extension PepperState {
     /// - Throws: ``ActionError/invalidField(field:problem:)`` naming `server` or `key`.
     @discardableResult
     public func setPicketConnection(server: String, key: String?) throws(ActionError) -> PicketConnection {
-        let address = server.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
-        else {
-            throw .invalidField(field: "server", problem: .serverAddressNeeded)
-        }
+        let trimmed = try Self.picketServerAddress(server)
         let given = key?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let chosen: String
         if given.isEmpty {
@@ -146,7 +141,6 @@ extension PepperState {
             }
             chosen = given
         }
-        let trimmed = address.hasSuffix("/") ? String(address.dropLast()) : address
         do {
             try picketKeyStore.setKey(chosen)
             try PreferenceStore(database: database).set(.picketServer, trimmed)
@@ -154,6 +148,20 @@ extension PepperState {
             throw .storage("cannot save the Picket server settings: \(error)")
         }
         return PicketConnection(server: URL(string: trimmed)!, key: chosen)
+    }
+
+    /// A Picket server's address as stored (`http(s)://HOST[:PORT][/PATH]`, no trailing slash):
+    /// the one check of an address a person types and of one another device synced.
+    ///
+    /// - Throws: ``ActionError/invalidField(field:problem:)`` naming `server`.
+    public static func picketServerAddress(_ server: String) throws(ActionError) -> String {
+        let address = server.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil
+        else {
+            throw .invalidField(field: "server", problem: .serverAddressNeeded)
+        }
+        return address.hasSuffix("/") ? String(address.dropLast()) : address
     }
 
     /// Forgets the Picket server and its key.

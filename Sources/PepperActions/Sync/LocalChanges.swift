@@ -23,10 +23,12 @@ struct LocalChanges: Sendable {
         try database.writer.read { db in
             let entries = try SyncOutbox.entries(db)
             let ids = entries.map { SyncRecordID(kind: SyncRecordKind(rawValue: $0.kind), key: $0.key) }
-            let values = try SyncedDecisions.read(db, only: ids)
+            let values = try SyncedDecisions.read(db, only: ids + SyncedDecisions.alwaysRead)
+            // Settings without a trigger count as changed now when they differ (`record(into:)`).
+            let always = SyncedDecisions.alwaysRead.map { Change(id: $0, values: values[$0], changedAt: Date()) }
             return LocalChanges(
                 entries: entries,
-                changes: zip(ids, entries).map { Change(id: $0, values: values[$0], changedAt: $1.changedAt) })
+                changes: zip(ids, entries).map { Change(id: $0, values: values[$0], changedAt: $1.changedAt) } + always)
         }
     }
 

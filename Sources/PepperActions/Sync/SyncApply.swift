@@ -150,6 +150,17 @@ extension PepperState {
                     _ = try await removeList(source.name, rebuild: false)
                 }
                 return true
+            case .picketSettings:
+                // The server forgotten elsewhere: forget the address here (the key stays in this
+                // device's key store). A policy is never deleted.
+                if key == "server" {
+                    do {
+                        try PreferenceStore(database: database).set(.picketServer, nil)
+                    } catch {
+                        throw .storage("cannot change the Picket server settings: \(error)")
+                    }
+                }
+                return false
             case .messageRule:
                 let store = MessageRuleStore(database: database)
                 do {
@@ -194,6 +205,15 @@ extension PepperState {
         case .blockedSender(let sender):
             _ = try? blockSender(sender, region: region)
             return false
+        case .picketServer(let address):
+            do {
+                try PreferenceStore(database: database).set(.picketServer, address)
+            } catch {
+                throw .storage("cannot change the Picket server settings: \(error)")
+            }
+            return false
+        case .picketPolicy(let policy):
+            return try await !setPicketPolicy(policy, rebuild: false).sources.isEmpty
         case .allowlist, .callNumber:
             return false
         }

@@ -3,6 +3,7 @@ import DeviceSync
 import FilterLists
 import Foundation
 import GRDB
+import Picket
 import Storage
 
 /// The decisions that sync, as records: how each synced table reads as records, what a record
@@ -45,8 +46,25 @@ public enum SyncedDecisions {
                 }
             }
         }
+        // The Picket server's address and policy: two settings rows, read every time (no trigger
+        // notes them: they change rarely, and their tables had no sync triggers when this shipped).
+        for (key, sql) in picketSettings
+        where wanted == nil || (wanted?[SyncRecordKind.picketSettings.rawValue] ?? []).contains(where: { $0.key == key }) {
+            if let value = try String.fetchOne(db, sql: sql) {
+                values[SyncRecordID(kind: .picketSettings, key: key)] = ["value": value]
+            }
+        }
         return values
     }
+
+    /// The Picket settings that sync, by record key, and how each is read.
+    static let picketSettings: [(key: String, sql: String)] = [
+        ("server", "SELECT value FROM preference WHERE key = 'picket.server'"),
+        ("policy", "SELECT value FROM picketSetting WHERE key = 'policy'"),
+    ]
+
+    /// The records read at every sync rather than noted by a trigger.
+    static var alwaysRead: [SyncRecordID] { picketSettings.map { SyncRecordID(kind: .picketSettings, key: $0.key) } }
 
     /// A row's fields as its record holds them (an absent value is `""`, so every record of a
     /// kind has the same fields).
@@ -77,7 +95,7 @@ public enum SyncedDecisions {
     /// a person's input would be, and its key must be the one its values make.
     public static func problem(with record: SyncRecord) -> String? {
         let id = record.id
-        guard SyncOutbox.tables.contains(where: { $0.kind == id.kind.rawValue }) else {
+        guard SyncOutbox.tables.contains(where: { $0.kind == id.kind.rawValue }) || id.kind == .picketSettings else {
             return "\(id): this Pepper does not know records of kind \(id.kind)"
         }
         guard record.isLive else { return nil }
@@ -98,6 +116,8 @@ public enum SyncedDecisions {
         case callNumber(kind: CallDirectoryEntryKind, number: Int64, label: String?, pattern: String?)
         case messageWord(WordRule)
         case blockedSender(String)
+        case picketServer(String)
+        case picketPolicy(PicketPolicy)
 
         /// The operation of a live record.
         init(record: SyncRecord) throws(ActionError) {
@@ -186,6 +206,15 @@ public enum SyncedDecisions {
                     guard id.key.hasPrefix(prefix) else { throw .invalidRequest("the key does not match the word") }
                     let sender = String(id.key.dropFirst(prefix.count))
                     self = .messageWord(WordRule(word: word, action: action, subAction: subAction, sender: sender.isEmpty ? nil : sender))
+                }
+            case .picketSettings:
+                let value = try field("value")
+                switch id.key {
+                case "server": self = .picketServer(try PepperState.picketServerAddress(value))
+                case "policy":
+                    guard let policy = PicketPolicy(rawValue: value) else { throw .invalidRequest("\(value) is not ask, block or allow") }
+                    self = .picketPolicy(policy)
+                default: throw .invalidRequest("this Pepper does not sync the Picket setting \(id.key)")
                 }
             default:
                 throw .invalidRequest("this Pepper does not know records of kind \(id.kind)")
