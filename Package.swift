@@ -481,6 +481,8 @@ let package = Package(
         ),
         // Real DNS peers for the DNS tests: dnsmasq and dig processes, raw UDP sockets.
         .target(name: "DNSTestSupport", dependencies: ["DNSFilter", "PepperTestSupport"], path: "Tests/DNSTestSupport"),
+        // A serving home's SyncServer reached in process, for the sync tests of PepperActions and the app.
+        .target(name: "SyncTestSupport", dependencies: ["DeviceSync", "PepperActions"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "FilterListsTests", dependencies: ["FilterLists", "PepperTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ContentBlockerTests", dependencies: ["ContentBlocker", "FilterLists"]),
         .testTarget(
@@ -507,7 +509,7 @@ let package = Package(
             name: "PepperActionsTests",
             dependencies: [
                 "PepperActions", "Storage", "ListSync", "ContentBlocker", "FilterEngine", "FilterLists", "CallFilter", "DNSFilter",
-                "PepperTestSupport",
+                "PepperTestSupport", "SyncTestSupport",
             ]),
         .testTarget(
             name: "ScreensTests",
@@ -549,6 +551,7 @@ let package = Package(
                 "PicketTestSupport",
                 "AppSupport", "AppExtensionSupport", "Screens", "PepperActions", "Storage", "Picket", "CallFilter", "CallFilterTestSupport",
                 "ContentBlocker", "DNSFilter", "ListSync", "Browsing", "PepperTestSupport", "DNSTestSupport", "DeviceSync", "HomeBackup",
+                "SyncTestSupport",
                 // A home's private CA and server certificate, made as the home makes them, for the sync client's pin.
                 "DNSProfiles", .product(name: "X509", package: "swift-certificates"),
                 // The geofence coordinator's tests run a real Picket server and count its requests; the key

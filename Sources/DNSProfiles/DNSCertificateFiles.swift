@@ -28,6 +28,22 @@ public struct DNSCertificateFiles: Sendable, Hashable {
     /// The server's key (`server-key.pem`).
     public var serverKey: URL { directory.appendingPathComponent("server-key.pem") }
 
+    /// Whether `certificate` is this home's server certificate (``serverCertificate``, however
+    /// the path is spelt), which a server then sends with the CA after it.
+    public func isServerCertificate(_ certificate: URL) -> Bool {
+        certificate.standardizedFileURL.resolvingSymlinksInPath() == serverCertificate.resolvingSymlinksInPath()
+    }
+
+    /// The certificate a device pairing with a home for sync is to trust (`pepper sync code` and
+    /// the console's Sync page): the private CA when the home serves its own server certificate,
+    /// or serves nothing it names (and has a CA); else `served` itself (its last certificate is
+    /// pinned); `nil` for the system's authorities.
+    public func certificateToPin(serving served: URL?) -> URL? {
+        let hasCA = FileManager.default.fileExists(atPath: caCertificate.path)
+        guard let served else { return hasCA ? caCertificate : nil }
+        return hasCA && isServerCertificate(served) ? caCertificate : served
+    }
+
     /// Whether the home has a private CA (its certificate or its key).
     public var hasCertificateAuthority: Bool {
         FileManager.default.fileExists(atPath: caCertificate.path) || FileManager.default.fileExists(atPath: caKey.path)

@@ -125,7 +125,7 @@ public enum BackupActions {
     ) async throws(BackupError) -> RestoreOutcome {
         let home = state.home
         // The lock `HomeSync` and `SyncServer` hold while they keep the replica in memory.
-        let syncLockPath = home.url.appendingPathComponent("sync.lock").path
+        let syncLockPath = home.syncLockURL.path
         func takeSyncLock() throws(BackupError) -> FileLock {
             do {
                 return try FileLock(path: syncLockPath, wait: false)
@@ -159,6 +159,24 @@ public enum BackupActions {
             outcome.rebuildProblem = "\(error)"
         }
         return outcome
+    }
+
+    /// Why a backup form cannot go on: its two passphrase fields differ.
+    public struct PassphraseMismatch: Error, Sendable, Hashable {
+        /// The sentence shown under the passphrase fields.
+        public var text = "The two passphrases differ: type the same one twice."
+
+        /// The mismatch's one sentence.
+        public init() {}
+    }
+
+    /// The passphrase a backup is encrypted with, from a form's two fields (the console's and the
+    /// app's): `nil` when both are empty (an unencrypted file).
+    ///
+    /// - Throws: ``PassphraseMismatch`` when the two fields differ.
+    public static func chosenPassphrase(_ passphrase: String, again: String) throws(PassphraseMismatch) -> Data? {
+        guard passphrase == again else { throw PassphraseMismatch() }
+        return passphrase.isEmpty ? nil : Data(passphrase.utf8)
     }
 
     /// The name a backup made at `date` is offered under: `pepper-backup-20260512-1430.pepperbackup`

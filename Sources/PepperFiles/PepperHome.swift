@@ -30,6 +30,9 @@ public struct PepperHome: Sendable, Hashable {
     public var listsURL: URL { url.appendingPathComponent("lists", isDirectory: true) }
     /// `out/`: compiled content blocker.
     public var outputURL: URL { url.appendingPathComponent("out", isDirectory: true) }
+    /// `sync.lock`: held by the one process that keeps the home's sync replica in memory (a
+    /// serving console, a following `pepper sync`), and by a restore that replaces the state.
+    public var syncLockURL: URL { url.appendingPathComponent("sync.lock") }
 
     /// Creates the folder and its subfolders if needed.
     public func prepare() throws {

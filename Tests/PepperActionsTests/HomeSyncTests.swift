@@ -2,61 +2,23 @@ import CallFilter
 import DeviceSync
 import Foundation
 import Storage
+import SyncTestSupport
 import Testing
 
 @testable import PepperActions
-
-/// A `SyncHTTPClient` that hands requests to a serving home's `SyncServer` in this process, the
-/// way `SyncAPI` does over HTTPS (the HTTPS path is tested end to end in `SyncAcrossProcessesTests`).
-final class DirectSyncClient: SyncHTTPClient, @unchecked Sendable {
-    let server: SyncServer
-    private let lock = NSLock()
-    private var offline = false
-
-    init(_ server: SyncServer) { self.server = server }
-
-    /// Whether requests fail as if the network were gone.
-    var isOffline: Bool {
-        get { lock.withLock { offline } }
-        set { lock.withLock { offline = newValue } }
-    }
-
-    func send(_ request: SyncHTTPRequest) async throws(SyncHTTPError) -> SyncHTTPResponse {
-        if isOffline { throw .cannotConnect("home", reason: "offline") }
-        let key = request.headers["authorization"].map { String($0.dropFirst("Bearer ".count)) }
-        do {
-            let body: Data
-            switch request.path.split(separator: "?").first.map(String.init) {
-            case SyncPaths.pair:
-                body = try JSONEncoder().encode(try await server.pair(JSONDecoder().decode(SyncPairingRequest.self, from: request.body!)))
-            case SyncPaths.exchange:
-                body = try JSONEncoder().encode(
-                    try await server.exchange(JSONDecoder().decode(SyncRequest.self, from: request.body!), key: key))
-            default:
-                let after = UInt64(request.path.split(separator: "=").last!)!
-                body = try JSONEncoder().encode(try await server.wait(after: after, key: key, longest: .milliseconds(200)))
-            }
-            return SyncHTTPResponse(status: 200, body: body)
-        } catch let error as SyncServerError {
-            return SyncHTTPResponse(status: error.status, body: try! JSONEncoder().encode(SyncErrorBody(error: error.reason)))
-        } catch {
-            return SyncHTTPResponse(status: 400, body: try! JSONEncoder().encode(SyncErrorBody(error: "\(error)")))
-        }
-    }
-}
 
 /// Homes in one process, one serving and the others following.
 struct SyncedHomes {
     let serving = TemporaryState()
     let followers: [TemporaryState]
     let server: SyncServer
-    let client: DirectSyncClient
+    let client: InProcessSyncClient
     let url = URL(string: "https://home.example:8443")!
 
     init(followers count: Int) {
         followers = (0..<count).map { _ in TemporaryState() }
         server = SyncServer(sync: HomeSync(state: serving.state))
-        client = DirectSyncClient(server)
+        client = InProcessSyncClient(server)
     }
 
     func pairAll() async throws {

@@ -11,21 +11,14 @@ import Storage
 public enum BackupScreenPlan {
     // MARK: Export
 
-    /// Why the export form cannot go on: the sentence shown under the passphrase fields.
-    public struct PassphraseMismatch: Error, Sendable, Hashable {
-        /// The sentence.
-        public var text = "The two passphrases differ: type the same one twice."
-
-        /// The mismatch's one sentence.
-        public init() {}
-    }
+    /// Why the export form cannot go on (HomeBackup's, as the console's form).
+    public typealias PassphraseMismatch = BackupActions.PassphraseMismatch
 
     /// The passphrase to encrypt with: `nil` when both fields are empty (an unencrypted file).
     ///
     /// - Throws: ``PassphraseMismatch`` when the two fields differ.
     public static func exportPassphrase(_ passphrase: String, again: String) throws(PassphraseMismatch) -> Data? {
-        guard passphrase == again else { throw PassphraseMismatch() }
-        return passphrase.isEmpty ? nil : Data(passphrase.utf8)
+        try BackupActions.chosenPassphrase(passphrase, again: again)
     }
 
     /// A made backup, ready for the exporter.

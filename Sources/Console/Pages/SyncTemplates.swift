@@ -5,7 +5,7 @@ extension Templates {
         <section class="card" aria-labelledby="sync-title">
         <h2 id="sync-title">Sync with your other devices</h2>
         <p>{{summary}}</p>
-        <p class="detail">What syncs: the allowlist, My rules, the lists you subscribe to, blocked and labelled numbers, message words and senders. What stays on each device: its addresses, upstreams, client groups, passwords and keys, and its browsing history.</p>
+        <p class="detail">What syncs: the allowlist, My rules, the lists you subscribe to, blocked and labelled numbers, message words and senders, the Picket server and its policy. What stays on each device: its addresses, upstreams, client groups, passwords and keys (the Picket key too), and its browsing history.</p>
         {{^tls}}<p class="field-error">Sync is served only over HTTPS: start the console with <code>--tls-cert</code> and <code>--tls-key</code> (for example the home's certificate from <code>pepper dns certificate</code>).</p>{{/tls}}
         {{#following}}<p>To pair another device, use the serving home's console.</p>{{/following}}
         {{^following}}

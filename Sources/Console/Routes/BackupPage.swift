@@ -52,13 +52,15 @@ struct BackupPage: ConsoleArea {
         }
         routes.post("download") { request, context in
             let fields = form(context)
-            let passphrase = fields["passphrase"] ?? ""
-            guard passphrase == fields["passphraseAgain"] ?? "" else {
+            let passphrase: Data?
+            do throws(BackupActions.PassphraseMismatch) {
+                passphrase = try BackupActions.chosenPassphrase(fields["passphrase"] ?? "", again: fields["passphraseAgain"] ?? "")
+            } catch {
                 return backupPage(
                     request: request, context: context, notice: .error("No backup was made: see the form below."),
-                    errors: FieldErrors(passphrase: "The two passphrases differ: type the same one twice."))
+                    errors: FieldErrors(passphrase: error.text))
             }
-            return await download(passphrase: passphrase.isEmpty ? nil : Data(passphrase.utf8), request: request, context: context)
+            return await download(passphrase: passphrase, request: request, context: context)
         }
         routes.post("restore") { request, context in
             await restore(request: request, context: context)

@@ -92,7 +92,7 @@ struct SyncPage: ConsoleArea {
                     + (status.lastError.map { " The last sync failed: \($0)" } ?? "")
             }
         let view = SyncView(
-            summary: summary, tls: tls, following: status.role == .following, server: server,
+            summary: summary, tls: tls, following: !shown.canInvite, server: server,
             serverError: notice?.field == "server" ? notice?.text : nil,
             invitation: invitation.map { invitation in
                 SyncView.Invitation(

@@ -1,4 +1,5 @@
 import DNSFilter
+import DNSProfiles
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -130,8 +131,8 @@ public struct ConsoleServer: Sendable {
         self.configuration = configuration
         sessions = Sessions(password: configuration.password, store: ConsoleSessionStore(database: state.database), clock: clock)
         streams = LiveStreams()
-        let homeCA = state.home.url.appendingPathComponent("dns-tls/ca.pem")
-        tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files, homeCA: homeCA) }
+        let homeFiles = DNSCertificateFiles(home: state.home)
+        tlsConfiguration = try configuration.tls.map { files throws(StartError) in try Self.loadTLS(files, home: homeFiles) }
         do {
             renderer = try PageRenderer(home: state.home.url.path, version: version)
         } catch {
@@ -139,25 +140,17 @@ public struct ConsoleServer: Sendable {
         }
         updates = UpdateRunner(screen: ListsScreen(state: state))
         syncServer = SyncServer(sync: HomeSync(state: state))
-        syncPin = configuration.tls.map { files in
-            Self.servesHomeCertificate(files, homeCA: homeCA) ? homeCA : URL(fileURLWithPath: files.certificate)
+        syncPin = configuration.tls.flatMap {
+            DNSCertificateFiles(home: state.home).certificateToPin(serving: URL(fileURLWithPath: $0.certificate))
         }
-    }
-
-    /// Whether `files` name the home's own server certificate from `pepper dns certificate`
-    /// (issued by `homeCA`, which exists).
-    static func servesHomeCertificate(_ files: TLSFiles, homeCA: URL) -> Bool {
-        FileManager.default.fileExists(atPath: homeCA.path)
-            && URL(fileURLWithPath: files.certificate).standardizedFileURL.resolvingSymlinksInPath()
-                == homeCA.deletingLastPathComponent().appendingPathComponent("server.pem").standardizedFileURL.resolvingSymlinksInPath()
     }
 
     /// The server side of TLS from PEM files; each error names the file and what is wrong.
     ///
     /// A certificate file holding the home's own server certificate alone (`pepper dns
-    /// certificate`'s `server.pem`, which is issued by `homeCA`) is served with the home's CA
-    /// after it: a device that pins the CA (`pepper sync code`'s invitation) finds it in the chain.
-    static func loadTLS(_ files: TLSFiles, homeCA: URL? = nil) throws(StartError) -> TLSConfiguration {
+    /// certificate`'s `server.pem`) is served with the home's CA after it: a device that pins the
+    /// CA (`pepper sync code`'s invitation) finds it in the chain.
+    static func loadTLS(_ files: TLSFiles, home: DNSCertificateFiles? = nil) throws(StartError) -> TLSConfiguration {
         var chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
@@ -165,8 +158,8 @@ public struct ConsoleServer: Sendable {
             throw .tls(file: files.certificate, reason: "not a readable PEM certificate (\(error))")
         }
         guard !chain.isEmpty else { throw .tls(file: files.certificate, reason: "no certificate in it") }
-        if chain.count == 1, let homeCA, servesHomeCertificate(files, homeCA: homeCA),
-            let ca = try? NIOSSLCertificate.fromPEMFile(homeCA.path), ca.count == 1
+        if chain.count == 1, let home, home.isServerCertificate(URL(fileURLWithPath: files.certificate)),
+            let ca = try? NIOSSLCertificate.fromPEMFile(home.caCertificate.path), ca.count == 1
         {
             chain += ca
         }

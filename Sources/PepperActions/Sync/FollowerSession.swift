@@ -5,8 +5,6 @@ import Storage
 /// A following home's sync with its serving home, for as long as one holds `sync.lock`: the
 /// follower loaded once, then exchanges until both sides have everything.
 struct FollowerSession {
-    static var removedPrefix: String { HomeSync.removedPrefix }
-
     let sync: HomeSync
     let transport: HTTPSyncTransport
     var follower: SyncFollower
@@ -62,7 +60,7 @@ struct FollowerSession {
                     response = try await transport.exchange(request)
                 } catch let refusal as HTTPSyncTransport.Refusal where refusal.isUnauthorized {
                     throw ActionError.sync(
-                        "\(Self.removedPrefix) from the serving home (its key is refused): pair again with a new code")
+                        "\(HomeSync.removedPrefix) from the serving home (its key is refused): pair again with a new code")
                 } catch {
                     throw ActionError.sync("cannot sync with \(peer.server): \(error)")
                 }
@@ -120,7 +118,7 @@ struct FollowerSession {
     }
 
     /// Returns when the serving home has a change this home lacks or the person changed
-    /// something here (looked for every half second), or after the serving home's longest wait.
+    /// something here (looked for five times a second), or after the serving home's longest wait.
     func waitForChange() async {
         let cursor = follower.cursor
         let transport = self.transport

@@ -206,7 +206,7 @@ public final class HomeSync: Sendable {
 
     /// Follows the serving home until cancelled: syncs, then waits for a change on either side
     /// (the serving home holds a request open until it has one; local edits are looked for every
-    /// half second) and syncs again. Failures are noted in the status and retried, waiting
+    /// fifth of a second) and syncs again. Failures are noted in the status and retried, waiting
     /// longer each time (up to a minute).
     ///
     /// - Parameters:
@@ -227,7 +227,7 @@ public final class HomeSync: Sendable {
                 await session.waitForChange()
             } catch {
                 onSync(.failure(error))
-                if case .sync(let reason) = error, reason.hasPrefix(FollowerSession.removedPrefix) { throw error }
+                if case .sync(let reason) = error, reason.hasPrefix(Self.removedPrefix) { throw error }
                 try? await Task.sleep(for: .seconds(backoff))
                 backoff = min(backoff * 2, 60)
             }
@@ -236,7 +236,7 @@ public final class HomeSync: Sendable {
 
     func takeLock() throws(ActionError) -> FileLock {
         do {
-            return try FileLock(path: state.home.url.appendingPathComponent("sync.lock").path, wait: false)
+            return try FileLock(path: state.home.syncLockURL.path, wait: false)
         } catch {
             throw .sync("another Pepper process syncs this home now (it holds sync.lock): wait for it, or stop it")
         }

@@ -138,7 +138,11 @@ extension PepperState {
         case nil:
             switch record.id.kind {
             case .myRule:
-                try? await removeRule(key, rebuild: false)
+                do {
+                    try await removeRule(key, rebuild: false)
+                } catch .unknownRule {
+                    // Gone here already: nothing to apply.
+                }
                 return true
             case .listSubscription:
                 guard let source = try lists().first(where: { ListSource.isWeb(key) ? $0.location == key : $0.name == key }) else {
@@ -203,7 +207,7 @@ extension PepperState {
             _ = try addMessageWord(rule.word, action: rule.action, subAction: rule.subAction, sender: rule.sender, region: region)
             return false
         case .blockedSender(let sender):
-            _ = try? blockSender(sender, region: region)
+            _ = try blockSender(sender, region: region)
             return false
         case .picketServer(let address):
             do {

@@ -61,15 +61,17 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "code", abstract: "Print a one-time invitation for another device to pair with this home.",
             discussion: """
                 The invitation names this home's console (--url), a code that works once and
-                for --minutes, and the SHA-256 of the certificate the device is to trust:
-                --cert's last certificate (the authority, in a chain), by default the home's
-                private authority from `pepper dns certificate` when there is one. Without
-                either, devices trust the system's authorities (a public certificate).
+                for --minutes, and the SHA-256 of the certificate the device is to trust: the
+                home's private authority from `pepper dns certificate` when the console serves
+                the home's certificate (or is given no --cert), else the last certificate of
+                --cert (the console's --tls-cert; its authority, in a chain). Without either,
+                devices trust the system's authorities (a public certificate). The console's
+                Sync page decides the same way.
                 """)
         @OptionGroup var homeOptions: HomeOptions
         @Option(help: ArgumentHelp("This home's console as devices reach it: https://HOST[:PORT].", valueName: "url"))
         var url: String
-        @Option(help: ArgumentHelp("The certificate (PEM) devices are to trust.", valueName: "file"))
+        @Option(help: ArgumentHelp("The certificate (PEM) the console serves (its --tls-cert).", valueName: "file"))
         var cert: String?
         @Option(help: "How many minutes the code works.")
         var minutes = 10
@@ -83,17 +85,13 @@ struct SyncCommand: AsyncParsableCommand {
         func run() async throws {
             let state = try homeOptions.openState()
             guard let server = URL(string: url) else { throw ValidationError("--url \(url) is not an address") }
-            var pinFile = cert
-            if pinFile == nil {
-                let files = DNSCertificateFiles(home: homeOptions.pepperHome)
-                if files.hasCertificateAuthority { pinFile = files.caCertificate.path }
-            }
+            let pinFile = DNSCertificateFiles(home: homeOptions.pepperHome).certificateToPin(serving: cert.map(URL.init(fileURLWithPath:)))
             var pin: Data?
             if let pinFile {
                 do {
-                    pin = try HomeSync.pin(ofPEMFile: URL(fileURLWithPath: pinFile))
+                    pin = try HomeSync.pin(ofPEMFile: pinFile)
                 } catch {
-                    throw CLIError("\(pinFile): \(error)")
+                    throw CLIError("\(pinFile.path): \(error)")
                 }
             }
             let invitation = try HomeSync(state: state).invitation(server: server, pin: pin, validFor: .seconds(minutes * 60))
@@ -188,7 +186,7 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "follow", abstract: "Stay in step with the serving home until stopped (Ctrl-C).",
             discussion: """
                 Syncs, then waits: the serving home answers as soon as it has a change, and
-                this home's own edits are looked for every half second. When the serving home
+                this home's own edits are looked for five times a second. When the serving home
                 cannot be reached it tries again, waiting longer each time (up to a minute),
                 and `pepper sync status` says why. A DNS replica runs this beside
                 `pepper dns serve`, which loads the rebuilt lists once they are complete.

@@ -77,11 +77,6 @@ public struct SyncOutbox: Sendable {
         try database.writer.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM syncOutbox)") ?? false }
     }
 
-    /// Empties the outbox (after its entries were taken into the sync replica).
-    public static func clear(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM syncOutbox")
-    }
-
     /// Creates the outbox and its triggers (part of migration `v-sync-2-outbox-and-devices`).
     static func migrate(_ db: Database) throws {
         try db.create(table: "syncOutbox", options: [.withoutRowID]) { table in
